@@ -1,0 +1,32 @@
+"""attnlib: the small shared library behind the course "Attention, from the ground up".
+
+The math works on numpy arrays and torch tensors (CPU or GPU) through one code path.
+`attnlib.plot` (matplotlib) and `attnlib.bench` (timing) load only when first used,
+and torch is imported only when a tensor is actually passed in.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .core import (as_array, attention, dot, is_torch, matmul, project, scale, scores,
+                   self_attention, shape_of, softmax, transpose)
+from .data import VOCAB, VOCAB_2D, embed, random_weights, sentence_matrix, words
+from .exercises import check, exercise_ids
+from .shapes import shape_tag
+
+__all__ = [
+    "dot", "matmul", "transpose", "scores", "scale", "softmax", "attention", "self_attention",
+    "project", "shape_tag", "shape_of", "as_array", "is_torch",
+    "VOCAB", "VOCAB_2D", "embed", "sentence_matrix", "words", "random_weights",
+    "check", "exercise_ids", "plot", "bench",
+]
+
+_LAZY_MODULES = {"plot", "bench"}
+
+
+def __getattr__(name: str) -> Any:
+    """Load attnlib.plot and attnlib.bench on first use, so `import attnlib` stays fast."""
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'attnlib' has no attribute {name!r}")

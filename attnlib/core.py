@@ -1,0 +1,253 @@
+"""The math of attention, one code path for numpy arrays and torch tensors.
+
+Every function takes numpy arrays (or plain Python lists, treated as numpy)
+or torch tensors on any device, and returns the same kind it was given.
+torch is never imported here: a tensor is recognised by its type's module,
+so `import attnlib` stays fast.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+Array = Any  # a numpy.ndarray or a torch.Tensor
+
+
+# --- helpers shared by every function below -------------------------------
+
+def is_torch(x: Any) -> bool:
+    """True when x is a torch tensor (checked without importing torch)."""
+    return type(x).__module__.split(".")[0] == "torch"
+
+
+def as_array(x: Any, name: str = "input") -> Array:
+    """Return x unchanged if it is a numpy array or torch tensor; turn lists into numpy arrays."""
+    if is_torch(x) or isinstance(x, np.ndarray):
+        return x
+    try:
+        out = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numbers in a list, numpy array or torch tensor, "
+                        f"not {type(x).__name__}") from exc
+    return out
+
+
+def shape_of(x: Array) -> tuple[int, ...]:
+    """The shape of x as a plain Python tuple, e.g. (3, 4)."""
+    return tuple(int(s) for s in x.shape)
+
+
+def _same_kind(name: str, *arrays: Array) -> None:
+    kinds = {is_torch(a) for a in arrays}
+    if len(kinds) > 1:
+        raise TypeError(f"{name}: mix of numpy arrays and torch tensors; convert them to one kind first "
+                        "(torch.as_tensor(x) or t.cpu().numpy())")
+
+
+def _from_nested(values: list, like: Array) -> Array:
+    """Turn nested Python lists of numbers into the kind (numpy or torch) of `like`."""
+    if is_torch(like):
+        import torch
+        return torch.tensor(values, dtype=like.dtype, device=like.device)
+    return np.array(values, dtype=np.result_type(like.dtype, float))
+
+
+def _need_ndim(name: str, arg: str, x: Array, ndim: int) -> None:
+    if x.ndim != ndim:
+        raise ValueError(f"{name}: {arg} must have {ndim} dimension(s), but it has shape {shape_of(x)}")
+
+
+def _max(x: Array, axis: int) -> Array:
+    if is_torch(x):
+        return x.amax(dim=axis, keepdim=True)
+    return x.max(axis=axis, keepdims=True)
+
+
+def _sum(x: Array, axis: int) -> Array:
+    if is_torch(x):
+        return x.sum(dim=axis, keepdim=True)
+    return x.sum(axis=axis, keepdims=True)
+
+
+def _exp(x: Array) -> Array:
+    return x.exp() if is_torch(x) else np.exp(x)
+
+
+def swap_last_two(x: Array) -> Array:
+    """Transpose the last two axes of x (works for numpy and torch, any batch shape)."""
+    return x.swapaxes(-1, -2)
+
+
+# --- chapter 7: the dot product --------------------------------------------
+
+def dot(u: Array, v: Array) -> Array:
+    """Dot product u · v with an explicit loop: multiply matching entries, then add (chapter 7)."""
+    u, v = as_array(u, "u"), as_array(v, "v")
+    _same_kind("dot", u, v)
+    _need_ndim("dot", "u", u, 1)
+    _need_ndim("dot", "v", v, 1)
+    if u.shape[0] != v.shape[0]:
+        raise ValueError(f"dot: u has shape {shape_of(u)} and v has shape {shape_of(v)}; "
+                         f"their lengths must match, but {u.shape[0]} != {v.shape[0]}")
+    total = u[0] * v[0] if u.shape[0] else 0 * u.sum()
+    for i in range(1, u.shape[0]):
+        total = total + u[i] * v[i]
+    return total
+
+
+# --- chapter 4: matrix multiplication ---------------------------------------
+
+def matmul(A: Array, B: Array) -> Array:
+    """Matrix product A @ B with explicit loops: row i of A times column j of B gives cell (i, j) (chapter 4)."""
+    A, B = as_array(A, "A"), as_array(B, "B")
+    _same_kind("matmul", A, B)
+    _need_ndim("matmul", "A", A, 2)
+    _need_ndim("matmul", "B", B, 2)
+    rows, inner = A.shape
+    inner_b, cols = B.shape
+    if inner != inner_b:
+        raise ValueError(f"matmul: A has shape {shape_of(A)} and B has shape {shape_of(B)}; "
+                         f"the inner dimensions must match, but A's columns ({inner}) != B's rows ({inner_b})")
+    out = []
+    for i in range(rows):
+        row = []
+        for j in range(cols):
+            cell = 0.0
+            for k in range(inner):
+                cell += float(A[i, k]) * float(B[k, j])
+            row.append(cell)
+        out.append(row)
+    if rows == 0 or cols == 0:
+        return A @ B  # an empty result: let the library give it the right shape
+    return _from_nested(out, A)
+
+
+# --- chapter 6: the transpose ------------------------------------------------
+
+def transpose(M: Array) -> Array:
+    """Transpose with explicit loops: cell (i, j) of M becomes cell (j, i) of the result (chapter 6)."""
+    M = as_array(M, "M")
+    _need_ndim("transpose", "M", M, 2)
+    rows, cols = M.shape
+    if rows == 0 or cols == 0:
+        return swap_last_two(M)
+    out = [[float(M[i, j]) for i in range(rows)] for j in range(cols)]
+    return _from_nested(out, M)
+
+
+# --- chapters 7 to 10: the pieces of attention -------------------------------
+
+def _check_qk(name: str, Q: Array, K: Array) -> None:
+    if Q.ndim < 2 or K.ndim < 2:
+        raise ValueError(f"{name}: Q and K need at least 2 dimensions (n, d_k), "
+                         f"but Q has shape {shape_of(Q)} and K has shape {shape_of(K)}")
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"{name}: Q has shape {shape_of(Q)} and K has shape {shape_of(K)}; "
+                         f"the last dimension d_k must match, but {Q.shape[-1]} != {K.shape[-1]}")
+    try:
+        np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
+    except ValueError:
+        raise ValueError(f"{name}: Q has shape {shape_of(Q)} and K has shape {shape_of(K)}; "
+                         f"their batch dimensions {shape_of(Q)[:-2]} and {shape_of(K)[:-2]} "
+                         "do not broadcast") from None
+
+
+def scores(Q: Array, K: Array) -> Array:
+    """The score matrix S = QKᵀ, one dot product per (query, key) pair (chapter 7)."""
+    Q, K = as_array(Q, "Q"), as_array(K, "K")
+    _same_kind("scores", Q, K)
+    _check_qk("scores", Q, K)
+    return Q @ swap_last_two(K)
+
+
+def scale(S: Array, d_k: int) -> Array:
+    """Divide the scores by √d_k, the spread of a d_k-long dot product (chapter 8)."""
+    return S / math.sqrt(d_k)
+
+
+def softmax(x: Array, axis: int = -1) -> Array:
+    """Softmax along `axis`, made stable by subtracting the largest entry first (chapter 9)."""
+    x = as_array(x, "x")
+    shifted = x - _max(x, axis)
+    e = _exp(shifted)
+    return e / _sum(e, axis)
+
+
+def _apply_mask(S: Array, mask: Any) -> Array:
+    """Put -inf in every score whose mask entry is False, so softmax gives it weight 0."""
+    if not (is_torch(mask) or isinstance(mask, np.ndarray)):
+        mask = np.asarray(mask)
+    if not _broadcasts(shape_of(mask), shape_of(S)):
+        raise ValueError(f"attention: mask has shape {shape_of(mask)} and the scores have shape "
+                         f"{shape_of(S)}; the mask must broadcast to the scores")
+    if is_torch(S):
+        import torch
+        allowed = torch.as_tensor(mask, device=S.device)
+        if allowed.dtype != torch.bool:
+            raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
+        allowed = torch.broadcast_to(allowed, S.shape)
+        minus_inf = torch.tensor(float("-inf"), dtype=S.dtype, device=S.device)
+    else:
+        allowed = np.asarray(mask.cpu() if is_torch(mask) else mask)
+        if allowed.dtype != bool:
+            raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
+        allowed = np.broadcast_to(allowed, S.shape)
+        minus_inf = -np.inf
+    if not bool(allowed.any(-1).all()):
+        raise ValueError("attention: a row of the mask is all False, so some query may attend to no key")
+    where = torch.where if is_torch(S) else np.where
+    return where(allowed, S, minus_inf)
+
+
+def _broadcasts(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
+    """True when an array of shape `small` broadcasts to shape `big`."""
+    try:
+        return np.broadcast_shapes(small, big) == big
+    except ValueError:
+        return False
+
+
+def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Array]:
+    """Scaled dot-product attention: returns (Z, A) with A = softmax(QKᵀ/√d_k) and Z = AV (chapter 10)."""
+    Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
+    _same_kind("attention", Q, K, V)
+    _check_qk("attention", Q, K)
+    if V.ndim < 2 or V.shape[-2] != K.shape[-2]:
+        raise ValueError(f"attention: K has shape {shape_of(K)} and V has shape {shape_of(V)}; "
+                         f"they need one row per key, but K has {K.shape[-2]} rows and V has "
+                         f"{V.shape[-2] if V.ndim >= 2 else 'no'} rows")
+    S = scale(scores(Q, K), Q.shape[-1])
+    if mask is not None:
+        S = _apply_mask(S, mask)
+    A = softmax(S, axis=-1)
+    try:
+        np.broadcast_shapes(shape_of(A)[:-2], shape_of(V)[:-2])
+    except ValueError:
+        raise ValueError(f"attention: the weights have shape {shape_of(A)} and V has shape {shape_of(V)}; "
+                         "their batch dimensions do not broadcast") from None
+    Z = A @ V
+    return Z, A
+
+
+def self_attention(X: Array, W_Q: Array, W_K: Array, W_V: Array, mask: Any = None) -> tuple[Array, Array]:
+    """Self-attention of the words in X: Q = XW_Q, K = XW_K, V = XW_V, then attention (chapter 10)."""
+    X = as_array(X, "X")
+    W_Q, W_K, W_V = as_array(W_Q, "W_Q"), as_array(W_K, "W_K"), as_array(W_V, "W_V")
+    _same_kind("self_attention", X, W_Q, W_K, W_V)
+    Q = project("self_attention", X, W_Q, "W_Q")
+    K = project("self_attention", X, W_K, "W_K")
+    V = project("self_attention", X, W_V, "W_V")
+    return attention(Q, K, V, mask=mask)
+
+
+def project(op: str, X: Array, W: Array, w_name: str = "W") -> Array:
+    """X @ W after checking the shapes: W needs one row per column of X (chapter 5)."""
+    if X.ndim < 2 or W.ndim != 2:
+        raise ValueError(f"{op}: X must be (n, d_model) and {w_name} must be (d_model, d), "
+                         f"but X has shape {shape_of(X)} and {w_name} has shape {shape_of(W)}")
+    if X.shape[-1] != W.shape[0]:
+        raise ValueError(f"{op}: X has shape {shape_of(X)} and {w_name} has shape {shape_of(W)}; "
+                         f"{w_name} needs d_model = {X.shape[-1]} rows, but it has {W.shape[0]}")
+    return X @ W

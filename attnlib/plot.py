@@ -1,0 +1,392 @@
+"""Every figure of the course, drawn from code with matplotlib.
+
+Each function returns a matplotlib Figure; in a notebook, `fig = plot.arrows(...)` shows it.
+The palette is Okabe–Ito (safe for colour-blind readers), heatmaps use viridis,
+and the figures are sized and lettered to stay readable on a phone.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import matplotlib
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import FancyArrowPatch, Rectangle
+
+# Okabe & Ito (2008): distinguishable with every common colour-vision deficiency.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
+HEATMAP = "viridis"
+
+STYLE = {
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "font.size": 12,
+    "axes.titlesize": 13,
+    "axes.labelsize": 12,
+    "xtick.labelsize": 11,
+    "ytick.labelsize": 11,
+    "legend.fontsize": 11,
+    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+def _figure(width: float = 6.0, height: float = 4.0, ncols: int = 1) -> tuple[Any, Any]:
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(1, ncols, figsize=(width, height), layout="constrained")
+    return fig, ax
+
+
+def _np(x: Any) -> np.ndarray:
+    if type(x).__module__.split(".")[0] == "torch":
+        x = x.detach().cpu().numpy()
+    return np.asarray(x, dtype=float)
+
+
+# --- chapter 1: vectors as arrows ---------------------------------------------
+
+def arrows(vectors: dict[str, Sequence[float]], title: str = "Words as arrows",
+           xlabel: str = "first number (x)", ylabel: str = "second number (y)") -> Any:
+    """Draw each 2-number vector as an arrow from the origin, labelled with its name (chapter 1)."""
+    fig, ax = _figure(5.5, 5.0)
+    with plt.rc_context(STYLE):
+        pts = [_np(v) for v in vectors.values()]
+        for i, (name, v) in enumerate(zip(vectors, pts)):
+            colour = PALETTE[i % len(PALETTE)]
+            ax.annotate("", xy=(v[0], v[1]), xytext=(0, 0),
+                        arrowprops=dict(arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=18))
+            ax.text(v[0] * 1.04, v[1] * 1.04 + 0.08, f"{name} {_vec_text(v)}", color=colour,
+                    fontsize=12, fontweight="bold")
+        reach = max(1.0, max(float(np.abs(p).max()) for p in pts)) * 1.35
+        low = -reach if any((p < 0).any() for p in pts) else -0.3
+        ax.set_xlim(low, reach)
+        ax.set_ylim(low, reach)
+        ax.axhline(0, color="0.6", lw=0.8)
+        ax.axvline(0, color="0.6", lw=0.8)
+        ax.set_aspect("equal")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+    return fig
+
+
+def _vec_text(v: np.ndarray) -> str:
+    return "[" + ", ".join(f"{x:g}" for x in v) + "]"
+
+
+# --- chapters 2, 3, 6, 7, 9, 10: grids of numbers --------------------------------
+
+def grid(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
+         title: str = "", rows_name: str | None = None, cols_name: str | None = None,
+         highlight_rows: Sequence[int] = (), highlight_cols: Sequence[int] = (),
+         highlight_cells: Sequence[tuple[int, int]] = (), ax: Any = None, fmt: str = "{:.2g}") -> Any:
+    """Draw a matrix as a table of numbers, optionally naming its two sides and highlighting parts (chapter 2)."""
+    M = _np(M)
+    if M.ndim == 1:
+        M = M[None, :]
+    rows, cols = M.shape
+    if ax is None:
+        fig, ax = _figure(max(3.0, 0.9 * cols + 1.8), max(2.2, 0.6 * rows + 1.4))
+    else:
+        fig = ax.figure
+    with plt.rc_context(STYLE):
+        for i in range(rows):
+            for j in range(cols):
+                face = "white"
+                if i in highlight_rows or j in highlight_cols:
+                    face = "#cfe3f2"
+                if (i, j) in highlight_cells:
+                    face = YELLOW
+                ax.add_patch(Rectangle((j, rows - 1 - i), 1, 1, facecolor=face, edgecolor="0.35", lw=1))
+                ax.text(j + 0.5, rows - 0.5 - i, fmt.format(M[i, j]), ha="center", va="center", fontsize=12)
+        ax.set_xlim(0, cols)
+        ax.set_ylim(0, rows)
+        ax.set_aspect("equal")
+        ax.set_xticks([j + 0.5 for j in range(cols)])
+        ax.set_xticklabels(col_labels if col_labels is not None else [str(j) for j in range(cols)])
+        ax.set_yticks([rows - 0.5 - i for i in range(rows)])
+        ax.set_yticklabels(row_labels if row_labels is not None else [str(i) for i in range(rows)])
+        ax.tick_params(length=0)
+        ax.xaxis.set_ticks_position("top")
+        for side in ("left", "bottom", "top", "right"):
+            ax.spines[side].set_visible(False)
+        if cols_name:
+            ax.set_xlabel(f"{cols_name} = {cols} columns", labelpad=6)
+        if rows_name:
+            ax.set_ylabel(f"{rows_name} = {rows} rows", labelpad=6)
+        if title:
+            ax.set_title(title, pad=24)  # room for the column labels on top
+    return fig
+
+
+def stacked_rows(sentence_words: Sequence[str], X: Any, title: str = "A sentence becomes the matrix X") -> Any:
+    """Words on the left, arrows into the rows of X on the right: stacking vectors into a matrix (chapter 2)."""
+    X = _np(X)
+    n, d = X.shape
+    fig, axes = _figure(7.0, 1.0 + 0.7 * n, ncols=2)
+    left, right = axes
+    with plt.rc_context(STYLE):
+        left.set_xlim(0, 1)
+        left.set_ylim(0, n)
+        left.axis("off")
+        for i, w in enumerate(sentence_words):
+            y = n - 0.5 - i
+            left.text(0.1, y, f"“{w}”", fontsize=13, va="center", color=PALETTE[i % len(PALETTE)],
+                      fontweight="bold")
+            left.annotate("", xy=(1.0, y), xytext=(0.55, y),
+                          arrowprops=dict(arrowstyle="-|>", color="0.4", lw=1.5))
+        grid(X, row_labels=[f"row {i}" for i in range(n)], col_labels=[str(j) for j in range(d)],
+             rows_name="n", cols_name="d_model", ax=right)
+        fig.suptitle(title)
+    return fig
+
+
+def heatmap(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
+            title: str = "", xlabel: str = "key (word j)", ylabel: str = "query (word i)",
+            annotate: bool = True, vmin: float | None = None, vmax: float | None = None,
+            colorbar_label: str = "") -> Any:
+    """Colour each cell of a matrix (scores S or weights A) and label its rows and columns by word (chapter 7)."""
+    M = _np(M)
+    rows, cols = M.shape
+    fig, ax = _figure(max(4.0, 0.75 * cols + 2.5), max(3.2, 0.6 * rows + 1.8))
+    with plt.rc_context(STYLE):
+        im = ax.imshow(M, cmap=HEATMAP, vmin=vmin, vmax=vmax, aspect="auto")
+        ax.set_xticks(range(cols))
+        ax.set_yticks(range(rows))
+        ax.set_xticklabels(col_labels if col_labels is not None else range(cols), rotation=30 if cols > 4 else 0)
+        ax.set_yticklabels(row_labels if row_labels is not None else range(rows))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if title:
+            ax.set_title(title)
+        if annotate and rows * cols <= 100:
+            lo, hi = im.get_clim()
+            for i in range(rows):
+                for j in range(cols):
+                    bright = (M[i, j] - lo) / (hi - lo + 1e-12) > 0.6
+                    ax.text(j, i, f"{M[i, j]:.2f}", ha="center", va="center", fontsize=10,
+                            color="black" if bright else "white")
+        bar = fig.colorbar(im, ax=ax, shrink=0.85)
+        if colorbar_label:
+            bar.set_label(colorbar_label)
+    return fig
+
+
+# --- chapter 4: one row times one column ---------------------------------------
+
+def matmul_cell(A: Any, B: Any, i: int, j: int, title: str = "") -> Any:
+    """Show A, B and A @ B with row i of A, column j of B and the cell (i, j) they make highlighted (chapter 4)."""
+    A, B = _np(A), _np(B)
+    C = A @ B
+    fig, axes = _figure(9.0, 1.2 + 0.65 * max(A.shape[0], B.shape[0]), ncols=3)
+    with plt.rc_context(STYLE):
+        grid(A, title=f"A  {A.shape[0]}×{A.shape[1]}", highlight_rows=[i], ax=axes[0], fmt="{:g}")
+        grid(B, title=f"B  {B.shape[0]}×{B.shape[1]}", highlight_cols=[j], ax=axes[1], fmt="{:g}")
+        grid(C, title=f"A @ B  {C.shape[0]}×{C.shape[1]}", highlight_cells=[(i, j)], ax=axes[2], fmt="{:g}")
+        terms = " + ".join(f"{A[i, k]:g}·{B[k, j]:g}" for k in range(A.shape[1]))
+        fig.suptitle(title or f"cell ({i}, {j}) = {terms} = {C[i, j]:g}")
+    return fig
+
+
+# --- chapter 5: three lenses -----------------------------------------------------
+
+def projections(n: int, d_model: int, d_k: int, d_v: int) -> Any:
+    """X passing through the three learned lenses W_Q, W_K, W_V into Q, K and V, shapes on the arrows (chapter 5)."""
+    fig, ax = _figure(7.5, 4.2)
+    with plt.rc_context(STYLE):
+        ax.set_xlim(0, 10)
+        ax.set_ylim(0, 6)
+        ax.axis("off")
+        _box(ax, 0.3, 2.4, 1.8, 1.2, f"X\n{n}×{d_model}", "0.85")
+        outs = [("Q", "W_Q", d_k, 4.6, BLUE), ("K", "W_K", d_k, 2.6, ORANGE), ("V", "W_V", d_v, 0.6, GREEN)]
+        for name, w, width, y, colour in outs:
+            _box(ax, 4.2, y, 1.7, 1.0, f"{w}\n{d_model}×{width}", colour, alpha=0.35)
+            _box(ax, 7.8, y, 1.8, 1.0, f"{name}\n{n}×{width}", colour, alpha=0.7)
+            ax.add_patch(FancyArrowPatch((2.1, 3.0), (4.2, y + 0.5), arrowstyle="-|>", mutation_scale=16,
+                                         color="0.3", lw=1.5))
+            ax.add_patch(FancyArrowPatch((5.9, y + 0.5), (7.8, y + 0.5), arrowstyle="-|>", mutation_scale=16,
+                                         color="0.3", lw=1.5))
+            ax.text(6.85, y + 0.62, f"X{w}", ha="center", fontsize=11)
+        ax.set_title("One X, three learned lenses: Q = XW_Q, K = XW_K, V = XW_V")
+    return fig
+
+
+def _box(ax: Any, x: float, y: float, w: float, h: float, text: str, colour: str, alpha: float = 1.0) -> None:
+    ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, alpha=alpha, edgecolor="0.2", lw=1.2))
+    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=12, fontweight="bold")
+
+
+# --- chapter 6: the transpose as a reflection ----------------------------------------
+
+def transpose_reflection(M: Any, name: str = "K") -> Any:
+    """M beside Mᵀ, the diagonal drawn, one entry traced to its mirror image (chapter 6)."""
+    M = _np(M)
+    rows, cols = M.shape
+    fig, axes = _figure(8.0, 1.6 + 0.6 * max(rows, cols), ncols=2)
+    with plt.rc_context(STYLE):
+        r, c = (0, cols - 1) if cols > 1 else (rows - 1, 0)
+        grid(M, title=f"{name}  ({rows}×{cols})", highlight_cells=[(r, c)], ax=axes[0], fmt="{:g}")
+        grid(M.T, title=f"{name}ᵀ  ({cols}×{rows})", highlight_cells=[(c, r)], ax=axes[1], fmt="{:g}")
+        for ax, (h, w) in zip(axes, [(rows, cols), (cols, rows)]):
+            k = min(h, w)
+            ax.plot([0, k], [h, h - k], ls="--", color=VERMILLION, lw=2, label="diagonal")
+        axes[1].legend(loc="lower right", bbox_to_anchor=(1.0, -0.35), frameon=False)
+        fig.suptitle(f"Row i of {name} becomes column i of {name}ᵀ: a reflection across the diagonal")
+    return fig
+
+
+# --- chapter 7: the dot product's three cases ----------------------------------------
+
+def dot_cases() -> Any:
+    """Three pairs of arrows: same direction, perpendicular, opposite, each with its dot product (chapter 7)."""
+    cases = [("same direction", [2.0, 1.0], [1.6, 0.8]),
+             ("perpendicular", [2.0, 1.0], [-0.8, 1.6]),
+             ("opposite", [2.0, 1.0], [-1.6, -0.8])]
+    fig, axes = _figure(9.0, 3.6, ncols=3)
+    with plt.rc_context(STYLE):
+        for ax, (name, q, k) in zip(axes, cases):
+            q, k = np.array(q), np.array(k)
+            for v, colour, label in ((q, BLUE, "q"), (k, ORANGE, "k")):
+                ax.annotate("", xy=v, xytext=(0, 0),
+                            arrowprops=dict(arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=16))
+                ax.text(v[0] * 1.12, v[1] * 1.12, label, color=colour, fontsize=13, fontweight="bold",
+                        ha="center", va="center")
+            ax.set_xlim(-2.5, 2.5)
+            ax.set_ylim(-2.0, 2.0)
+            ax.set_aspect("equal")
+            ax.axhline(0, color="0.7", lw=0.8)
+            ax.axvline(0, color="0.7", lw=0.8)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.set_title(f"{name}\nq · k = {float(q @ k):g}")
+        fig.suptitle("The dot product measures alignment")
+    return fig
+
+
+# --- chapters 8 and 11: measured curves --------------------------------------------
+
+def lines(x: Sequence[float], ys: dict[str, Sequence[float]], xlabel: str, ylabel: str, title: str = "",
+          logx: bool = False, logy: bool = False, styles: dict[str, str] | None = None) -> Any:
+    """Several labelled curves over one x axis, markers on the measured points (chapters 8 and 11)."""
+    fig, ax = _figure(6.0, 4.2)
+    styles = styles or {}
+    with plt.rc_context(STYLE):
+        for i, (label, y) in enumerate(ys.items()):
+            ax.plot(x, _np(y), styles.get(label, "o-"), color=PALETTE[i % len(PALETTE)], label=label, lw=2,
+                    markersize=5)
+        if logx:
+            ax.set_xscale("log", base=2)
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if title:
+            ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    return fig
+
+
+# --- chapter 9: softmax as shares -----------------------------------------------------
+
+def softmax_shares(row_scores: Sequence[float], labels: Sequence[str], title: str = "") -> Any:
+    """One row of scores beside the shares softmax makes of it, as bars that add up to 1 (chapter 9)."""
+    s = _np(row_scores)
+    w = np.exp(s - s.max())
+    w = w / w.sum()
+    fig, axes = _figure(8.0, 3.6, ncols=2)
+    with plt.rc_context(STYLE):
+        colours = [PALETTE[i % len(PALETTE)] for i in range(len(s))]
+        axes[0].bar(labels, s, color=colours)
+        axes[0].axhline(0, color="0.5", lw=0.8)
+        axes[0].set_title("scores (any real numbers)")
+        axes[0].set_ylabel("score")
+        bars = axes[1].bar(labels, w, color=colours)
+        axes[1].set_ylim(0, 1.08)
+        axes[1].set_title("softmax: shares that add up to 1")
+        axes[1].set_ylabel("weight")
+        for b, v in zip(bars, w):
+            axes[1].text(b.get_x() + b.get_width() / 2, v + 0.02, f"{v:.2f}", ha="center", fontsize=11)
+        fig.suptitle(title or "softmax turns a row of scores into a share-out")
+    return fig
+
+
+# --- chapter 10: one output as a blend of values ---------------------------------------
+
+def blend(weights: Sequence[float], V: Any, labels: Sequence[str], target: str = "z") -> Any:
+    """One output row z = Σ_j α_j v_j drawn as value rows flowing in with their weights on the arrows (chapter 10)."""
+    w, V = _np(weights), _np(V)
+    n = len(w)
+    fig, ax = _figure(7.5, 1.2 + 0.9 * n)
+    z = w @ V
+    with plt.rc_context(STYLE):
+        ax.set_xlim(0, 10)
+        ax.set_ylim(-0.5, n)
+        ax.axis("off")
+        mid = (n - 1) / 2
+        for j in range(n):
+            y = n - 1 - j
+            colour = PALETTE[j % len(PALETTE)]
+            ax.text(0.1, y, f"v ({labels[j]}) = {_vec_text(np.round(V[j], 2))}", va="center", fontsize=11,
+                    color=colour, fontweight="bold")
+            ax.add_patch(FancyArrowPatch((5.0, y), (7.0, mid), arrowstyle="-|>", mutation_scale=14,
+                                         color=colour, lw=1 + 6 * w[j]))
+            ax.text(5.7, (y + mid) / 2 + 0.15, f"{w[j]:.2f}", fontsize=11, color=colour)
+        ax.text(7.2, mid, f"{target} = {_vec_text(np.round(z, 2))}", va="center", fontsize=12, fontweight="bold")
+        ax.set_title(f"{target}: a weighted average of the value rows (weights add up to {w.sum():.2f})")
+    return fig
+
+
+# --- the introduction: the prerequisite map -------------------------------------------
+
+PREREQUISITES: list[tuple[str, str, list[str]]] = [
+    # (node, chapter file, the nodes it needs)
+    ("1 vector", "01", []),
+    ("2 matrix X", "02", ["1 vector"]),
+    ("3 shape tag ℝ^{n×d}", "03", ["2 matrix X"]),
+    ("4 matmul XW", "04", ["3 shape tag ℝ^{n×d}"]),
+    ("5 W_Q, W_K, W_V → Q, K, V", "05", ["4 matmul XW"]),
+    ("6 transpose Kᵀ", "06", ["5 W_Q, W_K, W_V → Q, K, V"]),
+    ("7 dot product, S = QKᵀ", "07", ["6 transpose Kᵀ"]),
+    ("8 scale by √d_k", "08", ["7 dot product, S = QKᵀ"]),
+    ("9 softmax → A", "09", ["8 scale by √d_k"]),
+    ("10 Z = AV", "10", ["9 softmax → A", "5 W_Q, W_K, W_V → Q, K, V"]),
+    ("11 CPU vs GPU", "11", ["10 Z = AV"]),
+]
+
+
+def prerequisite_map() -> Any:
+    """The course as a map: arrows and grids at the bottom, the output Z at the top, one node per chapter."""
+    levels = [["1 vector"], ["2 matrix X"], ["3 shape tag ℝ^{n×d}"], ["4 matmul XW"],
+              ["5 W_Q, W_K, W_V → Q, K, V"], ["6 transpose Kᵀ"], ["7 dot product, S = QKᵀ"],
+              ["8 scale by √d_k"], ["9 softmax → A"], ["10 Z = AV"], ["11 CPU vs GPU"]]
+    xs = {"1 vector": 0.3, "2 matrix X": 0.3, "3 shape tag ℝ^{n×d}": 0.3, "4 matmul XW": 0.3,
+          "5 W_Q, W_K, W_V → Q, K, V": 0.3, "6 transpose Kᵀ": 0.3, "7 dot product, S = QKᵀ": 0.5,
+          "8 scale by √d_k": 0.5, "9 softmax → A": 0.5, "10 Z = AV": 0.5, "11 CPU vs GPU": 0.5}
+    pos: dict[str, tuple[float, float]] = {}
+    for y, level in enumerate(levels):
+        for node in level:
+            pos[node] = (xs[node], float(y))
+    fig, ax = _figure(6.0, 8.5)
+    with plt.rc_context(STYLE):
+        for node, _, needs in PREREQUISITES:
+            for need in needs:
+                (x0, y0), (x1, y1) = pos[need], pos[node]
+                bend = 0.0 if abs(y1 - y0) == 1 and x0 == x1 else (-0.35 if x0 <= x1 else 0.35)
+                ax.add_patch(FancyArrowPatch((x0, y0 + 0.22), (x1, y1 - 0.22), arrowstyle="-|>",
+                                             mutation_scale=14, color="0.45", lw=1.3,
+                                             connectionstyle=f"arc3,rad={bend}"))
+        for i, (node, _, _) in enumerate(PREREQUISITES):
+            x, y = pos[node]
+            colour = SKY if i < 6 else (ORANGE if i < 10 else GREEN)
+            ax.text(x, y, node, ha="center", va="center", fontsize=11.5,
+                    bbox=dict(boxstyle="round,pad=0.35", facecolor=colour, edgecolor="0.25", alpha=0.9))
+        ax.set_xlim(-0.1, 0.9)
+        ax.set_ylim(-0.7, len(levels) - 0.3)
+        ax.axis("off")
+        ax.set_title("What each chapter stands on (read from the bottom up)")
+    return fig
