@@ -390,3 +390,9 @@ def prerequisite_map() -> Any:
         ax.axis("off")
         ax.set_title("What each chapter stands on (read from the bottom up)")
     return fig
+
+
+def save_svg(fig: Any, path: str) -> None:
+    """Save a figure as SVG with no date and a fixed id salt, so the same drawing gives the same bytes."""
+    with plt.rc_context({"svg.hashsalt": "attnlib", "svg.fonttype": "path"}):
+        fig.savefig(path, format="svg", metadata={"Date": None})

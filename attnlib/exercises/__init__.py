@@ -11,7 +11,7 @@ import importlib
 import math
 import pkgutil
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -78,7 +78,8 @@ def check(exercise_id: str, answer: Any) -> bool:
     try:
         _REGISTRY[exercise_id].checker(answer)
     except Wrong as hint:
-        print(f"✗ Not yet. {hint}")
+        text = str(hint)
+        print(f"✗ Not yet. {text[:1].upper()}{text[1:]}")
         return False
     except Exception as exc:  # a broken answer must never kill the notebook
         print(f"✗ Checking your answer raised {type(exc).__name__}: {_short(exc)}. "
@@ -199,3 +200,15 @@ def _fmt(x: Any) -> str:
         return f"{float(x):.4g}"
     except (TypeError, ValueError):
         return repr(x)
+
+
+def expect_word(answer: Any, expected: str, options: Sequence[str], what: str = "your answer") -> None:
+    """Raise Wrong unless `answer` is the text `expected` (case and spaces ignored)."""
+    if not isinstance(answer, str):
+        raise Wrong(f"{what} should be a word in quotes, such as \"{options[0]}\", "
+                    f"but it is a {type(answer).__name__}.")
+    word = answer.strip().strip("\"'“”").lower()
+    if word not in [o.lower() for o in options]:
+        raise Wrong(f"{word!r} is not one of the choices: {', '.join(options)}.")
+    if word != expected.lower():
+        raise Wrong(f"{word!r} is a fair guess, but not the closest. Compare the numbers again.")
