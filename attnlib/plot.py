@@ -37,6 +37,8 @@ STYLE = {
 def _figure(width: float = 6.0, height: float = 4.0, ncols: int = 1) -> tuple[Any, Any]:
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(1, ncols, figsize=(width, height), layout="constrained")
+        interactive = matplotlib.is_interactive()  # the first figure may switch on Jupyter's inline backend
+    matplotlib.interactive(interactive)  # leaving rc_context would switch it off again and hide later figures
     return fig, ax
 
 
@@ -103,8 +105,8 @@ def grid(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequence[s
                     face = YELLOW
                 ax.add_patch(Rectangle((j, rows - 1 - i), 1, 1, facecolor=face, edgecolor="0.35", lw=1))
                 ax.text(j + 0.5, rows - 0.5 - i, fmt.format(M[i, j]), ha="center", va="center", fontsize=12)
-        ax.set_xlim(0, cols)
-        ax.set_ylim(0, rows)
+        ax.set_xlim(-0.03, cols + 0.03)  # a little room so the outer borders are not clipped
+        ax.set_ylim(-0.03, rows + 0.03)
         ax.set_aspect("equal")
         ax.set_xticks([j + 0.5 for j in range(cols)])
         ax.set_xticklabels(col_labels if col_labels is not None else [str(j) for j in range(cols)])
@@ -250,10 +252,12 @@ def dot_cases() -> Any:
     with plt.rc_context(STYLE):
         for ax, (name, q, k) in zip(axes, cases):
             q, k = np.array(q), np.array(k)
-            for v, colour, label in ((q, BLUE, "q"), (k, ORANGE, "k")):
+            for v, colour, label, side in ((q, BLUE, "q", 1), (k, ORANGE, "k", -1)):
                 ax.annotate("", xy=v, xytext=(0, 0),
                             arrowprops=dict(arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=16))
-                ax.text(v[0] * 1.12, v[1] * 1.12, label, color=colour, fontsize=13, fontweight="bold",
+                normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)  # step sideways so labels never overlap
+                spot = v * 0.6 + side * 0.35 * normal
+                ax.text(spot[0], spot[1], label, color=colour, fontsize=13, fontweight="bold",
                         ha="center", va="center")
             ax.set_xlim(-2.5, 2.5)
             ax.set_ylim(-2.0, 2.0)
@@ -396,3 +400,155 @@ def save_svg(fig: Any, path: str) -> None:
     """Save a figure as SVG with no date and a fixed id salt, so the same drawing gives the same bytes."""
     with plt.rc_context({"svg.hashsalt": "attnlib", "svg.fonttype": "path"}):
         fig.savefig(path, format="svg", metadata={"Date": None})
+
+
+# --- chapter 2: arrows become rows ----------------------------------------------------
+
+def arrows_to_rows(vectors: dict[str, Sequence[float]], title: str = "Each arrow becomes one row of X",
+                   xlabel: str = "first number", ylabel: str = "second number") -> Any:
+    """Two-number word arrows on the left, the same words stacked as coloured rows of X on the right (chapter 2)."""
+    names = list(vectors)
+    X = np.stack([_np(v) for v in vectors.values()])
+    n, d = X.shape
+    fig, (left, right) = _figure(8.0, 4.2, ncols=2)
+    with plt.rc_context(STYLE):
+        for i, (name, v) in enumerate(zip(names, X)):
+            colour = PALETTE[i % len(PALETTE)]
+            left.annotate("", xy=(v[0], v[1]), xytext=(0, 0),
+                          arrowprops=dict(arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=18))
+            left.text(v[0] + 0.1, v[1] + 0.1, name, color=colour, fontsize=12, fontweight="bold")
+        reach = max(1.0, float(np.abs(X[:, :2]).max())) * 1.3
+        left.set_xlim(-0.2, reach)
+        left.set_ylim(-0.2, reach)
+        left.set_aspect("equal")
+        left.set_xlabel(xlabel)
+        left.set_ylabel(ylabel)
+        left.grid(alpha=0.3)
+        left.set_title("words as arrows")
+        grid(X, row_labels=names, col_labels=[str(j) for j in range(d)], rows_name="n",
+             cols_name="d_model", title="the matrix X", ax=right, fmt="{:g}")
+        for i in range(n):  # grid draws its cells row by row: tint row i in its arrow's colour
+            colour = matplotlib.colors.to_rgba(PALETTE[i % len(PALETTE)], 0.25)
+            for j in range(d):
+                right.patches[i * d + j].set_facecolor(colour)
+            right.get_yticklabels()[i].set_color(PALETTE[i % len(PALETTE)])
+            right.get_yticklabels()[i].set_fontweight("bold")
+        fig.suptitle(title)
+    return fig
+
+
+# --- chapter 3: every quantity drawn to the size of its shape ---------------------------
+
+def _rows_cols(M: np.ndarray) -> tuple[int, int]:
+    """(rows, columns) of a matrix; a plain list of numbers counts as one row."""
+    return (1, int(M.size)) if M.ndim == 1 else (int(M.shape[0]), int(M.size // max(M.shape[0], 1)))
+
+
+def shape_blocks(lines: Sequence[dict[str, Any]], captions: dict[str, str] | None = None,
+                 colours: dict[str, str] | None = None, title: str = "") -> Any:
+    """Each array as an empty grid of its rows × columns, named, with its shape underneath (chapter 3)."""
+    captions, colours = captions or {}, colours or {}
+    shapes = [[(name, _rows_cols(_np(M))) for name, M in line.items()] for line in lines]
+    gap, below = 1.6, 2.4
+    width = max(sum(c for _, (_, c) in line) + gap * (len(line) - 1) for line in shapes)
+    heights = [max(r for _, (r, _) in line) for line in shapes]
+    total = sum(heights) + (below + 1.2) * len(shapes)
+    fig, ax = _figure(min(9.0, 1.0 + 0.42 * width), 0.9 + 0.42 * total)
+    with plt.rc_context(STYLE):
+        top, k = total, 0
+        for line, h in zip(shapes, heights):
+            x, base = 0.0, top - 1.2 - h
+            for name, (r, c) in line:
+                colour = colours.get(name, PALETTE[k % len(PALETTE)])
+                k += 1
+                y0 = base + h - r  # blocks in one line share their top edge
+                for i in range(r):
+                    for j in range(c):
+                        ax.add_patch(Rectangle((x + j, y0 + i), 1, 1, facecolor=colour, alpha=0.45,
+                                               edgecolor="0.3", lw=0.8))
+                ax.text(x + c / 2, base + h + 0.35, name, ha="center", va="bottom", fontsize=13,
+                        fontweight="bold")
+                ax.text(x + c / 2, y0 - 0.35, f"{r}×{c}", ha="center", va="top", fontsize=12)
+                if name in captions:
+                    ax.text(x + c / 2, y0 - 1.25, captions[name], ha="center", va="top", fontsize=11,
+                            color="0.3")
+                x += c + gap
+            top = base - below
+        ax.set_xlim(-0.5, width + 0.5)
+        ax.set_ylim(top + below - 2.6, total + 0.2)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        if title:
+            ax.set_title(title)
+    return fig
+
+
+# --- chapter 5: weight matrices side by side, rows and columns named ---------------------
+
+def labelled_grids(mats: dict[str, Any], row_labels: Sequence[str],
+                   col_labels: dict[str, Sequence[str]] | None = None, title: str = "") -> Any:
+    """Matrices that share their rows (e.g. W_Q, W_K, W_V) side by side, each row and column named (chapter 5)."""
+    col_labels = col_labels or {}
+    arrays = {name: _np(M) for name, M in mats.items()}
+    widths = [M.shape[1] for M in arrays.values()]
+    rows = max(M.shape[0] for M in arrays.values())
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, len(arrays), figsize=(1.4 + 0.7 * sum(widths) + 0.5 * len(arrays),
+                                                          1.6 + 0.5 * rows),
+                                 layout="constrained", gridspec_kw={"width_ratios": widths}, squeeze=False)
+        for k, (ax, (name, M)) in enumerate(zip(axes[0], arrays.items())):
+            nonzero = [(int(i), int(j)) for i, j in np.argwhere(M != 0)]  # the entries that carry a feature
+            grid(M, row_labels=row_labels if k == 0 else [""] * M.shape[0], col_labels=col_labels.get(name),
+                 title=f"{name}  ({M.shape[0]}×{M.shape[1]})", highlight_cells=nonzero, ax=ax, fmt="{:g}")
+            ax.tick_params(axis="x", labelsize=10)
+            ax.set_xlim(-0.03, M.shape[1] + 0.03)  # keep the outer cell borders inside the axes
+            ax.set_ylim(-0.03, M.shape[0] + 0.03)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+# --- chapter 11: time against n, log–log, with fitted slopes ---------------------------
+
+def timings(runs: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]], fit_from: float = 256,
+            ylabel: str = "seconds per call", title: str = "") -> Any:
+    """Time against n on log–log axes, one panel per run, each curve labelled with its fitted slope (chapter 11)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    from .results import fit_slope
+    names = list(dict.fromkeys(name for curves in runs.values() for name in curves))
+    colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
+    ncols = min(2, len(runs))
+    nrows = -(-len(runs) // ncols)
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 4.4 * nrows), layout="constrained",
+                                 squeeze=False)
+        for ax, (panel, curves) in zip(axes.flat, runs.items()):
+            for name, (n, t) in curves.items():
+                n, t = np.asarray(n, dtype=float), _np(t)
+                keep = n >= fit_from
+                label = name
+                if len(np.unique(n[keep])) >= 2:
+                    p = fit_slope(n[keep], t[keep])
+                    label = f"{name}: slope {p:.2f}"
+                ax.plot(n, t, "o-", color=colours[name], lw=1.8, markersize=5, label=label)
+            all_n = np.concatenate([np.asarray(n, dtype=float) for n, _ in curves.values()])
+            all_t = np.concatenate([_np(t) for _, t in curves.values()])
+            top = all_n.max()
+            ref = np.array([top / 4, top])  # a slope-2 guide ending at the largest n, mid-height
+            level = np.exp(np.log(all_t[all_n == top]).mean())
+            ax.plot(ref, level * (ref / top) ** 2, ":", color=BLACK, lw=2, label="slope 2 (time ∝ n²)")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set_xlabel("n (sequence length)")
+            ax.set_ylabel(ylabel)
+            ax.set_title(panel, fontsize=11)
+            ax.grid(alpha=0.3, which="major")
+            ax.legend(fontsize=9, loc="upper left")
+        for ax in list(axes.flat)[len(runs):]:
+            ax.axis("off")
+        if title:
+            fig.suptitle(title)
+    return fig

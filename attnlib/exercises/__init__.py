@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -67,26 +68,31 @@ def get(exercise_id: str) -> Exercise:
 def check(exercise_id: str, answer: Any) -> bool:
     """Check a learner's answer: print ✓ or a hint, return True or False, never raise."""
     _load_all()
-    if exercise_id not in _REGISTRY:
+    if not isinstance(exercise_id, str) or exercise_id not in _REGISTRY:
         close = [i for i in _REGISTRY if i.split(".")[0] == str(exercise_id).split(".")[0]]
-        print(f"✗ There is no exercise called {exercise_id!r}. "
-              f"Check the spelling{'; this chapter has: ' + ', '.join(close) if close else ''}.")
+        _say(f"✗ There is no exercise called {exercise_id!r}. "
+             f"Check the spelling{'; this chapter has: ' + ', '.join(close) if close else ''}.")
         return False
     if answer is None or answer is ...:
-        print("✗ No answer yet: replace the placeholder with your answer, then run the cell again.")
+        _say("✗ No answer yet: replace the placeholder (None or ...) with your answer and run the cell.")
         return False
     try:
         _REGISTRY[exercise_id].checker(answer)
     except Wrong as hint:
         text = str(hint)
-        print(f"✗ Not yet. {text[:1].upper()}{text[1:]}")
+        _say(f"✗ Not yet. {text[:1].upper()}{text[1:]}")
         return False
     except Exception as exc:  # a broken answer must never kill the notebook
-        print(f"✗ Checking your answer raised {type(exc).__name__}: {_short(exc)}. "
-              "Look at the types and shapes of what you gave.")
+        _say(f"✗ Checking your answer raised {type(exc).__name__}: {_short(exc)}. "
+             "Look at the types and shapes of what you gave.")
         return False
-    print("✓ Correct. Well done!")
+    _say("✓ Correct. Well done!")
     return True
+
+
+def _say(message: str) -> None:
+    """Print a message wrapped at 78 characters, so a hint reads on a narrow screen."""
+    print(textwrap.fill(message, width=78, subsequent_indent="  ", break_on_hyphens=False))
 
 
 def _short(exc: BaseException) -> str:
