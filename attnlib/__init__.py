@@ -1,7 +1,8 @@
 """attnlib: the small shared library behind the course "Attention, from the ground up".
 
 The math works on numpy arrays and torch tensors (CPU or GPU) through one code path.
-`attnlib.plot` (matplotlib) and `attnlib.bench` (timing) load only when first used,
+`attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.results` (stored timings) and
+`attnlib.scaling` (chapter 8's experiments) load only when first used,
 and torch is imported only when a tensor is actually passed in.
 """
 from __future__ import annotations
@@ -14,19 +15,20 @@ from .core import (as_array, attention, dot, is_torch, matmul, project, scale, s
 from .data import VOCAB, VOCAB_2D, embed, random_weights, sentence_matrix, words
 from .exercises import check, exercise_ids
 from .shapes import shape_tag
+from .tiled import tiled_attention
 
 __all__ = [
-    "dot", "matmul", "transpose", "scores", "scale", "softmax", "attention", "self_attention",
+    "dot", "matmul", "transpose", "scores", "scale", "softmax", "attention", "self_attention", "tiled_attention",
     "project", "shape_tag", "shape_of", "as_array", "is_torch",
     "VOCAB", "VOCAB_2D", "embed", "sentence_matrix", "words", "random_weights",
-    "check", "exercise_ids", "plot", "bench",
+    "check", "exercise_ids", "plot", "bench", "results", "scaling",
 ]
 
-_LAZY_MODULES = {"plot", "bench"}
+_LAZY_MODULES = {"plot", "bench", "results", "scaling"}
 
 
 def __getattr__(name: str) -> Any:
-    """Load attnlib.plot and attnlib.bench on first use, so `import attnlib` stays fast."""
+    """Load attnlib.plot, .bench, .results and .scaling on first use, so `import attnlib` stays fast."""
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'attnlib' has no attribute {name!r}")

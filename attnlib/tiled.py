@@ -8,6 +8,8 @@ exp(old max - new max), as if it had been computed with the new maximum all alon
 At the end we divide by the running sum once, and get exactly softmax(QKᵀ/√d_k) V.
 
 Like attnlib.core, it works on numpy arrays and torch tensors through one code path.
+It is the forward pass only: its in-place steps (which save memory) are not for
+autograd, so train with attnlib.attention or torch's scaled_dot_product_attention.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ def tiled_attention(Q: Array, K: Array, V: Array, block: int = 256, mask: Any = 
     _same_kind("tiled_attention", Q, K, V)
     _check_qk("tiled_attention", Q, K)
     _check_v("tiled_attention", K, V)
-    if not isinstance(block, int) or block < 1:
+    if not isinstance(block, (int, np.integer)) or block < 1:
         raise ValueError(f"tiled_attention: block must be a whole number of keys >= 1, not {block!r}")
     Q, K, V = _common_float(Q, K, V)
     n, m, d_k, d_v = Q.shape[-2], K.shape[-2], Q.shape[-1], V.shape[-1]
@@ -34,26 +36,26 @@ def tiled_attention(Q: Array, K: Array, V: Array, block: int = 256, mask: Any = 
     z_batch = _batch_with_v("tiled_attention", score_batch, Q, K, V)
     allowed = None if mask is None else _full_mask(mask, score_batch + (n, m), like=Q)
 
-    Q = Q * (1 / math.sqrt(d_k))                          # scale once: (Q/√d_k)Kᵀ = QKᵀ/√d_k
-    row_max = _full(score_batch + (n, 1), -math.inf, Q)   # largest score seen so far, per query
-    row_sum = _full(score_batch + (n, 1), 0.0, Q)         # Σ exp(score - row_max) so far
-    Z = _full(z_batch + (n, d_v), 0.0, Q)                 # Σ exp(score - row_max) · value so far
+    Q = Q * (1 / math.sqrt(d_k))                         # scale once: (Q/√d_k)Kᵀ = QKᵀ/√d_k
+    row_max = _full(score_batch + (n, 1), -math.inf, Q)  # largest score seen so far, per query
+    row_sum = _full(score_batch + (n, 1), 0.0, Q)        # Σ exp(score - row_max) so far
+    Z = _full(z_batch + (n, d_v), 0.0, Q)                # Σ exp(score - row_max) · value so far
 
     for start in range(0, m, block):
         keys = slice(start, min(start + block, m))
-        S = Q @ swap_last_two(K[..., keys, :])            # (..., n, block): the only big array
+        S = Q @ swap_last_two(K[..., keys, :])           # (..., n, block): the only big array
         if allowed is not None:
-            _hide_(S, allowed[..., keys])                  # masked scores become -inf
+            _hide_(S, allowed[..., keys])                 # masked scores become -inf
         new_max = _maximum(row_max, _max(S, -1))
-        shift = _where(new_max == -math.inf, 0.0, new_max)  # a row with no allowed key yet: shift by 0
+        shift = _where(new_max == -math.inf, 0.0, new_max)  # no allowed key yet in a row: shift by 0
         S -= shift
-        P = _exp_(S)                                        # in place: P reuses S's memory
-        rescale = _exp(row_max - shift)                    # catch the old sums up with the new maximum
+        P = _exp_(S)                                     # in place: P reuses S's memory
+        rescale = _exp(row_max - shift)                  # bring the old sums to the new maximum
         row_sum = row_sum * rescale + _sum(P, -1)
         Z *= rescale
         Z += P @ V[..., keys, :]
         row_max = new_max
-        del S, P                                           # free this block before the next one
+        del S, P                                         # free this block before the next one
     Z /= row_sum
     return Z
 
