@@ -1,0 +1,108 @@
+"""Shared fixtures: the book, built once per pytest session.
+
+`built_book` runs `jupyter-book build -W --keep-going --all .` into the repository's `_build/`
+(the same build as `make book`, plus `--all` so every page is read again and a warning from an
+unchanged page is not hidden by Sphinx's cache). A failed build fails the tests that need it,
+with the build's warnings in the message; it never skips them.
+
+The build happens once per session however many test files use it. Under pytest-xdist every
+worker is its own process: the first to take a lock builds, and the others read its result
+(keyed by the run's id), so `-n` works too.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD_DIR = ROOT / "_build"
+HTML_DIR = BUILD_DIR / "html"
+BUILD_TIMEOUT_S = 1800
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_PROBLEM = re.compile(r"\b(WARNING|ERROR|CRITICAL|SEVERE)\b[:(]")
+
+
+@dataclass
+class BookBuild:
+    """What `jupyter-book build` did: exit status, its whole output and the warning lines."""
+
+    returncode: int
+    output: str
+    seconds: float
+    warnings: list[str] = field(default_factory=list)
+    html: str = str(HTML_DIR)
+
+    @property
+    def html_dir(self) -> Path:
+        return Path(self.html)
+
+    def report(self, limit: int = 60) -> str:
+        lines = self.warnings or self.output.strip().splitlines()[-40:]
+        shown = "\n".join(lines[:limit])
+        more = f"\n... and {len(lines) - limit} more" if len(lines) > limit else ""
+        return f"{shown}{more}"
+
+
+def build_command() -> list[str]:
+    """`jupyter-book build` with the interpreter running the tests (so the same venv)."""
+    script = Path(sys.executable).with_name("jupyter-book")
+    launcher = [str(script)] if script.is_file() else [
+        sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())"]
+    return launcher + ["build", "-W", "--keep-going", "--all", "."]
+
+
+def run_build() -> BookBuild:
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(build_command(), cwd=ROOT, capture_output=True, text=True,
+                              timeout=BUILD_TIMEOUT_S, env={**os.environ, "NO_COLOR": "1"})
+        returncode, output = proc.returncode, proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        returncode = -1
+        output = f"{exc.stdout or ''}{exc.stderr or ''}\nbuild timed out after {BUILD_TIMEOUT_S} s"
+    except OSError as exc:
+        returncode, output = -1, f"could not run {build_command()}: {exc}"
+    output = _ANSI.sub("", output if isinstance(output, str) else output.decode(errors="replace"))
+    warnings = [line.strip() for line in output.splitlines() if _PROBLEM.search(line)]
+    return BookBuild(returncode, output, time.perf_counter() - start, warnings)
+
+
+def _build_once_per_run() -> BookBuild:
+    """Build now, or, under xdist, reuse the build another worker made for this same run."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run_id:
+        return run_build()
+    import fcntl  # xdist workers only; POSIX file lock
+
+    BUILD_DIR.mkdir(exist_ok=True)
+    result_file = BUILD_DIR / ".pytest-book-build.json"
+    with open(BUILD_DIR / ".pytest-book-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            saved = json.loads(result_file.read_text())
+            if saved.pop("run_id") == run_id:
+                return BookBuild(**saved)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        build = run_build()
+        result_file.write_text(json.dumps({"run_id": run_id, **asdict(build)}))
+        return build
+
+
+@pytest.fixture(scope="session")
+def built_book() -> BookBuild:
+    """The book built into _build/html; fails (never skips) when the build does."""
+    build = _build_once_per_run()
+    if build.returncode != 0:
+        pytest.fail(f"`{' '.join(build_command())}` failed (exit {build.returncode}); "
+                    f"{len(build.warnings)} warning(s)/error(s):\n{build.report()}", pytrace=False)
+    return build
