@@ -18,7 +18,7 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 book: $(STAMP)
-	$(VENV)/bin/jupyter-book build -W --keep-going .
+	$(VENV)/bin/jupyter-book build -W --keep-going --all .
 	@echo
 	@echo "Open the book: $(CURDIR)/_build/html/index.html"
 

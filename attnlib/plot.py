@@ -50,19 +50,21 @@ def _np(x: Any) -> np.ndarray:
 
 # --- chapter 1: vectors as arrows ---------------------------------------------
 
+
 def arrows(vectors: dict[str, Sequence[float]], title: str = "Words as arrows",
            xlabel: str = "first number (x)", ylabel: str = "second number (y)") -> Any:
     """Draw each 2-number vector as an arrow from the origin, labelled with its name (chapter 1)."""
     fig, ax = _figure(5.5, 5.0)
     with plt.rc_context(STYLE):
         pts = [_np(v) for v in vectors.values()]
+        reach = max(1.0, max(float(np.abs(p).max()) for p in pts)) * 1.35
+        label_y = _spread_out([float(v[1]) for v in pts], gap=0.075 * reach)
         for i, (name, v) in enumerate(zip(vectors, pts)):
             colour = PALETTE[i % len(PALETTE)]
             ax.annotate("", xy=(v[0], v[1]), xytext=(0, 0),
                         arrowprops=dict(arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=18))
-            ax.text(v[0] * 1.04, v[1] * 1.04 + 0.08, f"{name} {_vec_text(v)}", color=colour,
-                    fontsize=12, fontweight="bold")
-        reach = max(1.0, max(float(np.abs(p).max()) for p in pts)) * 1.35
+            x, y = v[0] + 0.05 * reach, label_y[i]
+            ax.text(x, y, f"{name} {_vec_text(v)}", color=colour, fontsize=12, fontweight="bold", va="center")
         low = -reach if any((p < 0).any() for p in pts) else -0.3
         ax.set_xlim(low, reach)
         ax.set_ylim(low, reach)
@@ -76,11 +78,21 @@ def arrows(vectors: dict[str, Sequence[float]], title: str = "Words as arrows",
     return fig
 
 
+def _spread_out(ys: list[float], gap: float) -> list[float]:
+    """Label heights near `ys`, pushed apart (upwards, lowest first) so no two are closer than `gap`."""
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    out = list(ys)
+    for previous, current in zip(order, order[1:]):
+        out[current] = max(out[current], out[previous] + gap)
+    return out
+
+
 def _vec_text(v: np.ndarray) -> str:
     return "[" + ", ".join(f"{x:g}" for x in v) + "]"
 
 
 # --- chapters 2, 3, 6, 7, 9, 10: grids of numbers --------------------------------
+
 
 def grid(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
          title: str = "", rows_name: str | None = None, cols_name: str | None = None,
@@ -180,6 +192,7 @@ def heatmap(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequenc
 
 # --- chapter 4: one row times one column ---------------------------------------
 
+
 def matmul_cell(A: Any, B: Any, i: int, j: int, title: str = "") -> Any:
     """Show A, B and A @ B with row i of A, column j of B and the cell (i, j) they make highlighted (chapter 4)."""
     A, B = _np(A), _np(B)
@@ -195,6 +208,7 @@ def matmul_cell(A: Any, B: Any, i: int, j: int, title: str = "") -> Any:
 
 
 # --- chapter 5: three lenses -----------------------------------------------------
+
 
 def projections(n: int, d_model: int, d_k: int, d_v: int) -> Any:
     """X passing through the three learned lenses W_Q, W_K, W_V into Q, K and V, shapes on the arrows (chapter 5)."""
@@ -224,6 +238,7 @@ def _box(ax: Any, x: float, y: float, w: float, h: float, text: str, colour: str
 
 # --- chapter 6: the transpose as a reflection ----------------------------------------
 
+
 def transpose_reflection(M: Any, name: str = "K") -> Any:
     """M beside Mᵀ, the diagonal drawn, one entry traced to its mirror image (chapter 6)."""
     M = _np(M)
@@ -242,6 +257,7 @@ def transpose_reflection(M: Any, name: str = "K") -> Any:
 
 
 # --- chapter 7: the dot product's three cases ----------------------------------------
+
 
 def dot_cases() -> Any:
     """Three pairs of arrows: same direction, perpendicular, opposite, each with its dot product (chapter 7)."""
@@ -273,6 +289,7 @@ def dot_cases() -> Any:
 
 # --- chapters 8 and 11: measured curves --------------------------------------------
 
+
 def lines(x: Sequence[float], ys: dict[str, Sequence[float]], xlabel: str, ylabel: str, title: str = "",
           logx: bool = False, logy: bool = False, styles: dict[str, str] | None = None) -> Any:
     """Several labelled curves over one x axis, markers on the measured points (chapters 8 and 11)."""
@@ -297,6 +314,7 @@ def lines(x: Sequence[float], ys: dict[str, Sequence[float]], xlabel: str, ylabe
 
 # --- chapter 9: softmax as shares -----------------------------------------------------
 
+
 def softmax_shares(row_scores: Sequence[float], labels: Sequence[str], title: str = "") -> Any:
     """One row of scores beside the shares softmax makes of it, as bars that add up to 1 (chapter 9)."""
     s = _np(row_scores)
@@ -320,6 +338,7 @@ def softmax_shares(row_scores: Sequence[float], labels: Sequence[str], title: st
 
 
 # --- chapter 10: one output as a blend of values ---------------------------------------
+
 
 def blend(weights: Sequence[float], V: Any, labels: Sequence[str], target: str = "z") -> Any:
     """One output row z = Σ_j α_j v_j drawn as value rows flowing in with their weights on the arrows (chapter 10)."""
@@ -375,7 +394,7 @@ def prerequisite_map() -> Any:
     for y, level in enumerate(levels):
         for node in level:
             pos[node] = (xs[node], float(y))
-    fig, ax = _figure(6.0, 8.5)
+    fig, ax = _figure(4.6, 8.0)
     with plt.rc_context(STYLE):
         for node, _, needs in PREREQUISITES:
             for need in needs:
@@ -387,12 +406,12 @@ def prerequisite_map() -> Any:
         for i, (node, _, _) in enumerate(PREREQUISITES):
             x, y = pos[node]
             colour = SKY if i < 6 else (ORANGE if i < 10 else GREEN)
-            ax.text(x, y, node, ha="center", va="center", fontsize=11.5,
+            ax.text(x, y, node, ha="center", va="center", fontsize=13,
                     bbox=dict(boxstyle="round,pad=0.35", facecolor=colour, edgecolor="0.25", alpha=0.9))
-        ax.set_xlim(-0.1, 0.9)
+        ax.set_xlim(-0.12, 0.92)
         ax.set_ylim(-0.7, len(levels) - 0.3)
         ax.axis("off")
-        ax.set_title("What each chapter stands on (read from the bottom up)")
+        ax.set_title("What each chapter stands on\n(read from the bottom up)")
     return fig
 
 
@@ -403,6 +422,7 @@ def save_svg(fig: Any, path: str) -> None:
 
 
 # --- chapter 2: arrows become rows ----------------------------------------------------
+
 
 def arrows_to_rows(vectors: dict[str, Sequence[float]], title: str = "Each arrow becomes one row of X",
                    xlabel: str = "first number", ylabel: str = "second number") -> Any:
@@ -438,6 +458,7 @@ def arrows_to_rows(vectors: dict[str, Sequence[float]], title: str = "Each arrow
 
 
 # --- chapter 3: every quantity drawn to the size of its shape ---------------------------
+
 
 def _rows_cols(M: np.ndarray) -> tuple[int, int]:
     """(rows, columns) of a matrix; a plain list of numbers counts as one row."""
@@ -485,6 +506,7 @@ def shape_blocks(lines: Sequence[dict[str, Any]], captions: dict[str, str] | Non
 
 # --- chapter 5: weight matrices side by side, rows and columns named ---------------------
 
+
 def labelled_grids(mats: dict[str, Any], row_labels: Sequence[str],
                    col_labels: dict[str, Sequence[str]] | None = None, title: str = "") -> Any:
     """Matrices that share their rows (e.g. W_Q, W_K, W_V) side by side, each row and column named (chapter 5)."""
@@ -509,6 +531,7 @@ def labelled_grids(mats: dict[str, Any], row_labels: Sequence[str],
 
 
 # --- chapter 11: time against n, log–log, with fitted slopes ---------------------------
+
 
 def timings(runs: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]], fit_from: float = 256,
             ylabel: str = "seconds per call", title: str = "") -> Any:

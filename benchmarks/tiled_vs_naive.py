@@ -111,7 +111,10 @@ def timings(repeat: int = 7) -> dict[str, dict]:
         "naive-numpy": (lambda: attnlib.attention(Q, K, V)[0]),
         "tiled-numpy": (lambda: tiled_attention(Q, K, V)),
         "tiled-torch": (lambda: tiled_attention(Qt, Kt, Vt)),
-        "sdpa-torch (reference)": (lambda: torch.nn.functional.scaled_dot_product_attention(Qt, Kt, Vt)),
+        # (1, 8, n, d), not (8, n, d): torch's fused CPU kernel needs 4-D inputs and
+        # silently falls back to its slower unfused path for 3-D ones.
+        "sdpa-torch (reference)": (lambda: torch.nn.functional.scaled_dot_product_attention(
+            Qt[None], Kt[None], Vt[None])),
     }
     # Rounds, not blocks: each round runs every implementation once, so a slow spell of
     # this (shared, virtual) machine hurts all of them alike instead of one of them.

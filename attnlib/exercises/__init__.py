@@ -80,7 +80,9 @@ def check(exercise_id: str, answer: Any) -> bool:
         _REGISTRY[exercise_id].checker(answer)
     except Wrong as hint:
         text = str(hint)
-        _say(f"✗ Not yet. {text[:1].upper()}{text[1:]}")
+        if text.startswith("your "):  # hints often begin with `what`, e.g. "your answer ..."
+            text = "Y" + text[1:]
+        _say(f"✗ Not yet. {text}")
         return False
     except Exception as exc:  # a broken answer must never kill the notebook
         _say(f"✗ Checking your answer raised {type(exc).__name__}: {_short(exc)}. "
