@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_DIR = ROOT / "_build"
@@ -29,6 +30,22 @@ BUILD_TIMEOUT_S = 1800
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _PROBLEM = re.compile(r"\b(WARNING|ERROR|CRITICAL|SEVERE)\b[:(]")
+
+
+def toc_files() -> list[str]:
+    """Every document in _toc.yml (root first), as written there: 'intro', 'chapters/01_vectors', ..."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    found = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                found.append(node["file"])
+            for key in ("parts", "chapters", "sections"):
+                for child in node.get(key, []) or []:
+                    walk(child)
+    walk(toc)
+    return [re.sub(r"\.(md|ipynb)$", "", f) for f in found]
 
 
 @dataclass

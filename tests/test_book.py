@@ -12,7 +12,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-import yaml
+from conftest import toc_files
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,22 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 REFERENCE_MODULES = ["attnlib.plot", "attnlib.tiled", "attnlib.bench", "attnlib.results"]
 #: the most MathJax may add to the built book (the whole es5/ folder would be 24 MB)
 MATHJAX_MAX_BYTES = 12_000_000
-
-
-def toc_files() -> list[str]:
-    """Every document in _toc.yml (root first), as written there: 'intro', 'chapters/01_vectors', ..."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    found = [toc["root"]]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                found.append(node["file"])
-            for key in ("parts", "chapters", "sections"):
-                for child in node.get(key, []) or []:
-                    walk(child)
-    walk(toc)
-    return [re.sub(r"\.(md|ipynb)$", "", f) for f in found]
 
 
 def source_of(docname: str) -> Path:

@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-import yaml
+from conftest import toc_files
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
@@ -60,18 +60,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Pyt
 def pages_to_check() -> list[str]:
     """Every page the book builds: the documents in _toc.yml, the general and module indexes
     (the latter made by autodoc for reference.md) and the search page."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    found = [toc["root"]]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                found.append(node["file"])
-            for key in ("parts", "chapters", "sections"):
-                for child in node.get(key, []) or []:
-                    walk(child)
-    walk(toc)
-    return [re.sub(r"\.(md|ipynb)$", "", f) for f in found] + ["genindex", "py-modindex", "search"]
+    return toc_files() + ["genindex", "py-modindex", "search"]
 
 
 PAGES = pages_to_check()
