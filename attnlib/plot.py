@@ -14,6 +14,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from .core import is_torch
+
 # Okabe & Ito (2008): distinguishable with every common colour-vision deficiency.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
@@ -43,7 +45,7 @@ def _figure(width: float = 6.0, height: float = 4.0, ncols: int = 1) -> tuple[An
 
 
 def _np(x: Any) -> np.ndarray:
-    if type(x).__module__.split(".")[0] == "torch":
+    if is_torch(x):
         x = x.detach().cpu().numpy()
     return np.asarray(x, dtype=float)
 

@@ -16,6 +16,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..core import is_torch
+
 
 class Wrong(Exception):
     """Raised by a checker with a hint for the learner."""
@@ -110,7 +112,7 @@ def to_numpy(answer: Any, what: str = "your answer") -> np.ndarray:
         raise Wrong(f"{what} is a function; call it and check what it returns instead.")
     if isinstance(answer, (str, bytes)):
         raise Wrong(f"{what} is text ({answer!r}); write numbers without quotes.")
-    if type(answer).__module__.split(".")[0] == "torch":
+    if is_torch(answer):
         answer = answer.detach().cpu().numpy()
     try:
         arr = np.asarray(answer, dtype=float)
