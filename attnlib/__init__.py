@@ -12,7 +12,8 @@ from typing import Any
 
 from .core import (as_array, attention, dot, is_torch, matmul, project, scale, scores,
                    self_attention, shape_of, softmax, transpose)
-from .data import VOCAB, VOCAB_2D, embed, random_weights, sentence_matrix, words
+from .data import (FEATURES, RUNNING_SENTENCE, VOCAB, VOCAB_2D, embed, random_weights, running_lenses,
+                   sentence_matrix, words)
 from .exercises import check, exercise_ids
 from .shapes import shape_tag
 from .tiled import tiled_attention
@@ -20,7 +21,7 @@ from .tiled import tiled_attention
 __all__ = [
     "dot", "matmul", "transpose", "scores", "scale", "softmax", "attention", "self_attention", "tiled_attention",
     "project", "shape_tag", "shape_of", "as_array", "is_torch",
-    "VOCAB", "VOCAB_2D", "embed", "sentence_matrix", "words", "random_weights",
+    "VOCAB", "VOCAB_2D", "FEATURES", "RUNNING_SENTENCE", "running_lenses", "embed", "sentence_matrix", "words", "random_weights",
     "check", "exercise_ids", "plot", "bench", "results", "scaling",
 ]
 

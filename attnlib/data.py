@@ -21,7 +21,11 @@ VOCAB: dict[str, list[float]] = {
     "drove":  [0.0, 0.6, 0.0, 0.9],
     "mat":    [0.0, 0.2, 0.3, 0.0],
     "road":   [0.0, 0.6, 0.0, 0.1],
+    "on":     [0.0, 0.1, 0.0, 0.2],
 }
+
+# The names of the four axes, in order (chapter 3 labels X's columns with them).
+FEATURES: list[str] = ["animal", "vehicle", "small", "action"]
 
 # Two numbers per word, so a word can be drawn as an arrow in the plane (chapter 1).
 # Axis 1: animal-ness, axis 2: vehicle-ness.
@@ -66,4 +70,32 @@ def random_weights(d_model: int, d_k: int, d_v: int | None = None,
     W_Q = rng.normal(0.0, scale, size=(d_model, d_k))
     W_K = rng.normal(0.0, scale, size=(d_model, d_k))
     W_V = rng.normal(0.0, scale, size=(d_model, d_v))
+    return W_Q, W_K, W_V
+
+
+# --- the running example ---------------------------------------------------------
+# One sentence the course comes back to from chapter 5 to chapter 10. Who sat? The verb
+# "sat" cannot say on its own; attention lets it pull in "kitten".
+RUNNING_SENTENCE = "the kitten sat on the mat"
+
+# Slot names of the hand-made lenses' columns.
+QUERY_SLOTS: list[str] = ["animal?", "action?"]
+KEY_SLOTS: list[str] = ["animal", "action"]
+VALUE_SLOTS: list[str] = list(FEATURES)
+
+
+def running_lenses() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The hand-made W_Q, W_K (4 × 2) and W_V (4 × 4) of the running example (chapter 5)."""
+    # asker: an action word asks strongly "animal?"; an animal asks, less strongly, "action?"
+    W_Q = np.array([[0.0, 2.0],
+                    [0.0, 0.0],
+                    [0.0, 0.0],
+                    [4.0, 0.0]])
+    # answerer: each word advertises its animal-ness and its action-ness
+    W_K = np.array([[2.0, 0.0],
+                    [0.0, 0.0],
+                    [0.0, 0.0],
+                    [0.0, 2.0]])
+    # content-holder: a chosen word hands over all four of its features
+    W_V = np.eye(4)
     return W_Q, W_K, W_V

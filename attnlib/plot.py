@@ -21,6 +21,24 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
 HEATMAP = "viridis"
 
+# One colour per word, the same in every chapter and every figure (chapter 1 onwards).
+# Words that share a sentence in the course get colours that differ.
+WORD_COLOURS: dict[str, str] = {
+    "cat": "#0072B2", "kitten": "#56B4E9", "dog": "#E69F00", "puppy": "#C9A100",
+    "car": "#D55E00", "truck": "#CC79A7", "bike": "#AA4499",
+    "sat": "#009E73", "ran": "#44AA99", "drove": "#117733",
+    "mat": "#999933", "road": "#AA7744", "on": "#9467BD",
+    "the": "#7F7F7F", "a": "#A5A5A5",
+}
+
+
+def word_colour(word: str) -> str:
+    """The colour of a word in every figure of the course (chapter 1)."""
+    key = str(word).strip().strip("“”\"'").lower()
+    if key in WORD_COLOURS:
+        return WORD_COLOURS[key]
+    return PALETTE[sum(map(ord, key)) % 6]  # a word outside the vocabulary: a steady colour of its own
+
 STYLE = {
     "figure.dpi": 100,
     "savefig.dpi": 100,

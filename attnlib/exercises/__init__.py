@@ -30,18 +30,20 @@ class Exercise:
     checker: Callable[[Any], None]
     right: list = field(default_factory=list)
     wrong: list = field(default_factory=list)
+    catches: str = ""     # which plausible wrong answers the hidden cases are built to catch
+    solution: str = ""    # the solution cell's key code; no hint may contain it
 
 
 _REGISTRY: dict[str, Exercise] = {}
 _loaded = False
 
 
-def exercise(exercise_id: str, right: list, wrong: list) -> Callable:
+def exercise(exercise_id: str, right: list, wrong: list, catches: str = "", solution: str = "") -> Callable:
     """Register a checker under `exercise_id`, with examples of right and wrong answers."""
     def register(checker: Callable[[Any], None]) -> Callable[[Any], None]:
         if exercise_id in _REGISTRY:
             raise ValueError(f"exercise id {exercise_id!r} is registered twice")
-        _REGISTRY[exercise_id] = Exercise(exercise_id, checker, list(right), list(wrong))
+        _REGISTRY[exercise_id] = Exercise(exercise_id, checker, list(right), list(wrong), catches, solution)
         return checker
     return register
 
