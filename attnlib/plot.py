@@ -54,9 +54,11 @@ STYLE = {
 }
 
 
-def _figure(width: float = 6.0, height: float = 4.0, ncols: int = 1) -> tuple[Any, Any]:
+def _figure(width: float = 6.0, height: float = 4.0, ncols: int = 1, nrows: int = 1,
+            **subplots: Any) -> tuple[Any, Any]:
+    """The one way every figure of the course is made: the course style, and inline display kept on."""
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(1, ncols, figsize=(width, height), layout="constrained")
+        fig, ax = plt.subplots(nrows, ncols, figsize=(width, height), layout="constrained", **subplots)
         interactive = matplotlib.is_interactive()  # the first figure may switch on Jupyter's inline backend
     matplotlib.interactive(interactive)  # leaving rc_context would switch it off again and hide later figures
     return fig, ax
@@ -534,10 +536,9 @@ def labelled_grids(mats: dict[str, Any], row_labels: Sequence[str],
     arrays = {name: _np(M) for name, M in mats.items()}
     widths = [M.shape[1] for M in arrays.values()]
     rows = max(M.shape[0] for M in arrays.values())
+    fig, axes = _figure(1.4 + 0.7 * sum(widths) + 0.5 * len(arrays), 1.6 + 0.5 * rows, ncols=len(arrays),
+                        gridspec_kw={"width_ratios": widths}, squeeze=False)
     with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(1, len(arrays), figsize=(1.4 + 0.7 * sum(widths) + 0.5 * len(arrays),
-                                                          1.6 + 0.5 * rows),
-                                 layout="constrained", gridspec_kw={"width_ratios": widths}, squeeze=False)
         for k, (ax, (name, M)) in enumerate(zip(axes[0], arrays.items())):
             nonzero = [(int(i), int(j)) for i, j in np.argwhere(M != 0)]  # the entries that carry a feature
             grid(M, row_labels=row_labels if k == 0 else [""] * M.shape[0], col_labels=col_labels.get(name),
@@ -563,9 +564,8 @@ def timings(runs: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]],
     colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
     ncols = min(2, len(runs))
     nrows = -(-len(runs) // ncols)
+    fig, axes = _figure(5.2 * ncols, 4.4 * nrows, ncols=ncols, nrows=nrows, squeeze=False)
     with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 4.4 * nrows), layout="constrained",
-                                 squeeze=False)
         for ax, (panel, curves) in zip(axes.flat, runs.items()):
             for name, (n, t) in curves.items():
                 n, t = np.asarray(n, dtype=float), _np(t)
