@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import re
+
 import matplotlib
 
 import matplotlib.pyplot as plt
@@ -22,14 +24,19 @@ BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
 HEATMAP = "viridis"
 
 # One colour per word, the same in every chapter and every figure (chapter 1 onwards).
-# Words that share a sentence in the course get colours that differ.
+# Every colour is a mid tone (relative luminance 0.13 to 0.26): contrast at least 3.4 : 1 on white
+# and at least 3.3 : 1 on a near-black page, so a bold word label reads in light and dark mode.
+# Words that share a sentence in the course ("the kitten sat on the mat", "the dog drove a truck",
+# "a puppy drove the car", ...) differ by at least 22 in CIELAB ΔE; tests/test_ch01.py checks both.
 WORD_COLOURS: dict[str, str] = {
-    "cat": "#0072B2", "kitten": "#56B4E9", "dog": "#E69F00", "puppy": "#C9A100",
-    "car": "#D55E00", "truck": "#CC79A7", "bike": "#AA4499",
-    "sat": "#009E73", "ran": "#44AA99", "drove": "#117733",
-    "mat": "#999933", "road": "#AA7744", "on": "#9467BD",
-    "the": "#7F7F7F", "a": "#A5A5A5",
+    "cat": "#0072B2", "kitten": "#C2408A", "dog": "#C26A00", "puppy": "#8C7E00",
+    "car": "#D0401C", "truck": "#7A5BC7", "bike": "#1B8A9C",
+    "sat": "#008A5C", "ran": "#4E8B1E", "drove": "#A0522D",
+    "mat": "#9E7A3C", "road": "#7D6B4A", "on": "#3A6FE0",
+    "the": "#767676", "a": "#8D6E8F",
 }
+# A word outside the vocabulary gets a steady colour of its own from these mid tones.
+_OTHER_WORD_COLOURS = ["#0072B2", "#D0401C", "#008A5C", "#7A5BC7", "#C26A00", "#1B8A9C"]
 
 
 def word_colour(word: str) -> str:
@@ -37,7 +44,8 @@ def word_colour(word: str) -> str:
     key = str(word).strip().strip("“”\"'").lower()
     if key in WORD_COLOURS:
         return WORD_COLOURS[key]
-    return PALETTE[sum(map(ord, key)) % 6]  # a word outside the vocabulary: a steady colour of its own
+    return _OTHER_WORD_COLOURS[sum(map(ord, key)) % len(_OTHER_WORD_COLOURS)]
+
 
 STYLE = {
     "figure.dpi": 100,
@@ -82,11 +90,11 @@ def arrows(vectors: dict[str, Sequence[float]], title: str = "Words as arrows",
         reach = max(1.0, max(float(np.abs(p).max()) for p in pts)) * 1.35
         label_y = _spread_out([float(v[1]) for v in pts], gap=0.075 * reach)
         for i, (name, v) in enumerate(zip(vectors, pts)):
-            colour = PALETTE[i % len(PALETTE)]
+            colour = word_colour(name)
             ax.annotate("", xy=(v[0], v[1]), xytext=(0, 0),
                         arrowprops=dict(arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=18))
             x, y = v[0] + 0.05 * reach, label_y[i]
-            ax.text(x, y, f"{name} {_vec_text(v)}", color=colour, fontsize=12, fontweight="bold", va="center")
+            ax.text(x, y, f"{name} {_vec_text(v)}", color=colour, fontsize=13, fontweight="bold", va="center")
         low = -reach if any((p < 0).any() for p in pts) else -0.3
         ax.set_xlim(low, reach)
         ax.set_ylim(low, reach)
@@ -97,6 +105,33 @@ def arrows(vectors: dict[str, Sequence[float]], title: str = "Words as arrows",
         ax.set_ylabel(ylabel)
         ax.set_title(title)
         ax.grid(alpha=0.3)
+    return fig
+
+
+def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
+    """One 2-number vector [x, y] as an arrow, with its two parts dashed: x to the right, then y up (chapter 1)."""
+    x, y = (float(c) for c in _np(v)[:2])
+    colour = word_colour(name)
+    span = max(abs(x), abs(y), 1.0)
+    fig, ax = _figure(5.5, 2.6)
+    with plt.rc_context(STYLE):
+        ax.plot([0, x], [0, 0], ls="--", color="0.35", lw=2)          # the x part: along the floor
+        ax.plot([x, x], [0, y], ls="--", color="0.35", lw=2)          # the y part: straight up
+        ax.annotate("", xy=(x, y), xytext=(0, 0),
+                    arrowprops=dict(arrowstyle="-|>", color=colour, lw=3, mutation_scale=20))
+        ax.plot([0], [0], "o", color="0.2", ms=5)
+        ax.text(0, -0.06 * span, "start", ha="center", va="top", fontsize=12, color="0.3")
+        ax.text(x / 2, -0.06 * span, f"x = {x:g}: {abs(x):g} to the {'right' if x >= 0 else 'left'}",
+                ha="center", va="top", fontsize=13)
+        ax.text(x + 0.04 * span, y / 2, f"y = {y:g}:\n{abs(y):g} {'up' if y >= 0 else 'down'}",
+                ha="left", va="center", fontsize=13)
+        ax.text(x * 0.45, y * 0.45 + 0.08 * span, f"{name} {_vec_text(np.array([x, y]))}", color=colour,
+                fontsize=14, fontweight="bold", ha="center", va="bottom", rotation=0)
+        ax.set_xlim(min(0.0, x) - 0.15 * span, max(0.0, x) + 0.45 * span)
+        ax.set_ylim(min(0.0, y) - 0.3 * span, max(0.0, y) + 0.25 * span)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        ax.set_title(title or f"The list {_vec_text(np.array([x, y]))} is a walk: right, then up")
     return fig
 
 
@@ -114,6 +149,22 @@ def _vec_text(v: np.ndarray) -> str:
 
 
 # --- chapters 2, 3, 6, 7, 9, 10: grids of numbers --------------------------------
+
+
+def math_label(text: str) -> str:
+    """Typeset a plain label such as 'd_model', 'W_Q' or 'n × d_k' as mathtext: $d_{\\mathrm{model}}$ (chapter 2)."""
+    if "$" in text or not re.search(r"[A-Za-z]", text):
+        return text
+
+    def symbol(match: re.Match) -> str:
+        base, sub = match.group(1), match.group(2)
+        if sub is None:
+            return base
+        return f"{base}_{{\\mathrm{{{sub}}}}}" if len(sub) > 1 else f"{base}_{sub}"
+
+    parts = [re.sub(r"([A-Za-z]+)(?:_([A-Za-z0-9]+))?", symbol, part.strip()) for part in text.split("×")]
+    body = r" \times ".join(part.replace("ᵀ", r"^{\mathsf{T}}").replace(" ", r"\ ") for part in parts)
+    return f"${body}$"
 
 
 def grid(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
@@ -151,19 +202,21 @@ def grid(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequence[s
         for side in ("left", "bottom", "top", "right"):
             ax.spines[side].set_visible(False)
         if cols_name:
-            ax.set_xlabel(f"{cols_name} = {cols} columns", labelpad=6)
+            ax.set_xlabel(f"{math_label(cols_name)} = {cols} columns", labelpad=6)
         if rows_name:
-            ax.set_ylabel(f"{rows_name} = {rows} rows", labelpad=6)
+            ax.set_ylabel(f"{math_label(rows_name)} = {rows} rows", labelpad=6)
         if title:
             ax.set_title(title, pad=24)  # room for the column labels on top
     return fig
 
 
-def stacked_rows(sentence_words: Sequence[str], X: Any, title: str = "A sentence becomes the matrix X") -> Any:
+def stacked_rows(sentence_words: Sequence[str], X: Any, title: str = "A sentence becomes the matrix X",
+                 col_labels: Sequence[str] | None = None, rows_name: str | None = None,
+                 cols_name: str | None = "d_model") -> Any:
     """Words on the left, arrows into the rows of X on the right: stacking vectors into a matrix (chapter 2)."""
     X = _np(X)
     n, d = X.shape
-    fig, axes = _figure(7.0, 1.0 + 0.7 * n, ncols=2)
+    fig, axes = _figure(6.4, 1.3 + 0.7 * n, ncols=2, gridspec_kw={"width_ratios": [1, 2.2]})
     left, right = axes
     with plt.rc_context(STYLE):
         left.set_xlim(0, 1)
@@ -171,12 +224,17 @@ def stacked_rows(sentence_words: Sequence[str], X: Any, title: str = "A sentence
         left.axis("off")
         for i, w in enumerate(sentence_words):
             y = n - 0.5 - i
-            left.text(0.1, y, f"“{w}”", fontsize=13, va="center", color=PALETTE[i % len(PALETTE)],
-                      fontweight="bold")
-            left.annotate("", xy=(1.0, y), xytext=(0.55, y),
+            left.text(0.0, y, f"“{w}”", fontsize=14, va="center", color=word_colour(w), fontweight="bold")
+            left.annotate("", xy=(1.0, y), xytext=(0.62, y),
                           arrowprops=dict(arrowstyle="-|>", color="0.4", lw=1.5))
-        grid(X, row_labels=[f"row {i}" for i in range(n)], col_labels=[str(j) for j in range(d)],
-             rows_name="n", cols_name="d_model", ax=right)
+        grid(X, row_labels=[f"row {i}" for i in range(n)],
+             col_labels=list(col_labels) if col_labels is not None else [str(j) for j in range(d)],
+             rows_name=rows_name, cols_name=cols_name, ax=right)
+        for i, w in enumerate(sentence_words):  # row i is tinted in its word's colour
+            for j in range(d):
+                right.patches[i * d + j].set_facecolor(matplotlib.colors.to_rgba(word_colour(w), 0.18))
+            right.get_yticklabels()[i].set_color(word_colour(w))
+        right.tick_params(axis="x", labelsize=11)
         fig.suptitle(title)
     return fig
 
@@ -447,19 +505,21 @@ def save_svg(fig: Any, path: str) -> None:
 
 
 def arrows_to_rows(vectors: dict[str, Sequence[float]], title: str = "Each arrow becomes one row of X",
-                   xlabel: str = "first number", ylabel: str = "second number") -> Any:
+                   xlabel: str = "first number", ylabel: str = "second number",
+                   col_labels: Sequence[str] | None = None) -> Any:
     """Two-number word arrows on the left, the same words stacked as coloured rows of X on the right (chapter 2)."""
     names = list(vectors)
     X = np.stack([_np(v) for v in vectors.values()])
     n, d = X.shape
-    fig, (left, right) = _figure(8.0, 4.2, ncols=2)
+    fig, (left, right) = _figure(6.4, 3.9, ncols=2, gridspec_kw={"width_ratios": [1.25, 1]})
     with plt.rc_context(STYLE):
-        for i, (name, v) in enumerate(zip(names, X)):
-            colour = PALETTE[i % len(PALETTE)]
+        reach = max(1.0, float(np.abs(X[:, :2]).max())) * 1.3
+        for name, v in zip(names, X):
+            colour = word_colour(name)
             left.annotate("", xy=(v[0], v[1]), xytext=(0, 0),
                           arrowprops=dict(arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=18))
-            left.text(v[0] + 0.1, v[1] + 0.1, name, color=colour, fontsize=12, fontweight="bold")
-        reach = max(1.0, float(np.abs(X[:, :2]).max())) * 1.3
+            left.text(v[0] + 0.04 * reach, v[1] + 0.04 * reach, name, color=colour, fontsize=13,
+                      fontweight="bold")
         left.set_xlim(-0.2, reach)
         left.set_ylim(-0.2, reach)
         left.set_aspect("equal")
@@ -467,13 +527,13 @@ def arrows_to_rows(vectors: dict[str, Sequence[float]], title: str = "Each arrow
         left.set_ylabel(ylabel)
         left.grid(alpha=0.3)
         left.set_title("words as arrows")
-        grid(X, row_labels=names, col_labels=[str(j) for j in range(d)], rows_name="n",
-             cols_name="d_model", title="the matrix X", ax=right, fmt="{:g}")
-        for i in range(n):  # grid draws its cells row by row: tint row i in its arrow's colour
-            colour = matplotlib.colors.to_rgba(PALETTE[i % len(PALETTE)], 0.25)
+        grid(X, row_labels=names, col_labels=list(col_labels) if col_labels is not None else [str(j) for j in range(d)],
+             title="the matrix X", ax=right, fmt="{:g}")
+        for i, name in enumerate(names):  # grid draws its cells row by row: tint row i in its arrow's colour
+            colour = matplotlib.colors.to_rgba(word_colour(name), 0.22)
             for j in range(d):
                 right.patches[i * d + j].set_facecolor(colour)
-            right.get_yticklabels()[i].set_color(PALETTE[i % len(PALETTE)])
+            right.get_yticklabels()[i].set_color(word_colour(name))
             right.get_yticklabels()[i].set_fontweight("bold")
         fig.suptitle(title)
     return fig
@@ -488,19 +548,26 @@ def _rows_cols(M: np.ndarray) -> tuple[int, int]:
 
 
 def shape_blocks(lines: Sequence[dict[str, Any]], captions: dict[str, str] | None = None,
-                 colours: dict[str, str] | None = None, title: str = "") -> Any:
-    """Each array as an empty grid of its rows × columns, named, with its shape underneath (chapter 3)."""
+                 colours: dict[str, str] | None = None, title: str = "", gap: float = 2.8,
+                 max_width: float = 6.4) -> Any:
+    """Each array as an empty grid of its rows × columns, named, with its shape underneath (chapter 3).
+
+    Names and captions are typeset: "W_Q" is drawn as $W_Q$, "d_model × d_k" as $d_{model} \\times d_k$.
+    The figure is at most `max_width` inches wide, so it stays legible on a phone.
+    """
     captions, colours = captions or {}, colours or {}
     shapes = [[(name, _rows_cols(_np(M))) for name, M in line.items()] for line in lines]
-    gap, below = 1.6, 2.4
     width = max(sum(c for _, (_, c) in line) + gap * (len(line) - 1) for line in shapes)
+    inch = min(0.42, (max_width - 0.6) / (width + 1.0))  # inches per cell
+    t = 0.17 / inch  # the height of a line of text, in cells
+    above, below = 1.6 * t, 3.0 * t
     heights = [max(r for _, (r, _) in line) for line in shapes]
-    total = sum(heights) + (below + 1.2) * len(shapes)
-    fig, ax = _figure(min(9.0, 1.0 + 0.42 * width), 0.9 + 0.42 * total)
+    total = sum(heights) + (above + below) * len(shapes)
+    fig, ax = _figure(0.6 + inch * (width + 1.0), 0.6 + inch * (total + 0.4))
     with plt.rc_context(STYLE):
         top, k = total, 0
         for line, h in zip(shapes, heights):
-            x, base = 0.0, top - 1.2 - h
+            x, base = 0.0, top - above - h
             for name, (r, c) in line:
                 colour = colours.get(name, PALETTE[k % len(PALETTE)])
                 k += 1
@@ -509,16 +576,15 @@ def shape_blocks(lines: Sequence[dict[str, Any]], captions: dict[str, str] | Non
                     for j in range(c):
                         ax.add_patch(Rectangle((x + j, y0 + i), 1, 1, facecolor=colour, alpha=0.45,
                                                edgecolor="0.3", lw=0.8))
-                ax.text(x + c / 2, base + h + 0.35, name, ha="center", va="bottom", fontsize=13,
-                        fontweight="bold")
-                ax.text(x + c / 2, y0 - 0.35, f"{r}×{c}", ha="center", va="top", fontsize=12)
+                ax.text(x + c / 2, base + h + 0.3 * t, math_label(name), ha="center", va="bottom", fontsize=15)
+                ax.text(x + c / 2, y0 - 0.3 * t, f"{r}×{c}", ha="center", va="top", fontsize=12)
                 if name in captions:
-                    ax.text(x + c / 2, y0 - 1.25, captions[name], ha="center", va="top", fontsize=11,
-                            color="0.3")
+                    ax.text(x + c / 2, y0 - 1.45 * t, math_label(captions[name]), ha="center", va="top",
+                            fontsize=13, color="0.25")
                 x += c + gap
             top = base - below
         ax.set_xlim(-0.5, width + 0.5)
-        ax.set_ylim(top + below - 2.6, total + 0.2)
+        ax.set_ylim(top + 0.2 * t, total + 0.2)
         ax.set_aspect("equal")
         ax.axis("off")
         if title:

@@ -1,0 +1,222 @@
+"""Chapter 1: the arrow figures, one colour per word, and the chapter's exercise checkers."""
+import itertools
+import math
+import re
+
+import matplotlib
+import numpy as np
+import pytest
+
+import attnlib
+from attnlib import check, plot
+from attnlib.exercises import get
+from attnlib.exercises import ch01
+
+
+def _said(capsys) -> str:
+    """What check printed, with its line wrapping undone."""
+    return " ".join(capsys.readouterr().out.split())
+
+
+# --- figures ------------------------------------------------------------------------------
+
+def test_arrow_parts_draws_the_two_steps_dashed_and_the_arrow_in_the_word_colour():
+    fig = plot.arrow_parts("cat", [3.0, 0.5])
+    (ax,) = fig.axes
+    dashed = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert [list(line.get_xdata()) for line in dashed] == [[0, 3.0], [3.0, 3.0]]   # right, then up
+    assert [list(line.get_ydata()) for line in dashed] == [[0, 0], [0, 0.5]]
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert "x = 3" in texts and "y = 0.5" in texts and "cat [3, 0.5]" in texts
+    label = next(t for t in ax.texts if t.get_text().startswith("cat"))
+    assert matplotlib.colors.to_hex(label.get_color()) == plot.word_colour("cat").lower()
+    matplotlib.pyplot.close(fig)
+
+
+def test_arrow_parts_says_left_and_down_for_negative_numbers():
+    fig = plot.arrow_parts("x", [-2.0, -1.0])
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    assert "2 to the left" in texts and "1 down" in texts
+    matplotlib.pyplot.close(fig)
+
+
+def test_arrows_colour_each_word_by_word_colour():
+    fig = plot.arrows(attnlib.VOCAB_2D)
+    labels = [t for t in fig.axes[0].texts if t.get_text()]
+    for text in labels:
+        word = text.get_text().split()[0]
+        assert matplotlib.colors.to_hex(text.get_color()) == plot.word_colour(word).lower()
+    matplotlib.pyplot.close(fig)
+
+
+# --- one colour per word ----------------------------------------------------------------------
+
+def _luminance(hex_colour: str) -> float:
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (lin(c) for c in matplotlib.colors.to_rgb(hex_colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _lab(hex_colour: str) -> np.ndarray:
+    from matplotlib.colors import to_rgb
+
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (lin(c) for c in to_rgb(hex_colour))
+    xyz = np.array([(0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b,
+                    (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883])
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+@pytest.mark.parametrize("word", sorted(plot.WORD_COLOURS))
+def test_every_word_colour_reads_on_white_and_on_a_dark_page(word):
+    lum = _luminance(plot.word_colour(word))
+    dark = _luminance("#121212")
+    assert 1.05 / (lum + 0.05) >= 3.0, f"{word} is too light for a white page"
+    assert (lum + 0.05) / (dark + 0.05) >= 3.0, f"{word} is too dark for a dark page"
+
+
+# Every sentence the course draws or prints, and chapter 1's five arrows drawn together.
+SENTENCES = [attnlib.RUNNING_SENTENCE, "the cat sat", "a puppy ran", "a kitten ran", "the truck drove",
+             "the dog drove the truck", "the dog drove a truck", "the kitten drove the truck",
+             "a puppy drove the car", " ".join(attnlib.VOCAB_2D)]
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_words_of_one_sentence_get_clearly_different_colours(sentence):
+    for a, b in itertools.combinations(sorted(set(sentence.split())), 2):
+        distance = float(np.linalg.norm(_lab(plot.word_colour(a)) - _lab(plot.word_colour(b))))
+        assert distance >= 20, f"{a!r} and {b!r} look alike (ΔE {distance:.1f})"
+
+
+def test_word_colour_is_one_colour_per_word_whatever_the_spelling():
+    assert len(set(plot.WORD_COLOURS.values())) == len(plot.WORD_COLOURS)
+    assert plot.word_colour("Cat") == plot.word_colour(" cat ") == plot.word_colour("“cat”")
+    assert set(attnlib.VOCAB) <= set(plot.WORD_COLOURS)
+    assert plot.word_colour("zebra") == plot.word_colour("zebra")  # outside the vocabulary: steady
+
+
+# --- ch01.angle ----------------------------------------------------------------------------
+
+def test_angle_cases_cover_every_quadrant_and_axis_direction():
+    xs_ys = ch01.ANGLE_CASES
+    assert {(x > 0) - (x < 0) for x, _ in xs_ys} == {-1, 0, 1}
+    quadrants = {((x > 0) - (x < 0), (y > 0) - (y < 0)) for x, y in xs_ys}
+    assert {(1, 1), (-1, 1), (-1, -1), (1, -1), (1, 0), (0, 1), (-1, 0), (0, -1)} <= quadrants
+
+
+@pytest.mark.parametrize("fn", [
+    lambda v: math.degrees(math.atan2(v[1], v[0])),
+    lambda v: math.degrees(math.atan2(v[1], v[0])) % 360,          # 0° to 360° is allowed
+    lambda v: np.degrees(np.arctan2(v[1], v[0])),
+    lambda v: np.float32(math.degrees(math.atan2(v[1], v[0]))),
+    lambda v: np.array(math.degrees(math.atan2(v[1], v[0]))),
+])
+def test_angle_accepts_every_right_form(fn, capsys):
+    assert check("ch01.angle", fn), _said(capsys)
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (ch01._angle_radians, "radians"),
+    (ch01._angle_atan, "ZeroDivisionError"),
+    (ch01._angle_left_fixed_only, "ZeroDivisionError"),
+    (ch01._angle_up_only, "straight down"),
+    (ch01._angle_mirror, "straight down"),
+    (lambda v: abs(math.degrees(math.atan2(v[1], v[0]))) if v[0] else 90 * (v[1] > 0) - 90 * (v[1] < 0),
+     "below the x axis"),
+    (ch01._angle_swapped, "which of x and y"),
+    (ch01._angle_no_return, "return"),
+    (lambda v: [math.degrees(math.atan2(v[1], v[0]))], "one number"),
+])
+def test_angle_rejects_plausible_wrong_functions_with_a_pointed_hint(fn, hint, capsys):
+    assert not check("ch01.angle", fn)
+    assert hint in _said(capsys)
+
+
+def test_angle_rejects_a_function_that_changes_its_input_even_if_it_answers_right(capsys):
+    def sneaky(v):
+        result = math.degrees(math.atan2(v[1], v[0]))
+        v[0] = 0.0
+        return result
+    assert not check("ch01.angle", sneaky)
+    assert "changed" in _said(capsys)
+    assert not check("ch01.angle", ch01._angle_mutates)
+
+
+def test_angle_below_the_axis_only_wrong_is_caught(capsys):
+    """atan2 but with the quadrant guessed from y alone: right above the axis, wrong below."""
+    def upper_only(v):
+        a = math.degrees(math.atan2(abs(v[1]), v[0]))
+        return a
+    assert not check("ch01.angle", upper_only)
+
+
+# --- ch01.closest_to_kitten ------------------------------------------------------------------
+
+def test_closest_to_kitten_hints(capsys):
+    assert check("ch01.closest_to_kitten", "dog")
+    capsys.readouterr()
+    check("ch01.closest_to_kitten", "cat")
+    assert "fair guess" in _said(capsys)
+    check("ch01.closest_to_kitten", "truck")
+    out = _said(capsys)
+    assert "vehicle" in out and "fair guess" not in out
+    check("ch01.closest_to_kitten", "kitten")
+    assert "OTHER" in _said(capsys)
+
+
+# --- ch01.longer_arrow ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer", [[1.6, 5.4], (2.0, 6.0), np.array([2.4, 8.1]), [3, 9], np.float32([1.6, 5.4])])
+def test_longer_arrow_accepts_any_long_arrow_pointing_truck_s_way(answer, capsys):
+    assert check("ch01.longer_arrow", answer), _said(capsys)
+
+
+def test_longer_arrow_accepts_a_torch_tensor(capsys):
+    torch = pytest.importorskip("torch")
+    assert check("ch01.longer_arrow", torch.tensor([1.6, 5.4])), _said(capsys)
+    assert check("ch01.longer_arrow", torch.tensor([2.0, 6.0], dtype=torch.bfloat16)), _said(capsys)
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ([0.8, 2.7], "twice as long"),                # truck itself
+    ([1.0, 3.0], "twice as long"),                # right way, too short
+    ([2.7, 0.8], "not truck"),                    # x and y swapped
+    ([1.0, 6.0], "'car'"),                        # long, but nearer car
+    ([-1.6, -5.4], "opposite"),
+    ([1.6, 5.4, 0.0], "shape (3,)"),
+    ([[1.6, 5.4]], "shape (1, 2)"),
+    ([0, 0], "length 0"),
+])
+def test_longer_arrow_rejects_with_a_hint(answer, hint, capsys):
+    assert not check("ch01.longer_arrow", answer)
+    assert hint in _said(capsys)
+
+
+# --- every chapter 1 grader keeps the contract -------------------------------------------------
+
+CH01 = [i for i in attnlib.exercise_ids() if i.startswith("ch01.")]
+
+
+def test_chapter_1_has_the_exercises_the_notebook_uses():
+    assert CH01 == ["ch01.angle", "ch01.closest_to_kitten", "ch01.longer_arrow"]
+
+
+@pytest.mark.parametrize("exercise_id", CH01)
+def test_registration_follows_the_contract(exercise_id):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4
+    assert ex.catches and ex.solution
+
+
+@pytest.mark.parametrize("exercise_id", CH01)
+def test_no_hint_gives_the_solution_away(exercise_id, capsys):
+    ex = get(exercise_id)
+    for answer in ex.wrong:
+        assert not check(exercise_id, answer)
+        out = _said(capsys)
+        assert ex.solution not in out
+        first = re.match(r"✗\s*(?:Not yet\.\s*)?(\S)", out)
+        assert first and first.group(1).isupper(), out
