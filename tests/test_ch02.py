@@ -1,9 +1,14 @@
-"""Chapter 2: the figure that stacks word arrows into rows, and the chapter's exercise checkers."""
+"""Chapter 2: the figures that stack word arrows into rows, and the chapter's exercise checkers."""
+import re
+
 import matplotlib
 import numpy as np
+import pytest
 
 import attnlib
 from attnlib import check, plot
+from attnlib.exercises import get
+from attnlib.exercises import ch02
 from attnlib.exercises.ch02 import _make_x
 
 
@@ -12,20 +17,46 @@ def _said(capsys) -> str:
     return " ".join(capsys.readouterr().out.split())
 
 
-def test_arrows_to_rows_draws_one_arrow_and_one_row_per_word():
+# --- figures ---------------------------------------------------------------------------------
+
+def test_arrows_to_rows_draws_one_arrow_and_one_row_per_word_in_the_word_colours():
     vectors = {w: attnlib.VOCAB_2D[w] for w in ["cat", "dog", "car"]}
-    fig = plot.arrows_to_rows(vectors)
+    fig = plot.arrows_to_rows(vectors, xlabel="animal-ness", ylabel="vehicle-ness", col_labels=["animal", "vehicle"])
     assert isinstance(fig, matplotlib.figure.Figure)
     left, right = fig.axes
     labels = [t.get_text() for t in left.texts if t.get_text()]
     assert labels == ["cat", "dog", "car"]             # one labelled arrow per word
+    assert left.get_xlabel() == "animal-ness" and left.get_ylabel() == "vehicle-ness"
     assert len(right.patches) == 3 * 2                  # one cell per number
     assert [t.get_text() for t in right.get_yticklabels()] == ["cat", "dog", "car"]
-    assert "n = 3 rows" in right.get_ylabel() and "d_model = 2 columns" in right.get_xlabel()
-    # the row of a word is tinted in the colour of its arrow
-    assert right.patches[0].get_facecolor()[:3] == matplotlib.colors.to_rgb(plot.PALETTE[0])
+    assert [t.get_text() for t in right.get_xticklabels()] == ["animal", "vehicle"]
+    assert right.get_ylabel() == ""                     # n is not named before the text defines it
+    for i, word in enumerate(["cat", "dog", "car"]):    # row i is tinted in its word's colour
+        assert right.patches[2 * i].get_facecolor()[:3] == pytest.approx(matplotlib.colors.to_rgb(plot.word_colour(word)))
+        assert matplotlib.colors.to_hex(right.get_yticklabels()[i].get_color()) == plot.word_colour(word).lower()
     matplotlib.pyplot.close(fig)
 
+
+def test_stacked_rows_names_the_columns_by_feature_and_typesets_d_model():
+    fig = plot.stacked_rows(["the", "cat", "sat"], attnlib.sentence_matrix("the cat sat"), col_labels=attnlib.FEATURES)
+    left, right = fig.axes
+    assert [t.get_text() for t in right.get_xticklabels()] == attnlib.FEATURES
+    assert right.get_xlabel() == r"$d_{\mathrm{model}}$ = 4 columns"
+    assert right.get_ylabel() == ""
+    words = [t for t in left.texts if t.get_text()]
+    assert [matplotlib.colors.to_hex(t.get_color()) for t in words] == [plot.word_colour(w).lower() for w in ["the", "cat", "sat"]]
+    matplotlib.pyplot.close(fig)
+
+
+def test_grid_typesets_the_names_of_its_sides():
+    fig = plot.grid(np.ones((3, 4)), rows_name="n", cols_name="d_model")
+    (ax,) = fig.axes
+    assert ax.get_xlabel() == r"$d_{\mathrm{model}}$ = 4 columns" and ax.get_ylabel() == "$n$ = 3 rows"
+    fig.canvas.draw()  # mathtext parses
+    matplotlib.pyplot.close(fig)
+
+
+# --- ch02.build_x ------------------------------------------------------------------------------
 
 def test_build_x_hints_name_the_mistake(capsys):
     X = attnlib.sentence_matrix("a puppy ran")
@@ -34,23 +65,101 @@ def test_build_x_hints_name_the_mistake(capsys):
     assert "COLUMN per word" in _said(capsys)
     check("ch02.build_x", X[[1, 0, 2]])
     assert "wrong order" in _said(capsys)
+    check("ch02.build_x", attnlib.sentence_matrix("the puppy ran"))
+    assert "row 0 is not" in _said(capsys)
+    check("ch02.build_x", X[:2])
+    assert "one row per word" in _said(capsys)
 
+
+def test_build_x_accepts_bfloat16(capsys):
+    torch = pytest.importorskip("torch")
+    X = attnlib.sentence_matrix("a puppy ran")
+    assert check("ch02.build_x", torch.tensor(X, dtype=torch.float32)), _said(capsys)
+
+
+# --- ch02.shapes_after_edit ----------------------------------------------------------------------
 
 def test_shapes_after_edit_points_at_d_model(capsys):
     check("ch02.shapes_after_edit", [(10, 768), (12, 770), (7, 768)])
     assert "never changes d_model" in _said(capsys)
+    check("ch02.shapes_after_edit", [(768, 10), (768, 12), (768, 7)])
+    assert "wrong order" in _said(capsys)
+    check("ch02.shapes_after_edit", [(10, 768), (12, 768), (9, 768)])
+    assert "ORIGINAL" in _said(capsys)
 
+
+# --- ch02.make_x -------------------------------------------------------------------------------
 
 def test_make_x_reference_solution_names_both_lengths():
-    try:
+    with pytest.raises(ValueError, match=r"\b2\b.*\b3\b|\b3\b.*\b2\b"):
         _make_x([[1.0, 2.0], [1.0, 2.0, 3.0]])
-    except ValueError as err:
-        assert "2" in str(err) and "3" in str(err)
-    else:
-        raise AssertionError("no ValueError")
     np.testing.assert_array_equal(_make_x([[1, 2, 3]]), [[1.0, 2.0, 3.0]])
 
 
-def test_make_x_rejects_numpy_messages_that_name_no_lengths(capsys):
-    assert not check("ch02.make_x", lambda vs: np.array(vs, dtype=float))
-    assert "does not name both lengths" in _said(capsys)
+def test_ragged_cases_put_the_odd_vector_in_every_position():
+    positions = set()
+    for case in ch02.RAGGED_CASES:
+        lengths = [len(v) for v in case]
+        odd = [i for i, n in enumerate(lengths) if lengths.count(n) == 1]
+        assert len(odd) == 1 or len(case) == 2
+        positions.add("first" if odd[0] == 0 else "last" if odd[0] == len(case) - 1 else "inside")
+        assert len(case) not in lengths and 1 not in lengths  # numpy's own message cannot name them by chance
+    assert positions == {"first", "inside", "last"}
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (lambda vs: np.array(vs, dtype=float), "does not name the lengths"),           # numpy's message
+    (ch02._make_x_first_vs_last, "in the middle"),
+    (ch02._make_x_first_two, "last"),
+    (ch02._make_x_wrong_error, "raised TypeError"),
+    (ch02._make_x_columns, "COLUMN"),
+    (ch02._make_x_flat, "flat list"),
+    (ch02._make_x_no_return, "return"),
+    (ch02._make_x_mutates, "changed the vectors"),
+])
+def test_make_x_rejects_plausible_wrong_functions(fn, hint, capsys):
+    assert not check("ch02.make_x", fn)
+    assert hint in _said(capsys)
+
+
+def test_make_x_rejects_a_function_that_returns_for_ragged_input(capsys):
+    assert not check("ch02.make_x", lambda vs: [list(v) for v in vs])
+    assert "returned a result" in _said(capsys)
+
+
+def test_make_x_accepts_other_right_forms(capsys):
+    def lists_out(vs):
+        if len({len(v) for v in vs}) > 1:
+            raise ValueError("lengths " + ", ".join(str(len(v)) for v in vs))
+        return [[float(x) for x in v] for v in vs]
+    assert check("ch02.make_x", lists_out), _said(capsys)
+
+
+# --- every chapter 2 grader keeps the contract ---------------------------------------------------
+
+CH02 = [i for i in attnlib.exercise_ids() if i.startswith("ch02.")]
+
+
+def test_chapter_2_has_the_exercises_the_notebook_uses():
+    assert CH02 == ["ch02.build_x", "ch02.make_x", "ch02.shapes_after_edit"]
+
+
+@pytest.mark.parametrize("exercise_id", CH02)
+def test_registration_follows_the_contract(exercise_id):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4
+    assert ex.catches and ex.solution
+
+
+@pytest.mark.parametrize("exercise_id", CH02)
+def test_no_hint_gives_the_solution_away_and_every_hint_starts_with_a_capital(exercise_id, capsys):
+    ex = get(exercise_id)
+    for answer in ex.right:
+        assert check(exercise_id, answer), _said(capsys)
+    capsys.readouterr()
+    for answer in ex.wrong:
+        assert not check(exercise_id, answer)
+        out = _said(capsys)
+        assert ex.solution not in out
+        first = re.match(r"✗\s*(?:Not yet\.\s*)?(\S)", out)
+        assert first and first.group(1).isupper(), out
