@@ -1,4 +1,6 @@
 """Chapter 3: the shape-blocks figure, the tag reader, and the chapter's exercise checkers."""
+import re
+
 import matplotlib
 import numpy as np
 import pytest
@@ -6,7 +8,7 @@ from hypothesis import given, strategies as st
 
 import attnlib
 from attnlib import check, plot
-from attnlib.exercises import Wrong
+from attnlib.exercises import Wrong, get
 from attnlib.exercises.ch03 import parse_tag
 
 
@@ -24,8 +26,26 @@ def test_shape_blocks_draws_one_cell_per_entry():
     (ax,) = fig.axes
     assert len(ax.patches) == 12 + 8 + 5
     texts = {t.get_text() for t in ax.texts}
-    assert {"X", "W", "v", "3×4", "4×2", "1×5", "n × d_model"} <= texts
+    assert {"$X$", "$W$", "$v$", "3×4", "4×2", "1×5", r"$n \times d_{\mathrm{model}}$"} <= texts
     matplotlib.pyplot.close(fig)
+
+
+def test_shape_blocks_typesets_every_label_and_fits_a_phone():
+    fig = plot.shape_blocks([{"X": np.zeros((3, 4)), "W_Q": np.zeros((4, 2)), "W_V": np.zeros((4, 5))}],
+                            captions={"W_Q": "d_model × d_k"})
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "$W_Q$" in texts and r"$d_{\mathrm{model}} \times d_k$" in texts
+    assert not any("_" in t and "$" not in t for t in texts), texts   # no raw underscores
+    assert fig.get_figwidth() <= 6.4 + 1e-9
+    fig.canvas.draw()  # every label parses as mathtext
+    matplotlib.pyplot.close(fig)
+
+
+@pytest.mark.parametrize("plain, typeset", [("d_model", r"$d_{\mathrm{model}}$"), ("W_Q", "$W_Q$"), ("n", "$n$"),
+                                            ("n × d_v", r"$n \times d_v$"), ("XW_Q", "$XW_Q$"), ("3×4", "3×4"),
+                                            ("$x$", "$x$")])
+def test_math_label(plain, typeset):
+    assert plot.math_label(plain) == typeset
 
 
 @given(st.lists(st.integers(1, 999), min_size=1, max_size=3))
@@ -52,7 +72,59 @@ def test_specific_hints(capsys):
     assert "comma" in _said(capsys)
     check("ch03.tag_of_array", "P ∈ ℝ^{6}")
     assert "rows and columns separately" in _said(capsys)
-    check("ch03.illegal_tag", "c")
-    assert "letters" in _said(capsys)
+    check("ch03.true_tags", ["a", "b", "d"])
+    assert "plain list" in _said(capsys)
+    check("ch03.true_tags", ["a"])
+    assert "stands for a count" in _said(capsys)
+    check("ch03.true_tags", ["a", "d", "e"])
+    assert "d_model = 4" in _said(capsys)
+    check("ch03.read_shapes", [(5, 2), (7,), (6,)])
+    assert "one row" in _said(capsys)
     check("ch03.attention_shapes", {"W_V": (8, 3), "K": (6, 4), "S": (6, 6), "Z": (6, 4)})
     assert "rows of V" in _said(capsys)
+
+
+def test_true_tags_reads_every_way_of_writing_letters(capsys):
+    for answer in (["a", "d"], "ad", "a, d", "(a) (d)", {"d", "a"}, ("A", "D")):
+        assert check("ch03.true_tags", answer), answer
+    assert not check("ch03.true_tags", "a, d, z")
+    assert "Not one of the letters" in _said(capsys)
+
+
+def test_the_true_tags_are_the_true_ones():
+    """The grader's answer agrees with numpy: c = X[:, 3:4] of 'the cat sat' has shape (3, 1), n = 3."""
+    c = attnlib.sentence_matrix("the cat sat")[:, 3:4]
+    n, d_model = 3, 4
+    tags = {"a": (3, 1), "b": (3,), "c": (1, 3), "d": (n, 1), "e": (n, d_model)}
+    from attnlib.exercises.ch03 import TRUE_TAGS
+    assert TRUE_TAGS == {k for k, shape in tags.items() if shape == c.shape}
+
+
+def test_attention_shapes_solution_hint_works_on_real_arrays():
+    """The solution confirms its shapes with a (6, 8) X and random_weights(8, 4, 3): that must not raise."""
+    X = np.zeros((6, 8))
+    W_Q, W_K, W_V = attnlib.random_weights(d_model=8, d_k=4, d_v=3)
+    Z, A = attnlib.self_attention(X, W_Q, W_K, W_V)
+    assert Z.shape == (6, 3) and A.shape == (6, 6)
+
+
+CH03 = [i for i in attnlib.exercise_ids() if i.startswith("ch03.")]
+
+
+def test_chapter_3_has_the_exercises_the_notebook_uses():
+    assert CH03 == ["ch03.attention_shapes", "ch03.read_shapes", "ch03.tag_of_array", "ch03.true_tags"]
+
+
+@pytest.mark.parametrize("exercise_id", CH03)
+def test_registration_follows_the_contract_and_hints_give_nothing_away(exercise_id, capsys):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4 and ex.catches and ex.solution
+    for answer in ex.right:
+        assert check(exercise_id, answer), _said(capsys)
+    capsys.readouterr()
+    for answer in ex.wrong:
+        assert not check(exercise_id, answer)
+        out = _said(capsys)
+        assert ex.solution not in out
+        first = re.match(r"✗\s*(?:Not yet\.\s*)?(\S)", out)
+        assert first and first.group(1).isupper(), out

@@ -4,25 +4,35 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from . import Wrong, exercise, expect_shape
 
 # P ∈ ℝ^{5×2},  v ∈ ℝ^{7},  M ∈ ℝ^{1×6}
 READ_SHAPES = [(5, 2), (7,), (1, 6)]
 
 
-@exercise("ch03.read_shapes", right=[READ_SHAPES, [[5, 2], [7], [1, 6]]],
-          wrong=[[(2, 5), (7,), (6, 1)], [(5, 2), 7, (1, 6)], [(5, 2), (7, 1), (1, 6)], [(5, 2), (1, 6)]])
+@exercise("ch03.read_shapes", right=[list(READ_SHAPES), [[5, 2], [7], [1, 6]], tuple(READ_SHAPES),
+                                     [(np.int64(5), np.int64(2)), (np.int64(7),), (np.int64(1), np.int64(6))]],
+          wrong=[[(2, 5), (7,), (6, 1)], [(5, 2), 7, (1, 6)], [(5, 2), (7, 1), (1, 6)], [(5, 2), (1, 6)],
+                 [(5, 2), (1, 7), (1, 6)], [(5, 2), (7,), (6,)]],
+          catches="columns first, (7) without the comma, v read as a grid (7×1 or 1×7), a missing tag, "
+                  "the one-row grid M read as a list",
+          solution="answer = [(5, 2), (7,), (1, 6)]")
 def _read_shapes(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
-        raise Wrong("give a list of THREE shapes, one per tag, in the order P, v, M.")
+        raise Wrong("Give a list of THREE shapes, one per tag, in the order P, v, M.")
     for name, got, want in zip("PvM", answer, READ_SHAPES):
         if isinstance(got, int) and not isinstance(got, bool):
-            raise Wrong(f"the shape of {name} is the number {got}, not a shape. In Python, (7) is just 7; "
+            raise Wrong(f"The shape of {name} is the number {got}, not a shape. In Python, (7) is just 7; "
                         "a shape with a single entry needs a comma inside the brackets.")
         if name == "v" and isinstance(got, (list, tuple)) and len(got) == 2 and 7 in got:
-            raise Wrong("the superscript of v holds ONE number, so its shape has one entry: "
+            raise Wrong("The superscript of v holds ONE number, so its shape has one entry: "
                         "v is a plain list of numbers, not a grid.")
-        expect_shape(got, want, what=f"the shape of {name}")
+        if name == "M" and isinstance(got, (list, tuple)) and len(got) == 1:
+            raise Wrong("The superscript of M holds two numbers, 1 × 6: M is a grid with one row, and its shape "
+                        "has two entries (section 'The superscript is a size label').")
+        expect_shape(got, want, what=f"The shape of {name}")
 
 
 # The printed array P in the notebook has 2 rows and 3 columns.
@@ -37,56 +47,89 @@ def parse_tag(text: str) -> tuple[str, tuple[int, ...]]:
         text = text.replace(old, new)
     text = text.strip()
     if "^" not in text:
-        raise Wrong("a tag looks like P ∈ ℝ^{rows×cols}; there is no ^ in yours. "
+        raise Wrong("A tag looks like P ∈ ℝ^{rows×cols}; there is no ^ in yours. "
                     "You may type it as plain text, e.g. \"R^(rows x cols)\".")
     before, after = text.split("^", 1)
     before = before.strip()
     if not (before.endswith("ℝ") or before.endswith("R")):
-        raise Wrong("the superscript belongs on ℝ (type R if you have no ℝ key): the set of real numbers.")
+        raise Wrong("The superscript belongs on ℝ (type R if you have no ℝ key): the set of real numbers.")
     name = re.sub(r"(∈|\bin\b|ℝ|R$)", " ", before).split()
     inside = after.strip().strip("{}()[] ")
     parts = [p.strip() for p in re.split(r"[×xX*,]", inside)]
     if not parts or not all(re.fullmatch(r"\d+", p) for p in parts):
-        raise Wrong(f"the superscript {after.strip()!r} should be whole numbers joined by ×, "
+        raise Wrong(f"The superscript {after.strip()[:40]!r} should be whole numbers joined by ×, "
                     "such as {4×2}; the numbers count rows and columns.")
     return (name[0] if name else ""), tuple(int(p) for p in parts)
 
 
 @exercise("ch03.tag_of_array", right=["P ∈ ℝ^{2×3}", r"P \in \mathbb{R}^{2 \times 3}", "R^(2x3)", " ℝ^{2 × 3} "],
-          wrong=["P ∈ ℝ^{3×2}", "P ∈ ℝ^{6}", (2, 3), "P ∈ 2×3", "Q ∈ ℝ^{2×3}"])
+          wrong=["P ∈ ℝ^{3×2}", "P ∈ ℝ^{6}", (2, 3), "P ∈ 2×3", "Q ∈ ℝ^{2×3}", "P ∈ ℝ^{2}"],
+          catches="rows and columns swapped, the count of all numbers, a bare shape, no ℝ, the wrong name, "
+                  "only the rows",
+          solution='answer = "P ∈ ℝ^{2×3}"')
 def _tag_of_array(answer: Any) -> None:
     if isinstance(answer, (tuple, list)):
-        raise Wrong("that is a shape; a tag is TEXT in quotes that wraps the shape, "
+        raise Wrong("That is a shape; a tag is TEXT in quotes that wraps the shape, "
                     "like \"P ∈ ℝ^{rows×cols}\" (you may type \"R^(rows x cols)\").")
     if not isinstance(answer, str):
-        raise Wrong(f"write the tag as text in quotes, like \"P ∈ ℝ^{{...}}\", not a {type(answer).__name__}.")
+        raise Wrong(f"Write the tag as text in quotes, like \"P ∈ ℝ^{{...}}\", not a {type(answer).__name__}.")
     name, dims = parse_tag(answer)
     if name and name != "P":
-        raise Wrong(f"the tag names {name!r}, but the array is called P.")
+        raise Wrong(f"The tag names {name[:20]!r}, but the array is called P.")
     if dims == (TAG_SHAPE[0] * TAG_SHAPE[1],):
-        raise Wrong(f"{dims[0]} is how many numbers P holds in all. The tag of a grid gives rows and "
+        raise Wrong(f"The number {dims[0]} is how many numbers P holds in all. The tag of a grid gives rows and "
                     "columns separately: ℝ^{rows×cols}.")
-    expect_shape(dims, TAG_SHAPE, what="the shape in your tag")
+    expect_shape(dims, TAG_SHAPE, what="The shape in your tag")
 
 
-# (a) X ∈ ℝ^{3×4}   (b) W ∈ ℝ^{4×2.5}   (c) S ∈ ℝ^{n×n}   (d) x ∈ ℝ^{4}
-_LEGAL_HINTS = {
-    "a": "(a) is a grid with 3 rows and 4 columns of real numbers: the shape of X for \"the cat sat\".",
-    "c": "(c) uses letters, and that is allowed: n stands for a whole number, the number of words.",
-    "d": "(d) has one number in its superscript, and that is allowed: a plain list of 4 real numbers, "
-         "like one word's vector.",
+# The array shown: c = X[:, 3:4] for "the cat sat" (n = 3, d_model = 4), the action-ness column kept
+# as a grid: 3 rows, 1 column. Every tag below is legal; only some are true for c.
+#   (a) c ∈ ℝ^{3×1}   (b) c ∈ ℝ^{3}   (c) c ∈ ℝ^{1×3}   (d) c ∈ ℝ^{n×1}   (e) c ∈ ℝ^{n×d_model}
+TRUE_TAGS = frozenset({"a", "d"})
+_TAG_CHOICES = "abcde"
+_FALSE_TAG_HINTS = {
+    "b": "Tag (b), ℝ^{3}, is legal, but it is the tag of a plain list of 3 numbers. Look at the brackets in "
+         "the printout: each number sits in a bracket of its own, so c is a grid (section 'The superscript "
+         "is a size label').",
+    "c": "Tag (c) is legal, but it says 1 row and 3 columns. Rows come first: count the lines of the printout.",
+    "e": "Tag (e) is legal, but d_model = 4 here, and c has only one column.",
+}
+_MISSING_HINTS = {
+    "a": "A true tag is missing: the one that says exactly what the printout shows, rows then columns.",
+    "d": "A true tag is missing. A letter in a superscript stands for a count: what is n for \"the cat sat\"?",
 }
 
 
-@exercise("ch03.illegal_tag", right=["b", "(b)", " B "], wrong=["a", "c", "d", "e"])
-def _illegal_tag(answer: Any) -> None:
-    if not isinstance(answer, str):
-        raise Wrong(f"answer with a letter in quotes, such as \"a\", not a {type(answer).__name__}.")
-    letter = answer.strip().strip("()").strip().lower()
-    if letter in _LEGAL_HINTS:
-        raise Wrong(f"{_LEGAL_HINTS[letter]} Look for a superscript that could not count anything.")
-    if letter != "b":
-        raise Wrong(f"{letter!r} is not one of the choices a, b, c, d.")
+def _letters(answer: Any) -> set[str]:
+    """Read "ad", "a, d", ["a", "(d)"] or {"a", "d"} as the set of letters {"a", "d"}, or raise Wrong."""
+    if isinstance(answer, str):
+        parts = [p for p in re.split(r"[\s,;()\[\]'\"]+|(?<=[a-z])(?=[a-z])", answer.lower()) if p]
+    elif isinstance(answer, (list, tuple, set, frozenset)) and all(isinstance(p, str) for p in answer):
+        parts = [p.strip().strip("()").strip().lower() for p in answer]
+    else:
+        raise Wrong(f"Answer with the letters of the true tags, as text or a list such as [\"a\", \"c\"], "
+                    f"not a {type(answer).__name__}.")
+    unknown = [p for p in parts if p not in _TAG_CHOICES]
+    if unknown:
+        raise Wrong(f"Not one of the letters a to e: {', '.join(repr(u[:20]) for u in unknown[:3])}. Answer with "
+                    "the letters of the true tags, such as [\"a\", \"c\"].")
+    return set(parts)
+
+
+@exercise("ch03.true_tags", right=[["a", "d"], ("d", "a"), "ad", "a, d", {"a", "d"}, ["(a)", "(D)"]],
+          wrong=[["a"], ["a", "b"], ["a", "b", "d"], ["a", "d", "e"], ["a", "c", "d"], ["c"], [], ["d"]],
+          catches="the column read as a plain list (b), rows and columns swapped (c), n confused with "
+                  "d_model or with the rows of c (e), a letter not trusted to stand for a count (d missing), "
+                  "the printed shape left out (a missing)",
+          solution='answer = ["a", "d"]')
+def _true_tags(answer: Any) -> None:
+    chosen = _letters(answer)
+    if not chosen:
+        raise Wrong("Your answer names no tag; at least one of them is true.")
+    for letter in sorted(chosen - TRUE_TAGS):
+        raise Wrong(_FALSE_TAG_HINTS[letter])
+    for letter in sorted(TRUE_TAGS - chosen):
+        raise Wrong(_MISSING_HINTS[letter])
 
 
 # n = 6 words, d_model = 8, d_k = 4, d_v = 3
@@ -103,22 +146,28 @@ _ATTENTION_HINTS = {
 }
 
 
-@exercise("ch03.attention_shapes", right=[ATTENTION_SHAPES, {k: list(v) for k, v in ATTENTION_SHAPES.items()}],
+@exercise("ch03.attention_shapes",
+          right=[dict(ATTENTION_SHAPES), {k: list(v) for k, v in ATTENTION_SHAPES.items()},
+                 {k: tuple(np.int64(d) for d in v) for k, v in reversed(list(ATTENTION_SHAPES.items()))}],
           wrong=[dict(ATTENTION_SHAPES, Z=(6, 4)), dict(ATTENTION_SHAPES, W_V=(6, 3)),
                  dict(ATTENTION_SHAPES, S=(6, 4)), dict(ATTENTION_SHAPES, K=(4, 6)),
-                 {"W_V": (8, 3), "K": (6, 4)}])
+                 dict(ATTENTION_SHAPES, K=(6, 8)), dict(ATTENTION_SHAPES, Z=(6, 8)), dict(ATTENTION_SHAPES, W_V=(8, 4)),
+                 {"W_V": (8, 3), "K": (6, 4)}],
+          catches="d_k and d_v confused (Z or W_V with d_k), W_V counting words, S as n × d_k, K transposed, "
+                  "K or Z with d_model, a missing name",
+          solution='answer = {"W_V": (d_model, d_v), "K": (n, d_k), "S": (n, n), "Z": (n, d_v)}')
 def _attention_shapes(answer: Any) -> None:
     if not isinstance(answer, dict):
-        raise Wrong("give a dictionary with one shape per name, like "
+        raise Wrong("Give a dictionary with one shape per name, like "
                     "{\"W_V\": (?, ?), \"K\": (?, ?), \"S\": (?, ?), \"Z\": (?, ?)}.")
     missing = [k for k in ATTENTION_SHAPES if k not in answer]
     if missing:
-        raise Wrong(f"the dictionary has no shape for {', '.join(missing)}; "
+        raise Wrong(f"The dictionary has no shape for {', '.join(missing)}; "
                     f"it needs the keys {', '.join(ATTENTION_SHAPES)}.")
     for name, want in ATTENTION_SHAPES.items():
         got = answer[name]
-        whole = isinstance(got, (list, tuple)) and all(isinstance(d, int) for d in got)
-        key = (name, tuple(got)) if whole else None
+        whole = isinstance(got, (list, tuple)) and all(isinstance(d, (int, np.integer)) for d in got)
+        key = (name, tuple(int(d) for d in got)) if whole else None
         if key in _ATTENTION_HINTS:
             raise Wrong(f"{name}: {_ATTENTION_HINTS[key]}")
-        expect_shape(got, want, what=f"the shape of {name}")
+        expect_shape(got, want, what=f"The shape of {name}")
