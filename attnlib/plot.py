@@ -234,10 +234,10 @@ def _cells(ax: Any, M: np.ndarray, x0: float, top: float, name: str, fmt: str = 
             ax.add_patch(Rectangle((x0 + j, top - 1 - i), 1, 1, facecolor=face, edgecolor="0.35", lw=1, zorder=1))
             ax.text(x0 + j + 0.5, top - 0.5 - i, fmt.format(M[i, j]), ha="center", va="center", fontsize=13,
                     zorder=4, bbox=dict(boxstyle="round,pad=0.12", facecolor=face, edgecolor="none"))
-        ax.text(x0 - 0.18, top - 0.5 - i, str(i), ha="right", va="center", fontsize=10, color="0.35")
+        ax.text(x0 - 0.15, top - 0.5 - i, str(i), ha="right", va="center", fontsize=11, color="0.3")
     for j in range(cols):
-        ax.text(x0 + j + 0.5, top + 0.12, str(j), ha="center", va="bottom", fontsize=10, color="0.35")
-    ax.text(x0 + cols / 2, top + 0.62, f"${name}$   {rows}×{cols}", ha="center", va="bottom", fontsize=13)
+        ax.text(x0 + j + 0.5, top + 0.1, str(j), ha="center", va="bottom", fontsize=11, color="0.3")
+    ax.text(x0 + cols / 2, top + 0.72, f"${name}$   {rows}×{cols}", ha="center", va="bottom", fontsize=13)
 
 
 def matmul_cell(M: Any, N: Any, i: int, j: int, title: str = "", *, left_name: str = "M",
@@ -254,7 +254,7 @@ def matmul_cell(M: Any, N: Any, i: int, j: int, title: str = "", *, left_name: s
     xs = [0.0, M.shape[1] + gap, M.shape[1] + N.shape[1] + 2 * gap]
     width = xs[2] + C.shape[1]
     tall = max(M.shape[0], N.shape[0])
-    fig, ax = _figure(min(7.8, 0.62 * (width + 0.8)), 0.62 * (tall + 2.6))
+    fig, ax = _figure(min(7.8, 0.52 * (width + 0.8)), 0.52 * (tall + 2.8))
     with plt.rc_context(STYLE):
         light = "#cfe3f2"
         _cells(ax, M, xs[0], 0.0, left_name, faces={(i, k): light for k in range(M.shape[1])})
@@ -262,7 +262,7 @@ def matmul_cell(M: Any, N: Any, i: int, j: int, title: str = "", *, left_name: s
         _cells(ax, C, xs[2], 0.0, result_name, faces={(i, j): YELLOW})
         ax.text(xs[2] - 0.85, -C.shape[0] / 2, "=", ha="center", va="center", fontsize=18)
         ax.set_xlim(-0.6, width + 0.1)
-        ax.set_ylim(-tall - 0.1, 1.3)
+        ax.set_ylim(-tall - 0.1, 1.45)
         ax.set_aspect("equal")
         ax.axis("off")
         terms = " + ".join(f"{M[i, k]:g}·{N[k, j]:g}" for k in range(M.shape[1]))
@@ -309,7 +309,7 @@ def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
     gap = 2.6
     x1 = cols + gap
     tint = _tint(ORANGE, 0.35)
-    fig, ax = _figure(min(7.8, 0.7 * (x1 + rows + 0.8)), 0.7 * (max(rows, cols) + 2.9))
+    fig, ax = _figure(min(7.8, 0.56 * (x1 + rows + 0.8)), 0.56 * (max(rows, cols) + 3.2))
     with plt.rc_context(STYLE):
         _cells(ax, M, 0.0, 0.0, name, faces={(row, k): tint for k in range(cols)})
         _cells(ax, M.T, x1, 0.0, f"{name}^{{\\mathsf{{T}}}}", faces={(k, row): tint for k in range(cols)})
@@ -324,7 +324,7 @@ def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
         ax.text(cols + gap / 2, -row - 1.25, f"row {row}\n→ column {row}", ha="center", va="top",
                 fontsize=11, color="0.2")
         ax.set_xlim(-0.6, x1 + rows + 0.1)
-        ax.set_ylim(-max(rows, cols) - 0.2, 1.3)
+        ax.set_ylim(-max(rows, cols) - 0.2, 1.45)
         ax.set_aspect("equal")
         ax.axis("off")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.02), frameon=False, fontsize=11)

@@ -172,3 +172,19 @@ def test_prerequisite_map_labels_are_typeset():
         outside_math = re.sub(r"\$[^$]*\$", "", node)
         assert not re.search(r"[_^{}\\]", outside_math), node
         assert node.count("$") % 2 == 0, node
+
+
+# --- the notebook and the registry agree -----------------------------------------------------
+
+def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_collapsed():
+    import json
+    from pathlib import Path
+    nb = json.loads((Path(__file__).resolve().parents[1] / "chapters/06_transpose.ipynb").read_text(encoding="utf-8"))
+    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Solution")]
+    text = "\n".join("".join(c["source"]) for c in cells)
+    for exercise_id in CH06:
+        assert get(exercise_id).solution in text, exercise_id
+    for c in cells:
+        assert c["metadata"]["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+    checked = {m for c in nb["cells"] for m in re.findall(r'check\("(ch06\.\w+)"', "".join(c["source"]))}
+    assert checked == set(CH06)
