@@ -244,8 +244,8 @@ def matmul_cell(M: Any, N: Any, i: int, j: int, title: str = "", *, left_name: s
                 right_name: str = "N", result_name: str | None = None) -> Any:
     """Show M, N and MN with row i of M, column j of N and the cell (i, j) they make highlighted (chapter 4).
 
-    The names are typeset as mathtext, e.g. left_name="Q", right_name=r"K^{\\mathsf{T}}";
-    the product is named by writing the two names side by side unless result_name is given.
+    The names are typeset as mathtext, e.g. ``left_name="Q", right_name=r"K^{\\mathsf{T}}"``;
+    the product is named by writing the two names side by side unless ``result_name`` is given.
     """
     M, N = _np(M), _np(N)
     C = M @ N
@@ -303,7 +303,7 @@ def _box(ax: Any, x: float, y: float, w: float, h: float, text: str, colour: str
 
 
 def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
-    """M beside Mᵀ at one scale: row `row` of M traced to column `row` of Mᵀ, the diagonal dashed (chapter 6)."""
+    """M beside Mᵀ at one scale, the chosen row of M traced to the same column of Mᵀ, the diagonal dashed (chapter 6)."""
     M = _np(M)
     rows, cols = M.shape
     gap = 2.6

@@ -13,7 +13,7 @@ import attnlib
 from attnlib import check, plot
 from attnlib.exercises import ch04, get
 
-CH04 = ["ch04.by_hand", "ch04.my_matmul", "ch04.shapes"]
+CH04 = ["ch04.by_hand", "ch04.design_w", "ch04.my_matmul", "ch04.shapes"]
 
 
 @settings(max_examples=40, deadline=None)
@@ -202,3 +202,25 @@ def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_colla
         assert get(exercise_id).solution in text, exercise_id
     for c in cells:
         assert c["metadata"]["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+
+
+# --- ch04.design_w -------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, words", [
+    (ch04._W_DESIGN.T, "2×4"),
+    (ch04._W_DESIGN[:, ::-1], "other order"),
+    ([[0, 1], [1, 1], [0, 0], [1, 0]], "column 1 (creature) of W, the row for 'vehicle' is"),
+    ([[1, 0], [0, -1], [0, 0], [1, 0]], "the rows for 'animal', 'vehicle' are"),
+    (ch04._CHAPTER_W, "chapter's W"),
+    ([0, 1, 1, -1, 0, 0, 1, 0], "4×2"),
+])
+def test_design_w_hints_name_the_entry(answer, words, capsys):
+    assert check("ch04.design_w", answer) is False
+    assert words in capsys.readouterr().out
+
+
+def test_design_w_means_what_the_statement_says():
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    animal, vehicle, small, action = X.T
+    assert np.allclose(X @ ch04._W_DESIGN, np.stack([vehicle + action, animal - vehicle], axis=1))
+    assert list(ch04._FEATURES) == list(attnlib.FEATURES)

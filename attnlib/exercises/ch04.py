@@ -396,3 +396,52 @@ def _shapes(answer: Any) -> None:
             raise Wrong(f"{what} the right numbers in the wrong order: rows come first, then columns.")
         raise Wrong(f"{what} not right yet. The result keeps the rows of the first matrix and the columns "
                     f"of the second; see {SECTION_INNER}.")
+
+
+# --- ch04.design_w: design a W whose columns mean something --------------------------------
+# Rows of W: the features animal, vehicle, small, action (attnlib.FEATURES), in that order.
+# Column 0: "motion" = vehicle + action.  Column 1: "creature" = animal - vehicle.
+
+_FEATURES = ("animal", "vehicle", "small", "action")
+_W_DESIGN = np.array([[0.0, 1.0],
+                      [1.0, -1.0],
+                      [0.0, 0.0],
+                      [1.0, 0.0]])
+_COLUMNS = ("column 0 (motion)", "column 1 (creature)")
+_CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W the chapter prints
+
+
+@exercise("ch04.design_w",
+          right=[[[0, 1], [1, -1], [0, 0], [1, 0]], _W_DESIGN.copy(), ((0.0, 1.0), (1.0, -1.0), (0.0, 0.0), (1.0, 0.0)),
+                 _torch_right(_W_DESIGN, "float32"), _torch_right(_W_DESIGN, "bfloat16")],
+          wrong=[_W_DESIGN.T.tolist(), _W_DESIGN[:, ::-1].tolist(), [[0, 1], [1, 1], [0, 0], [1, 0]],
+                 [[1, 0], [0, -1], [0, 0], [1, 0]], [[0, 1], [1, -1], [0, 0], [0, 0]],
+                 [[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], [0, 1, 1, -1, 0, 0, 1, 0]],
+          catches="W written with features as columns (2×4), the two columns in the other order, "
+                  "+vehicle for -vehicle, a feature read from the wrong row, a forgotten feature, "
+                  "the chapter's own W, the numbers flat",
+          solution="W_design = np.array([[0, 1],")
+def _design_w(answer: Any) -> None:
+    got = numbers(answer, "Your W")
+    if got.shape == (2, 4):
+        raise Wrong("Your W is 2×4. X has d_model = 4 columns, so W needs 4 rows, one per feature, and one "
+                    f"column per new number; see {SECTION_INNER}.")
+    if got.ndim != 2 or got.shape != (4, 2):
+        raise Wrong(f"Your W has shape {got.shape}, but it should be 4×2: one row per feature (animal, vehicle, "
+                    "small, action) and one column per new number.")
+    if not np.all(np.isfinite(got)):
+        raise Wrong("Your W contains inf or nan.")
+    if np.allclose(got, _W_DESIGN):
+        return
+    if np.allclose(got, _CHAPTER_W):
+        raise Wrong("That is the chapter's W (small animal, action). This one should make two other numbers: "
+                    "motion in column 0 and creature in column 1.")
+    if np.allclose(got, _W_DESIGN[:, ::-1]):
+        raise Wrong("Your two columns are in the other order: column 0 of XW should be the motion score.")
+    for j, column in enumerate(_COLUMNS):
+        bad = [f for f, g, w in zip(_FEATURES, got[:, j], _W_DESIGN[:, j]) if not np.isclose(g, w)]
+        if bad:
+            rows = f"the row for {bad[0]!r} is" if len(bad) == 1 else f"the rows for {', '.join(map(repr, bad))} are"
+            raise Wrong(f"In {column} of W, {rows} not right yet. "
+                        "Entry (f, j) of W says how much of feature f goes into new number j: feed a word "
+                        "that has only that feature through your W and compare with what the column should say.")
