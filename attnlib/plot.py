@@ -254,7 +254,7 @@ def matmul_cell(M: Any, N: Any, i: int, j: int, title: str = "", *, left_name: s
     xs = [0.0, M.shape[1] + gap, M.shape[1] + N.shape[1] + 2 * gap]
     width = xs[2] + C.shape[1]
     tall = max(M.shape[0], N.shape[0])
-    fig, ax = _figure(min(7.8, 0.52 * (width + 0.8)), 0.52 * (tall + 2.8))
+    fig, ax = _figure(min(7.8, max(6.4, 0.52 * (width + 0.8))), 0.52 * (tall + 2.8))  # room for the title
     with plt.rc_context(STYLE):
         light = "#cfe3f2"
         _cells(ax, M, xs[0], 0.0, left_name, faces={(i, k): light for k in range(M.shape[1])})
@@ -266,7 +266,7 @@ def matmul_cell(M: Any, N: Any, i: int, j: int, title: str = "", *, left_name: s
         ax.set_aspect("equal")
         ax.axis("off")
         terms = " + ".join(f"{M[i, k]:g}·{N[k, j]:g}" for k in range(M.shape[1]))
-        fig.suptitle(title or f"row {i} times column {j}: cell ({i}, {j}) = {terms} = {C[i, j]:g}")
+        fig.suptitle(title or f"row {i} times column {j}: cell ({i}, {j}) = {terms} = {C[i, j]:g}", fontsize=13)
     return fig
 
 
