@@ -14,7 +14,8 @@ import matplotlib
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import FancyArrowPatch, Rectangle
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+from matplotlib.path import Path
 
 from .core import is_torch
 
@@ -273,17 +274,57 @@ def heatmap(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequenc
 # --- chapter 4: one row times one column ---------------------------------------
 
 
-def matmul_cell(A: Any, B: Any, i: int, j: int, title: str = "") -> Any:
-    """Show A, B and A @ B with row i of A, column j of B and the cell (i, j) they make highlighted (chapter 4)."""
-    A, B = _np(A), _np(B)
-    C = A @ B
-    fig, axes = _figure(9.0, 1.2 + 0.65 * max(A.shape[0], B.shape[0]), ncols=3)
+def _tint(colour: str, amount: float) -> tuple[float, float, float]:
+    """An opaque light version of `colour`: `amount` of it mixed with white."""
+    r, g, b = matplotlib.colors.to_rgb(colour)
+    return (1 - amount * (1 - r), 1 - amount * (1 - g), 1 - amount * (1 - b))
+
+
+def _cells(ax: Any, M: np.ndarray, x0: float, top: float, name: str, fmt: str = "{:g}",
+           faces: dict[tuple[int, int], Any] | None = None) -> None:
+    """Draw M as cells of side 1 with its top-left corner at (x0, top), row and column numbers
+    beside it and its typeset name and shape above, so several grids in one axes share one scale."""
+    faces = faces or {}
+    rows, cols = M.shape
+    for i in range(rows):
+        for j in range(cols):
+            face = faces.get((i, j), "white")
+            ax.add_patch(Rectangle((x0 + j, top - 1 - i), 1, 1, facecolor=face, edgecolor="0.35", lw=1, zorder=1))
+            ax.text(x0 + j + 0.5, top - 0.5 - i, fmt.format(M[i, j]), ha="center", va="center", fontsize=13,
+                    zorder=4, bbox=dict(boxstyle="round,pad=0.12", facecolor=face, edgecolor="none"))
+        ax.text(x0 - 0.15, top - 0.5 - i, str(i), ha="right", va="center", fontsize=11, color="0.3")
+    for j in range(cols):
+        ax.text(x0 + j + 0.5, top + 0.1, str(j), ha="center", va="bottom", fontsize=11, color="0.3")
+    ax.text(x0 + cols / 2, top + 0.72, f"${name}$   {rows}×{cols}", ha="center", va="bottom", fontsize=13)
+
+
+def matmul_cell(M: Any, N: Any, i: int, j: int, title: str = "", *, left_name: str = "M",
+                right_name: str = "N", result_name: str | None = None) -> Any:
+    """Show M, N and MN with row i of M, column j of N and the cell (i, j) they make highlighted (chapter 4).
+
+    The names are typeset as mathtext, e.g. ``left_name="Q", right_name=r"K^{\\mathsf{T}}"``;
+    the product is named by writing the two names side by side unless ``result_name`` is given.
+    """
+    M, N = _np(M), _np(N)
+    C = M @ N
+    result_name = result_name if result_name is not None else f"{left_name}{right_name}"
+    gap = 1.4
+    xs = [0.0, M.shape[1] + gap, M.shape[1] + N.shape[1] + 2 * gap]
+    width = xs[2] + C.shape[1]
+    tall = max(M.shape[0], N.shape[0])
+    fig, ax = _figure(min(7.8, max(6.4, 0.52 * (width + 0.8))), 0.52 * (tall + 2.8))  # room for the title
     with plt.rc_context(STYLE):
-        grid(A, title=f"A  {A.shape[0]}×{A.shape[1]}", highlight_rows=[i], ax=axes[0], fmt="{:g}")
-        grid(B, title=f"B  {B.shape[0]}×{B.shape[1]}", highlight_cols=[j], ax=axes[1], fmt="{:g}")
-        grid(C, title=f"A @ B  {C.shape[0]}×{C.shape[1]}", highlight_cells=[(i, j)], ax=axes[2], fmt="{:g}")
-        terms = " + ".join(f"{A[i, k]:g}·{B[k, j]:g}" for k in range(A.shape[1]))
-        fig.suptitle(title or f"cell ({i}, {j}) = {terms} = {C[i, j]:g}")
+        light = "#cfe3f2"
+        _cells(ax, M, xs[0], 0.0, left_name, faces={(i, k): light for k in range(M.shape[1])})
+        _cells(ax, N, xs[1], 0.0, right_name, faces={(k, j): light for k in range(N.shape[0])})
+        _cells(ax, C, xs[2], 0.0, result_name, faces={(i, j): YELLOW})
+        ax.text(xs[2] - 0.85, -C.shape[0] / 2, "=", ha="center", va="center", fontsize=18)
+        ax.set_xlim(-0.6, width + 0.1)
+        ax.set_ylim(-tall - 0.1, 1.45)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        terms = " + ".join(f"{M[i, k]:g}·{N[k, j]:g}" for k in range(M.shape[1]))
+        fig.suptitle(title or f"row {i} times column {j}: cell ({i}, {j}) = {terms} = {C[i, j]:g}", fontsize=13)
     return fig
 
 
@@ -319,20 +360,33 @@ def _box(ax: Any, x: float, y: float, w: float, h: float, text: str, colour: str
 # --- chapter 6: the transpose as a reflection ----------------------------------------
 
 
-def transpose_reflection(M: Any, name: str = "K") -> Any:
-    """M beside Mᵀ, the diagonal drawn, one entry traced to its mirror image (chapter 6)."""
+def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
+    """M beside Mᵀ at one scale, the chosen row of M traced to the same column of Mᵀ, the diagonal dashed (chapter 6)."""
     M = _np(M)
     rows, cols = M.shape
-    fig, axes = _figure(8.0, 1.6 + 0.6 * max(rows, cols), ncols=2)
+    gap = 2.6
+    x1 = cols + gap
+    tint = _tint(ORANGE, 0.35)
+    fig, ax = _figure(min(7.8, 0.56 * (x1 + rows + 0.8)), 0.56 * (max(rows, cols) + 3.2))
     with plt.rc_context(STYLE):
-        r, c = (0, cols - 1) if cols > 1 else (rows - 1, 0)
-        grid(M, title=f"{name}  ({rows}×{cols})", highlight_cells=[(r, c)], ax=axes[0], fmt="{:g}")
-        grid(M.T, title=f"{name}ᵀ  ({cols}×{rows})", highlight_cells=[(c, r)], ax=axes[1], fmt="{:g}")
-        for ax, (h, w) in zip(axes, [(rows, cols), (cols, rows)]):
-            k = min(h, w)
-            ax.plot([0, k], [h, h - k], ls="--", color=VERMILLION, lw=2, label="diagonal")
-        axes[1].legend(loc="lower right", bbox_to_anchor=(1.0, -0.35), frameon=False)
-        fig.suptitle(f"Row i of {name} becomes column i of {name}ᵀ: a reflection across the diagonal")
+        _cells(ax, M, 0.0, 0.0, name, faces={(row, k): tint for k in range(cols)})
+        _cells(ax, M.T, x1, 0.0, f"{name}^{{\\mathsf{{T}}}}", faces={(k, row): tint for k in range(cols)})
+        for x0, (h, w) in ((0.0, (rows, cols)), (x1, (cols, rows))):
+            k = min(h, w)  # the diagonal: cells (0, 0), (1, 1), ... drawn under the numbers
+            ax.plot([x0, x0 + k], [0, -k], ls=(0, (4, 3)), color=VERMILLION, lw=2, zorder=2,
+                    label="diagonal (row number = column number)" if x0 == 0 else None)
+        end = (x1 + row + 0.5, 0.42)  # just above column `row` of Mᵀ, coming down into it
+        trace = Path([(cols + 0.1, -row - 0.5), (end[0], 1.25), end], [Path.MOVETO, Path.CURVE3, Path.CURVE3])
+        ax.add_patch(FancyArrowPatch(path=trace, arrowstyle="-|>", mutation_scale=18, color=ORANGE, lw=2.5,
+                                     zorder=5))
+        ax.text(cols + gap / 2, -row - 1.25, f"row {row}\n→ column {row}", ha="center", va="top",
+                fontsize=11, color="0.2")
+        ax.set_xlim(-0.6, x1 + rows + 0.1)
+        ax.set_ylim(-max(rows, cols) - 0.2, 1.45)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.02), frameon=False, fontsize=11)
+        fig.suptitle(f"Row {row} of ${name}$ stands up as column {row} of ${name}^{{\\mathsf{{T}}}}$")
     return fig
 
 
@@ -447,49 +501,54 @@ def blend(weights: Sequence[float], V: Any, labels: Sequence[str], target: str =
 # --- the introduction: the prerequisite map -------------------------------------------
 
 PREREQUISITES: list[tuple[str, str, list[str]]] = [
-    # (node, chapter file, the nodes it needs)
-    ("1 vector", "01", []),
-    ("2 matrix X", "02", ["1 vector"]),
-    ("3 shape tag ℝ^{n×d}", "03", ["2 matrix X"]),
-    ("4 matmul XW", "04", ["3 shape tag ℝ^{n×d}"]),
-    ("5 W_Q, W_K, W_V → Q, K, V", "05", ["4 matmul XW"]),
-    ("6 transpose Kᵀ", "06", ["5 W_Q, W_K, W_V → Q, K, V"]),
-    ("7 dot product, S = QKᵀ", "07", ["6 transpose Kᵀ"]),
-    ("8 scale by √d_k", "08", ["7 dot product, S = QKᵀ"]),
-    ("9 softmax → A", "09", ["8 scale by √d_k"]),
-    ("10 Z = AV", "10", ["9 softmax → A", "5 W_Q, W_K, W_V → Q, K, V"]),
-    ("11 CPU vs GPU", "11", ["10 Z = AV"]),
+    # (node label, typeset as mathtext; chapter file; the nodes it needs)
+    ("1  vector", "01", []),
+    ("2  matrix $X$", "02", ["1  vector"]),
+    (r"3  shape tag $X \in \mathbb{R}^{n \times d_{\mathrm{model}}}$", "03", ["2  matrix $X$"]),
+    ("4  matmul $XW$", "04", [r"3  shape tag $X \in \mathbb{R}^{n \times d_{\mathrm{model}}}$"]),
+    ("5  $W_Q, W_K, W_V$ → $Q, K, V$", "05", ["4  matmul $XW$"]),
+    (r"6  transpose $K^{\mathsf{T}}$", "06", ["5  $W_Q, W_K, W_V$ → $Q, K, V$"]),
+    (r"7  dot product, $S = QK^{\mathsf{T}}$", "07", [r"6  transpose $K^{\mathsf{T}}$"]),
+    (r"8  scale by $\sqrt{d_k}$", "08", [r"7  dot product, $S = QK^{\mathsf{T}}$"]),
+    ("9  softmax → $A$", "09", [r"8  scale by $\sqrt{d_k}$"]),
+    ("10  $Z = AV$", "10", ["9  softmax → $A$", "5  $W_Q, W_K, W_V$ → $Q, K, V$"]),
+    ("11  CPU vs GPU", "11", ["10  $Z = AV$"]),
 ]
+
+# The four parts of the course (README's table), by their first and last chapter.
+_PARTS = [("I  words as numbers", 1, 3, SKY), ("II  re-expressing", 4, 6, BLUE),
+          ("III  the mechanism", 7, 10, ORANGE), ("IV  hardware", 11, 11, GREEN)]
 
 
 def prerequisite_map() -> Any:
-    """The course as a map: arrows and grids at the bottom, the output Z at the top, one node per chapter."""
-    levels = [["1 vector"], ["2 matrix X"], ["3 shape tag ℝ^{n×d}"], ["4 matmul XW"],
-              ["5 W_Q, W_K, W_V → Q, K, V"], ["6 transpose Kᵀ"], ["7 dot product, S = QKᵀ"],
-              ["8 scale by √d_k"], ["9 softmax → A"], ["10 Z = AV"], ["11 CPU vs GPU"]]
-    xs = {"1 vector": 0.3, "2 matrix X": 0.3, "3 shape tag ℝ^{n×d}": 0.3, "4 matmul XW": 0.3,
-          "5 W_Q, W_K, W_V → Q, K, V": 0.3, "6 transpose Kᵀ": 0.3, "7 dot product, S = QKᵀ": 0.5,
-          "8 scale by √d_k": 0.5, "9 softmax → A": 0.5, "10 Z = AV": 0.5, "11 CPU vs GPU": 0.5}
-    pos: dict[str, tuple[float, float]] = {}
-    for y, level in enumerate(levels):
-        for node in level:
-            pos[node] = (xs[node], float(y))
-    fig, ax = _figure(4.6, 8.0)
+    """The course as a map, one box per chapter from the bottom up; edges go around boxes, never through."""
+    width, height, step = 3.5, 0.6, 1.0       # every box the same size, one level per chapter
+    lane = width / 2 + 0.35                   # a skipping edge runs up this line, right of every box
+    level = {node: float(k) for k, (node, _, _) in enumerate(PREREQUISITES)}
+    fig, ax = _figure(4.4, 8.6)
     with plt.rc_context(STYLE):
         for node, _, needs in PREREQUISITES:
             for need in needs:
-                (x0, y0), (x1, y1) = pos[need], pos[node]
-                bend = 0.0 if abs(y1 - y0) == 1 and x0 == x1 else (-0.35 if x0 <= x1 else 0.35)
-                ax.add_patch(FancyArrowPatch((x0, y0 + 0.22), (x1, y1 - 0.22), arrowstyle="-|>",
-                                             mutation_scale=14, color="0.45", lw=1.3,
-                                             connectionstyle=f"arc3,rad={bend}"))
-        for i, (node, _, _) in enumerate(PREREQUISITES):
-            x, y = pos[node]
-            colour = SKY if i < 6 else (ORANGE if i < 10 else GREEN)
-            ax.text(x, y, node, ha="center", va="center", fontsize=13,
-                    bbox=dict(boxstyle="round,pad=0.35", facecolor=colour, edgecolor="0.25", alpha=0.9))
-        ax.set_xlim(-0.12, 0.92)
-        ax.set_ylim(-0.7, len(levels) - 0.3)
+                y0, y1 = level[need] * step, level[node] * step
+                if y1 - y0 == step:           # the next chapter: straight up, tip on the box's bottom edge
+                    path = Path([(0, y0 + height / 2), (0, y1 - height / 2)])
+                else:                         # a skip: out to the right, up the lane, back in from the side
+                    path = Path([(width / 2, y0), (lane, y0), (lane, y1), (width / 2, y1)])
+                ax.add_patch(FancyArrowPatch(path=path, arrowstyle="-|>", mutation_scale=14, color="0.35",
+                                             lw=1.4, shrinkA=0, shrinkB=0, zorder=3))
+        for k, (node, _, _) in enumerate(PREREQUISITES):
+            part = next(p for p in _PARTS if p[1] <= k + 1 <= p[2])
+            ax.add_patch(FancyBboxPatch((-width / 2, k * step - height / 2), width, height,
+                                        boxstyle="round,pad=0,rounding_size=0.12", facecolor=_tint(part[3], 0.4),
+                                        edgecolor="0.25", lw=1.2, zorder=2))
+            ax.text(0, k * step, node, ha="center", va="center", fontsize=12, zorder=4)
+        for name, first, last, colour in _PARTS:
+            y0, y1 = (first - 1) * step - height / 2, (last - 1) * step + height / 2
+            ax.plot([-width / 2 - 0.22] * 2, [y0, y1], color=colour, lw=4, solid_capstyle="butt")
+            ax.text(-width / 2 - 0.38, (y0 + y1) / 2, name.split("  ")[0], ha="right", va="center",
+                    fontsize=11, color="0.25")
+        ax.set_xlim(-width / 2 - 0.75, lane + 0.15)
+        ax.set_ylim(-height, (len(PREREQUISITES) - 1) * step + height)
         ax.axis("off")
         ax.set_title("What each chapter stands on\n(read from the bottom up)")
     return fig

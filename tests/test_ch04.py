@@ -1,43 +1,226 @@
-"""Chapter 4: the loop matmul agrees with numpy's @, and the chapter's checkers give the right hints."""
+"""Chapter 4: the loop matmul agrees with numpy's @, the figure names its panels, and the chapter's
+checkers accept every right form, reject every plausible wrong answer with the hint meant for it,
+contain anything a learner's code raises, and never hand out the solution."""
+import sys
+
+import matplotlib
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlib
-from attnlib import check
-from attnlib.exercises import ch04
+from attnlib import check, plot
+from attnlib.exercises import ch04, get
+
+CH04 = ["ch04.by_hand", "ch04.design_w", "ch04.my_matmul", "ch04.shapes"]
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 5), st.integers(1, 5), st.integers(1, 5), st.integers(0, 2**32 - 1))
 def test_loop_matmul_matches_numpy(rows, inner, cols, seed):
     rng = np.random.default_rng(seed)
-    A, B = rng.normal(size=(rows, inner)), rng.normal(size=(inner, cols))
-    assert np.allclose(attnlib.matmul(A, B), A @ B)
+    M, N = rng.normal(size=(rows, inner)), rng.normal(size=(inner, cols))
+    assert np.allclose(attnlib.matmul(M, N), M @ N)
 
+
+# --- the registrations follow the exercise contract ------------------------------------
+
+@pytest.mark.parametrize("exercise_id", CH04)
+def test_registration_meets_the_contract(exercise_id):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4
+    assert ex.catches.strip() and ex.solution.strip()
+
+
+@pytest.mark.parametrize("exercise_id", CH04)
+def test_right_forms_pass_and_wrong_answers_fail_with_a_capitalised_hint(exercise_id, capsys):
+    ex = get(exercise_id)
+    for answer in ex.right:
+        assert check(exercise_id, answer) is True, answer
+        assert capsys.readouterr().out.startswith("✓")
+    for answer in ex.wrong:
+        assert check(exercise_id, answer) is False, answer
+        out = capsys.readouterr().out
+        hint = out.removeprefix("✗ Not yet. ")
+        assert hint[:1].isupper(), out
+        assert ex.solution not in " ".join(out.split()), out
+
+
+@pytest.mark.parametrize("exercise_id", CH04)
+def test_junk_is_refused_without_raising(exercise_id, capsys):
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RuntimeError("no text")
+
+    def exits(*args):
+        sys.exit(3)
+
+    def raises_unprintable(*args):
+        raise Unprintable()
+
+    junk = [[["2", "9"], ["16", "-5"]], [[2 + 1j, 9], [16, -5]], [[2, 9], [16]], [[2], [9, 16]], "x" * 20_000,
+            [[None, 9], [16, -5]], exits, raises_unprintable, object(), {"a": 1}, True]
+    for answer in junk:
+        assert check(exercise_id, answer) is False, answer
+        out = capsys.readouterr().out
+        assert out.startswith("✗") and len(out) < 700, out
+        assert "Traceback" not in out
+
+
+# --- ch04.by_hand ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, words", [
+    (ch04._HAND_MN.T, "swapped"),
+    (ch04._HAND_N @ ch04._HAND_M, "N times M"),
+    (ch04._HAND_SHORT, "short of a term"),
+    ([[2, 9], [16, -1]], "cell (1, 1) is off"),
+    ([2, 9, 16, -5], "as a grid"),
+    ([["2", "9"], ["16", "-5"]], "text"),
+    ([[2 + 0j, 9], [16, -5]], "complex"),
+    ([[2, 9], [16]], "different lengths"),
+])
+def test_by_hand_hints_name_the_mistake(answer, words, capsys):
+    assert check("ch04.by_hand", answer) is False
+    assert words in capsys.readouterr().out
+
+
+def test_by_hand_accepts_low_precision_tensors():
+    torch = pytest.importorskip("torch")
+    for dtype in (torch.float16, torch.bfloat16, torch.int64):
+        assert check("ch04.by_hand", torch.tensor([[2, 9], [16, -5]], dtype=dtype)) is True
+
+
+# --- ch04.my_matmul ---------------------------------------------------------------------
 
 def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
     assert check("ch04.my_matmul", attnlib.matmul) is True
 
 
-def test_a_matmul_that_never_raises_is_told_to_raise(capsys):
-    assert check("ch04.my_matmul", ch04._matmul_no_shape_check) is False
-    assert "ValueError" in capsys.readouterr().out
+@pytest.mark.parametrize("fn, words", [
+    (ch04._matmul_no_shape_check, "returned a result"),
+    (ch04._matmul_numpy, "does not name both shapes"),
+    (ch04._matmul_vague_message, "does not name both shapes"),
+    (ch04._matmul_one_shape, "does not name the shape (4, 5)"),
+    (ch04._matmul_type_error, "raised TypeError"),
+    (ch04._matmul_square_only, "(1, 4) and (4, 3)"),
+    (ch04._matmul_wrong_index, "cell (0, 1)"),
+    (ch04._matmul_off_by_one, "how far k runs"),
+    (ch04._matmul_transposed, "flipped"),
+    (ch04._matmul_no_return, "return"),
+    (ch04._matmul_zeroes_input, "changed its input M"),
+    (ch04._matmul_scribbles_after, "changed its input N"),
+])
+def test_my_matmul_catches_each_plausible_mistake(fn, words, capsys):
+    assert check("ch04.my_matmul", fn) is False
+    assert words in capsys.readouterr().out
 
 
-def test_a_square_only_matmul_is_caught_on_a_non_square_case(capsys):
-    assert check("ch04.my_matmul", ch04._matmul_square_only) is False
-    out = capsys.readouterr().out
-    assert "(1, 4)" in out and "column of B" in out
+def test_my_matmul_cases_cover_one_row_one_column_inner_one_and_square():
+    shapes = [(M.shape, N.shape) for M, N, _ in ch04._MATMUL_PAIRS]
+    assert any(m[0] == 1 for m, _ in shapes)              # one row
+    assert any(n[1] == 1 for _, n in shapes)              # one column
+    assert any(m[1] == 1 for m, _ in shapes)              # inner number 1
+    assert any(m[0] != n[1] for m, n in shapes)           # non-square result
+    assert any(m == n and m[0] == m[1] for m, n in shapes)  # square
+    for a, b in ch04._MATMUL_BAD:
+        assert a[1] != b[0] and a != b  # really illegal, and the two shapes can be told apart
 
 
-def test_by_hand_hints_name_the_mistake(capsys):
-    check("ch04.by_hand", ch04.HAND_C.T)
-    assert "swapped" in capsys.readouterr().out
-    check("ch04.by_hand", ch04.HAND_B @ ch04.HAND_A)
-    assert "B times A" in capsys.readouterr().out
+def test_the_expected_products_cannot_be_touched_by_the_learner(capsys):
+    before = [want.copy() for _, _, want in ch04._MATMUL_PAIRS]
+    check("ch04.my_matmul", ch04._matmul_zeroes_input)
+    check("ch04.my_matmul", ch04._matmul_scribbles_after)
+    for (M, N, want), saved in zip(ch04._MATMUL_PAIRS, before):
+        assert np.array_equal(want, saved) and np.array_equal(M @ N, want)
 
 
-def test_shapes_hint_for_an_illegal_product(capsys):
-    check("ch04.shapes", [(3, 2), (5, 8), (1, 1), (3, 3), (6, 2)])
-    assert "illegal" in capsys.readouterr().out
+@pytest.mark.parametrize("message, shape, named", [
+    ("cannot multiply (2, 3) by (4, 5)", (4, 5), True),
+    ("M is 2×3 but N is 4×5", (2, 3), True),
+    ("shapes [2, 3] and [4, 5]", (4, 5), True),
+    ("3 != 4", (2, 3), False),
+    ("size 4 is different from 3", (4, 5), False),
+])
+def test_a_shape_is_recognised_in_any_usual_spelling(message, shape, named):
+    assert ch04._names_shape(message, shape) is named
+
+
+# --- ch04.shapes ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, words", [
+    ([(3, 2), (5, 8), (1, 1), (3, 3), (6, 2)], "illegal"),
+    ([(3, 2), (5, 8), (3, 3), (1, 1), "illegal"], "inner numbers"),
+    ([(2, 3), (5, 8), (1, 1), (3, 3), "illegal"], "wrong order"),
+    ([(3, 2), (5, 8), 1, (3, 3), "illegal"], "two numbers"),
+    ([(3, 2), "illegal", (1, 1), (3, 3), "illegal"], "legal"),
+])
+def test_shapes_hints_say_which_product_and_why(answer, words, capsys):
+    assert check("ch04.shapes", answer) is False
+    assert words in capsys.readouterr().out
+
+
+# --- the figure ---------------------------------------------------------------------------
+
+def _panel_texts(fig):
+    return [t.get_text() for t in fig.axes[0].texts]
+
+
+def test_matmul_cell_names_its_panels_and_keeps_one_scale():
+    Q, K = np.array([[1, 0], [2, 1], [0, 1]]), np.array([[1, 2], [3, 4], [5, 6]])
+    fig = plot.matmul_cell(Q, K.T, 1, 2, left_name="Q", right_name=r"K^{\mathsf{T}}")
+    texts = _panel_texts(fig)
+    assert "$Q$   3×2" in texts and r"$K^{\mathsf{T}}$   2×3" in texts and r"$QK^{\mathsf{T}}$   3×3" in texts
+    assert not any(t.startswith("$A") or t.startswith("$B") for t in texts)
+    assert "16" in fig._suptitle.get_text()
+    sides = {(round(p.get_width(), 6), round(p.get_height(), 6)) for p in fig.axes[0].patches}
+    assert sides == {(1.0, 1.0)}, "every cell of the three grids has the same size"
+    fig.canvas.draw()
+    matplotlib.pyplot.close(fig)
+
+
+def test_matmul_cell_defaults_to_the_chapter_names():
+    fig = plot.matmul_cell(np.ones((2, 3)), np.ones((3, 2)), 0, 1)
+    texts = _panel_texts(fig)
+    assert "$M$   2×3" in texts and "$N$   3×2" in texts and "$MN$   2×2" in texts
+    matplotlib.pyplot.close(fig)
+
+
+# --- the notebook and the registry agree -----------------------------------------------------
+
+def _solution_cells(path):
+    import json
+    from pathlib import Path
+    nb = json.loads((Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8"))
+    return [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Solution")]
+
+
+def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_collapsed():
+    cells = _solution_cells("chapters/04_matrix_multiplication.ipynb")
+    text = "\n".join("".join(c["source"]) for c in cells)
+    for exercise_id in CH04:
+        assert get(exercise_id).solution in text, exercise_id
+    for c in cells:
+        assert c["metadata"]["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+
+
+# --- ch04.design_w -------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, words", [
+    (ch04._W_DESIGN.T, "2×4"),
+    (ch04._W_DESIGN[:, ::-1], "other order"),
+    ([[0, 1], [1, 1], [0, 0], [1, 0]], "column 1 (creature) of W, the row for 'vehicle' is"),
+    ([[1, 0], [0, -1], [0, 0], [1, 0]], "the rows for 'animal', 'vehicle' are"),
+    (ch04._CHAPTER_W, "chapter's W"),
+    ([0, 1, 1, -1, 0, 0, 1, 0], "4×2"),
+])
+def test_design_w_hints_name_the_entry(answer, words, capsys):
+    assert check("ch04.design_w", answer) is False
+    assert words in capsys.readouterr().out
+
+
+def test_design_w_means_what_the_statement_says():
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    animal, vehicle, small, action = X.T
+    assert np.allclose(X @ ch04._W_DESIGN, np.stack([vehicle + action, animal - vehicle], axis=1))
+    assert list(ch04._FEATURES) == list(attnlib.FEATURES)

@@ -1,135 +1,447 @@
-"""Checkers for chapter 4: matrix multiplication."""
+"""Checkers for chapter 4: matrix multiplication.
+
+The chapter's two generic matrices are called M and N (A is the attention matrix of chapter 9).
+Every expected answer is computed here, at import, from private constants: a learner's function
+only ever receives copies, and a function that changes its inputs is told so.
+"""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy
+from . import Wrong, call, exercise
+from ..core import is_torch
+
+SECTION_CELL = "the section “One row times one column makes one cell”"
+SECTION_INNER = "the section “The inner numbers must match”"
+
+
+def numbers(answer: Any, what: str = "Your answer") -> np.ndarray:
+    """Turn a list, tuple, numpy array or torch tensor (any float dtype) of real numbers into floats.
+
+    Text, complex numbers, True/False and ragged rows are refused with a hint that names them
+    (chapters 4 and 6).
+    """
+    if callable(answer):
+        raise Wrong(f"{what} is a function; call it and give what it returns instead.")
+    if isinstance(answer, (str, bytes)):
+        raise Wrong(f"{what} is text; write the numbers without quotes.")
+    if is_torch(answer):
+        answer = answer.detach().cpu()
+        if answer.is_complex():
+            raise Wrong(f"{what} holds complex numbers; only real numbers are wanted.")
+        answer = answer.float().numpy()  # float16 and bfloat16 included
+    try:
+        raw = np.asarray(answer)
+    except (TypeError, ValueError):
+        raw = np.asarray(answer, dtype=object) if isinstance(answer, (list, tuple)) else None
+    if raw is None or raw.dtype == object:
+        flat = _flatten(answer)
+        if any(x is None or x is ... for x in flat):
+            raise Wrong(f"{what} still holds a placeholder (None or ...): replace every one with a number.")
+        if any(isinstance(x, (str, bytes)) for x in flat):
+            raise Wrong(f"{what} holds text such as {_clip(next(x for x in flat if isinstance(x, (str, bytes))))}: "
+                        "write the numbers without quotes.")
+        if isinstance(answer, (list, tuple)) and len({len(r) if isinstance(r, (list, tuple, np.ndarray))
+                                                      else -1 for r in answer}) > 1:
+            raise Wrong(f"{what} has rows of different lengths; every row needs the same number of entries.")
+        raise Wrong(f"{what} should be numbers (a list of rows or an array), but it holds "
+                    f"{type(flat[0]).__name__ if flat else 'nothing'}.")
+    if raw.dtype.kind in "US":
+        raise Wrong(f"{what} holds text such as {_clip(raw.flat[0]) if raw.size else repr('')}: "
+                    "write the numbers without quotes.")
+    if raw.dtype.kind == "c":
+        raise Wrong(f"{what} holds complex numbers; only real numbers are wanted.")
+    if raw.dtype.kind == "b" or isinstance(answer, bool):
+        raise Wrong(f"{what} is True/False; numbers are wanted.")
+    if raw.dtype.kind not in "iuf":
+        raise Wrong(f"{what} should be numbers, but it is a {type(answer).__name__}.")
+    return raw.astype(float)
+
+
+def _flatten(x: Any) -> list:
+    if isinstance(x, (list, tuple)):
+        return [y for item in x for y in _flatten(item)]
+    if isinstance(x, np.ndarray):
+        return [y for item in x.tolist() for y in _flatten(item)] if x.ndim else [x.item()]
+    return [x]
+
+
+def _clip(x: Any, limit: int = 40) -> str:
+    """`x` in quotes, cut to `limit` characters, so a hint never echoes a huge answer."""
+    text = str(x)
+    return f"“{text}”" if len(text) <= limit else f"“{text[:limit]}…”"
+
+
+def contained_call(fn: Any, *args: Any, what: str) -> Any:
+    """`call`, and also whatever else the learner's code raises (SystemExit, a broken exception) as a hint."""
+    try:
+        return call(fn, *args, what=what)
+    except (Wrong, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        raise Wrong(f"{what} raised {type(exc).__name__} (when called with inputs of shape "
+                    f"{', '.join(str(np.shape(a)) for a in args)}).") from None
+
 
 # --- ch04.by_hand: a 2×3 matrix times a 3×2 matrix -----------------------------------
 
-HAND_A = np.array([[1.0, 2.0, 0.0],
-                   [3.0, -1.0, 2.0]])
-HAND_B = np.array([[2.0, 1.0],
-                   [0.0, 4.0],
-                   [5.0, -2.0]])
-HAND_C = HAND_A @ HAND_B  # [[2, 9], [16, -5]]
+_HAND_M = np.array([[1.0, 2.0, 0.0],
+                    [3.0, -1.0, 2.0]])
+_HAND_N = np.array([[2.0, 1.0],
+                    [0.0, 4.0],
+                    [5.0, -2.0]])
+_HAND_MN = _HAND_M @ _HAND_N                 # [[2, 9], [16, -5]]
+_HAND_SHORT = _HAND_M[:, :2] @ _HAND_N[:2]   # the last of the three products dropped
 
 
-@exercise("ch04.by_hand", right=[HAND_C.tolist(), [[2, 9], [16, -5]], HAND_C],
-          wrong=[HAND_C.T.tolist(), (HAND_B @ HAND_A).tolist(), [[2, 9], [16, -1]],
-                 [[2, 9], [6, -1]]])
+def _torch_right(values: Any, dtype: str) -> Any:
+    """The right answer as a torch tensor, or as a list where torch is not installed."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is pinned in requirements.txt
+        return np.asarray(values).tolist()
+    return torch.tensor(np.asarray(values, dtype=float), dtype=getattr(torch, dtype))
+
+
+@exercise("ch04.by_hand",
+          right=[[[2, 9], [16, -5]], ((2.0, 9.0), (16.0, -5.0)), _HAND_MN.copy(),
+                 _torch_right(_HAND_MN, "float32"), _torch_right(_HAND_MN, "bfloat16")],
+          wrong=[_HAND_MN.T.tolist(), (_HAND_N @ _HAND_M).tolist(), _HAND_SHORT.tolist(),
+                 [[2, 9], [16, -1]], [2, 9, 16, -5], [["2", "9"], ["16", "-5"]], [[2, 9], [16]]],
+          catches="the transposed product, N times M (3×3), a cell missing its third product, "
+                  "one arithmetic slip, the right numbers flat instead of 2×2, numbers as text, ragged rows",
+          solution="answer = [[1*2 + 2*0 + 0*5,    1*1 + 2*4 + 0*(-2)],")
 def _by_hand(answer: Any) -> None:
-    got = to_numpy(answer, "your answer")
+    got = numbers(answer)
     if got.shape == (3, 3):
-        raise Wrong("your answer is 3×3: that is B times A. Order matters: the rows come from A, "
-                    "the columns from B, so A @ B is (rows of A) × (columns of B).")
-    if got.shape == (2, 3) or got.shape == (3, 2):
-        raise Wrong(f"your answer has shape {got.shape}. A is 2×3 and B is 3×2: the inner 3s "
-                    "disappear and the outer numbers give the shape of the result.")
-    if got.shape == (2, 2) and np.all(np.isfinite(got)) and not np.allclose(got, HAND_C) \
-            and np.allclose(got, HAND_C.T):
-        raise Wrong("rows and columns are swapped: cell (i, j) uses row i of A and column j of B, "
-                    "so cell (0, 1) is row 0 of A with column 1 of B.")
-    if got.shape == (2, 2) and np.all(np.isfinite(got)) and np.allclose(got, HAND_A[:, :2] @ HAND_B[:2, :]):
-        raise Wrong("some cells are short of a term. Each cell is the sum of THREE products "
-                    "(A has 3 columns, B has 3 rows): did you drop the last one?")
-    expect_array(answer, HAND_C, "your answer")
+        raise Wrong("Your answer is 3×3, the shape of N times M. Order matters: the rows come from M "
+                    f"and the columns from N, so MN has (rows of M) × (columns of N); see {SECTION_INNER}.")
+    if got.shape == (4,) or got.shape == (1, 4) or got.shape == (4, 1):
+        raise Wrong(f"Your answer has shape {got.shape}: give the four numbers as a grid, a list of two rows "
+                    "with two numbers each.")
+    if got.shape != (2, 2):
+        raise Wrong(f"Your answer has shape {got.shape}. M is 2×3 and N is 3×2: the inner 3s must match "
+                    f"and then disappear, and the outer numbers give the shape; see {SECTION_INNER}.")
+    if not np.all(np.isfinite(got)):
+        raise Wrong("Your answer contains inf or nan; every cell is a sum of three ordinary products.")
+    if np.allclose(got, _HAND_MN):
+        return
+    if np.allclose(got, _HAND_MN.T):
+        raise Wrong("Rows and columns are swapped: cell (i, j) uses row i of M and column j of N, so "
+                    f"cell (0, 1) pairs row 0 of M with column 1 of N; see {SECTION_CELL}.")
+    if np.allclose(got, _HAND_SHORT):
+        raise Wrong("Every cell is short of a term. M has 3 columns and N has 3 rows, so each cell is "
+                    "the sum of three products: did you drop the last one?")
+    bad = [(int(i), int(j)) for i, j in np.argwhere(~np.isclose(got, _HAND_MN))]
+    cells = ", ".join(str(c) for c in bad)
+    raise Wrong(f"The shape is right, but cell{'s' if len(bad) > 1 else ''} {cells} "
+                f"{'are' if len(bad) > 1 else 'is'} off. Redo {'them' if len(bad) > 1 else 'it'}: "
+                "row i of M times column j of N, three products, one sum. Watch the minus signs.")
 
 
 # --- ch04.my_matmul: write matrix multiplication with loops ----------------------------
 
-def _matmul_solution(A: Any, B: Any) -> list[list[float]]:
-    rows, inner = len(A), len(A[0])
-    if len(B) != inner:
-        raise ValueError(f"cannot multiply {(rows, inner)} by {(len(B), len(B[0]))}")
-    cols = len(B[0])
-    return [[sum(A[i][k] * B[k][j] for k in range(inner)) for j in range(cols)] for i in range(rows)]
+def _matmul_solution(M: Any, N: Any) -> list[list[float]]:
+    rows, inner = len(M), len(M[0])
+    if len(N) != inner:
+        raise ValueError(f"cannot multiply {(rows, inner)} by {(len(N), len(N[0]))}: {inner} != {len(N)}")
+    cols = len(N[0])
+    return [[sum(M[i][k] * N[k][j] for k in range(inner)) for j in range(cols)] for i in range(rows)]
 
 
-def _matmul_numpy(A: Any, B: Any) -> np.ndarray:
-    return np.asarray(A) @ np.asarray(B)
+def _matmul_numpy_checked(M: Any, N: Any) -> np.ndarray:
+    M, N = np.asarray(M), np.asarray(N)
+    if M.shape[1] != N.shape[0]:
+        raise ValueError(f"M is {M.shape[0]}×{M.shape[1]} but N is {N.shape[0]}×{N.shape[1]}")
+    return M @ N
 
 
-def _matmul_no_shape_check(A: Any, B: Any) -> list[list[float]]:
-    cols = len(B[0])
-    return [[sum(a * b for a, b in zip(A[i], [row[j] for row in B])) for j in range(cols)]
-            for i in range(len(A))]
+def _matmul_zip(M: Any, N: Any) -> tuple:
+    if len(M[0]) != len(N):
+        raise ValueError(f"shapes {np.shape(M)} and {np.shape(N)} do not fit together")
+    columns = list(zip(*N))
+    return tuple(tuple(sum(a * b for a, b in zip(row, col)) for col in columns) for row in M)
 
 
-def _matmul_square_only(A: Any, B: Any) -> list[list[float]]:
-    n = len(A)
-    if len(A[0]) != len(B):
-        raise ValueError("inner dimensions differ")
-    return [[sum(A[i][k] * B[k][j] for k in range(len(B))) for j in range(n)] for i in range(n)]
+def _matmul_numpy(M: Any, N: Any) -> np.ndarray:
+    return np.asarray(M) @ np.asarray(N)   # numpy's own message names neither shape
 
 
-def _matmul_wrong_index(A: Any, B: Any) -> list[list[float]]:
-    if len(A[0]) != len(B):
-        raise ValueError("inner dimensions differ")
-    return [[sum(A[i][k] * B[k][i] for k in range(len(B))) for j in range(len(B[0]))]
-            for i in range(len(A))]
+def _matmul_no_shape_check(M: Any, N: Any) -> list[list[float]]:
+    cols = len(N[0])
+    return [[sum(M[i][k] * N[k][j] for k in range(len(M[0]))) for j in range(cols)] for i in range(len(M))]
 
 
-def _matmul_no_return(A: Any, B: Any) -> None:
-    np.asarray(A) @ np.asarray(B)
+def _matmul_vague_message(M: Any, N: Any) -> list[list[float]]:
+    if len(M[0]) != len(N):
+        raise ValueError("the inner dimensions differ")
+    return _matmul_solution(M, N)
 
 
-MATMUL_CASES = [((2, 3), (3, 2)), ((1, 4), (4, 3)), ((3, 1), (1, 2)), ((4, 2), (2, 5)), ((3, 3), (3, 3))]
-MATMUL_BAD = [((2, 3), (2, 3)), ((3, 2), (3, 2)), ((1, 4), (3, 1))]
+def _matmul_one_shape(M: Any, N: Any) -> list[list[float]]:
+    if len(M[0]) != len(N):
+        raise ValueError(f"M has shape {np.shape(M)}, which does not fit")
+    return _matmul_solution(M, N)
 
 
-@exercise("ch04.my_matmul", right=[_matmul_solution, _matmul_numpy],
-          wrong=[_matmul_no_shape_check, _matmul_square_only, _matmul_wrong_index, _matmul_no_return])
+def _matmul_type_error(M: Any, N: Any) -> list[list[float]]:
+    if len(M[0]) != len(N):
+        raise TypeError(f"cannot multiply {np.shape(M)} by {np.shape(N)}")
+    return _matmul_solution(M, N)
+
+
+def _matmul_square_only(M: Any, N: Any) -> list[list[float]]:
+    n = len(M)
+    if len(M[0]) != len(N):
+        raise ValueError(f"cannot multiply {np.shape(M)} by {np.shape(N)}")
+    return [[sum(M[i][k] * N[k][j] for k in range(len(N))) for j in range(n)] for i in range(n)]
+
+
+def _matmul_wrong_index(M: Any, N: Any) -> list[list[float]]:
+    if len(M[0]) != len(N):
+        raise ValueError(f"cannot multiply {np.shape(M)} by {np.shape(N)}")
+    return [[sum(M[i][k] * N[k][i] for k in range(len(N))) for j in range(len(N[0]))] for i in range(len(M))]
+
+
+def _matmul_off_by_one(M: Any, N: Any) -> list[list[float]]:
+    if len(M[0]) != len(N):
+        raise ValueError(f"cannot multiply {np.shape(M)} by {np.shape(N)}")
+    inner = len(N)
+    return [[sum(M[i][k] * N[k][j] for k in range(inner - 1)) for j in range(len(N[0]))] for i in range(len(M))]
+
+
+def _matmul_transposed(M: Any, N: Any) -> np.ndarray:
+    return np.asarray(_matmul_solution(M, N)).T
+
+
+def _matmul_no_return(M: Any, N: Any) -> None:
+    _matmul_solution(M, N)
+
+
+def _matmul_zeroes_input(M: Any, N: Any) -> list[list[float]]:
+    M[:] = 0   # changes the caller's matrix, then multiplies the zeroed one
+    return _matmul_solution(M, N)
+
+
+def _matmul_scribbles_after(M: Any, N: Any) -> list[list[float]]:
+    result = _matmul_solution(M, N)
+    N[0][0] = 99.0  # the right product, but the caller's N is changed
+    return result
+
+
+def _hidden_pairs() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(404)
+    shapes = [((2, 3), (3, 2)), ((1, 4), (4, 3)), ((2, 4), (4, 1)), ((3, 1), (1, 2)), ((1, 1), (1, 1)),
+              ((4, 2), (2, 5)), ((3, 3), (3, 3))]
+    pairs = []
+    for a, b in shapes:
+        M = rng.integers(-3, 4, size=a).astype(float)
+        N = rng.integers(-3, 4, size=b).astype(float)
+        M[0, -1] = M[0, -1] or 2.0  # no zero in the last column of M: dropping the last product shows
+        N[-1, 0] = N[-1, 0] or -1.0
+        pairs.append((M, N, M @ N))
+    return pairs
+
+
+_MATMUL_PAIRS = _hidden_pairs()
+# Shapes that cannot be multiplied; all numbers differ, so a message naming both shapes is recognisable.
+_MATMUL_BAD = [((2, 3), (4, 5)), ((1, 4), (3, 2)), ((3, 1), (2, 3)), ((2, 2), (3, 3)), ((5, 2), (3, 4))]
+
+
+def _names_shape(message: str, shape: tuple[int, int]) -> bool:
+    """True when the two numbers of `shape` stand next to each other in `message`: (2, 3), 2×3, [2, 3], 2 by 3."""
+    ints = [int(t) for t in re.findall(r"\d+", message)]
+    return any(tuple(ints[k:k + 2]) == shape for k in range(len(ints) - 1))
+
+
+def _outcome(fn: Any, M: np.ndarray, N: np.ndarray) -> tuple[Any, BaseException | None]:
+    """Run the learner's function on private copies; return (result, None) or (None, what it raised)."""
+    try:
+        return fn(M.copy(), N.copy()), None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit too: the checker must survive anything
+        return None, exc
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except BaseException:  # an exception whose str() fails names nothing
+        return ""
+
+
+def _mutation_hint(before: tuple[np.ndarray, np.ndarray], after: tuple[np.ndarray, np.ndarray]) -> None:
+    for name, old, new in zip("MN", before, after):
+        if np.shape(new) != old.shape or not np.array_equal(np.asarray(new, dtype=float), old):
+            raise Wrong(f"Your function changed its input {name} in place. my_matmul must leave M and N "
+                        "as they were and build a new result.")
+
+
+@exercise("ch04.my_matmul", right=[_matmul_solution, _matmul_numpy_checked, _matmul_zip],
+          wrong=[_matmul_numpy, _matmul_no_shape_check, _matmul_vague_message, _matmul_one_shape,
+                 _matmul_type_error, _matmul_square_only, _matmul_wrong_index, _matmul_off_by_one,
+                 _matmul_transposed, _matmul_no_return, _matmul_zeroes_input, _matmul_scribbles_after],
+          catches="square-only loops (1-row, 1-column and inner-1 cases), N[k][i] for N[k][j], a dropped last "
+                  "product, the transposed result, no shape check (silent or IndexError), TypeError instead of "
+                  "ValueError, a message naming no shape or one shape (numpy's own), a missing return, "
+                  "a function that changes M or N",
+          solution="row.append(sum(M[i][k] * N[k][j] for k in range(inner)))")
 def _my_matmul(fn: Any) -> None:
-    rng = np.random.default_rng(4)
-    for a_shape, b_shape in MATMUL_CASES:
-        A = rng.integers(-3, 4, size=a_shape).astype(float)
-        B = rng.integers(-3, 4, size=b_shape).astype(float)
-        got = to_numpy(call(fn, A.copy(), B.copy(), what="your function `my_matmul`"),
-                       f"my_matmul on shapes {a_shape} and {b_shape}")
-        want = A @ B
+    if not callable(fn):
+        raise Wrong(f"Your answer should be a function (def my_matmul(M, N): ...), but it is a "
+                    f"{type(fn).__name__}.")
+    for M, N, want in _MATMUL_PAIRS:
+        a, b = M.shape, N.shape
+        mine = (M.copy(), N.copy())
+        got = contained_call(fn, *mine, what="Your function `my_matmul`")
+        _mutation_hint((M, N), mine)
+        got = numbers(got, f"For shapes {a} and {b} the result")
         if got.shape != want.shape:
-            raise Wrong(f"for shapes {a_shape} and {b_shape} your result has shape {got.shape}, "
-                        f"but it should be {want.shape}: one row per row of A, one column per "
-                        "column of B. Do your loops run over the right lengths?")
+            raise Wrong(f"For shapes {a} and {b} your result has shape {got.shape}, but it should be "
+                        f"{want.shape}: one row per row of M, one column per column of N. Do your loops run "
+                        f"over the right lengths? See {SECTION_INNER}.")
+        if not np.allclose(got, want) and np.allclose(got, want.T):
+            raise Wrong(f"For shapes {a} and {b} your result is the product flipped: your cell (i, j) holds "
+                        "what belongs in cell (j, i). Row i of M and column j of N make cell (i, j).")
         if not np.all(np.isfinite(got)) or not np.allclose(got, want):
-            bad = np.argwhere(~np.isclose(got, want))
-            i, j = (int(x) for x in bad[0]) if len(bad) else (0, 0)
-            raise Wrong(f"for shapes {a_shape} and {b_shape} cell ({i}, {j}) of your result is wrong. "
-                        f"It must be row {i} of A times column {j} of B: A[i][k] * B[k][j], summed "
-                        "over k. Check which loop variable indexes what.")
-    for a_shape, b_shape in MATMUL_BAD:
-        expect_value_error(fn, np.ones(a_shape), np.ones(b_shape), what="your function `my_matmul`")
+            i, j = (int(x) for x in np.argwhere(~np.isclose(got, want))[0])
+            raise Wrong(f"For shapes {a} and {b} cell ({i}, {j}) of your result is wrong. It must pair row {i} "
+                        f"of M with column {j} of N, entry by entry, and add all of the products; check which "
+                        f"loop variable picks the row, which the column, and how far k runs ({SECTION_CELL}).")
+    for a, b in _MATMUL_BAD:
+        M, N = np.ones(a), np.ones(b)
+        result, exc = _outcome(fn, M, N)
+        if exc is None:
+            raise Wrong(f"For shapes {a} and {b} your function returned a result, but a row of {a[1]} numbers "
+                        f"cannot pair with a column of {b[0]}: check the inner numbers first and raise a "
+                        f"ValueError that names both shapes ({SECTION_INNER}).")
+        if not isinstance(exc, ValueError):
+            raise Wrong(f"For shapes {a} and {b} your function raised {type(exc).__name__}, but a shape "
+                        "mismatch should raise ValueError, with a message naming both shapes.")
+        text = _message(exc)
+        missing = [s for s in (a, b) if not _names_shape(text, s)]
+        if missing:
+            said = _clip(text, 110) if text else "nothing"
+            raise Wrong(f"For shapes {a} and {b} your ValueError says {said}, which does not name "
+                        f"{'both shapes' if len(missing) == 2 else 'the shape ' + str(missing[0])}. The message "
+                        "should show both shapes, so the mismatch is visible at a glance.")
 
 
 # --- ch04.shapes: predict the shape of five products ------------------------------------
 
 SHAPE_QUESTIONS = [((3, 4), (4, 2)), ((5, 4), (4, 8)), ((1, 3), (3, 1)), ((3, 1), (1, 3)), ((6, 2), (6, 2))]
-SHAPE_ANSWERS: list[Any] = [(3, 2), (5, 8), (1, 1), (3, 3), "illegal"]
+_SHAPE_ANSWERS: list[Any] = [(3, 2), (5, 8), (1, 1), (3, 3), "illegal"]
 
 
-@exercise("ch04.shapes", right=[SHAPE_ANSWERS, [[3, 2], [5, 8], [1, 1], [3, 3], "Illegal"]],
+def _is_illegal_word(item: Any) -> bool:
+    return isinstance(item, str) and item.strip().strip("\"'“”").lower() in ("illegal", "not allowed",
+                                                                             "impossible")
+
+
+def _as_shape(item: Any) -> tuple[int, ...] | None:
+    if type(item).__name__ == "Size" or isinstance(item, np.ndarray):
+        item = tuple(np.asarray(item).tolist()) if isinstance(item, np.ndarray) else tuple(item)
+    if isinstance(item, (tuple, list)) and all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                                               for d in item):
+        return tuple(int(d) for d in item)
+    return None
+
+
+@exercise("ch04.shapes",
+          right=[list(_SHAPE_ANSWERS), [[3, 2], [5, 8], [1, 1], [3, 3], "Illegal"],
+                 ((3, 2), (5, 8), (1, 1), (3, 3), " ILLEGAL "),
+                 [np.array([3, 2]), (np.int64(5), np.int64(8)), (1, 1), [3, 3], "illegal"]],
           wrong=[[(2, 3), (8, 5), (1, 1), (3, 3), "illegal"],
                  [(3, 2), (5, 8), (1, 1), (3, 3), (6, 2)],
                  [(3, 2), (5, 8), (3, 3), (1, 1), "illegal"],
-                 [(3, 2), (5, 8), (1, 1), (3, 3)]])
+                 [(3, 2), (5, 8), (1, 1), (3, 3)],
+                 [(4, 4), (4, 4), (3, 3), (1, 1), "illegal"],
+                 [(3, 2), (5, 8), 1, (3, 3), "illegal"],
+                 [(3, 2), (5, 8), (1, 1), (3, 3), "legal"]],
+          catches="shapes written columns-first, the inner numbers given as the shape, (c) and (d) swapped "
+                  "(same shapes, opposite order), the illegal product given a shape, a missing answer, "
+                  "1×1 written as a bare number",
+          solution='answer = [(3, 2), (5, 8), (1, 1), (3, 3), "illegal"]')
 def _shapes(answer: Any) -> None:
-    if not isinstance(answer, (list, tuple)) or len(answer) != len(SHAPE_ANSWERS):
-        raise Wrong(f"give a list of {len(SHAPE_ANSWERS)} answers, one per product (a) to (e), "
-                    "each a shape such as (2, 7) or the word \"illegal\".")
-    for letter, (a, b), item, want in zip("abcde", SHAPE_QUESTIONS, answer, SHAPE_ANSWERS):
-        what = f"({letter}) {a} @ {b}:"
+    if not isinstance(answer, (list, tuple)) or len(answer) != len(_SHAPE_ANSWERS):
+        count = f"{len(answer)} answers" if isinstance(answer, (list, tuple)) else f"a {type(answer).__name__}"
+        raise Wrong(f"Give a list of {len(_SHAPE_ANSWERS)} answers, one per product (a) to (e), each a shape "
+                    f"such as (2, 7) or the word \"illegal\"; yours is {count}.")
+    for letter, (a, b), item, want in zip("abcde", SHAPE_QUESTIONS, answer, _SHAPE_ANSWERS):
+        what = f"Product ({letter}), {a[0]}×{a[1]} times {b[0]}×{b[1]}:"
         if want == "illegal":
-            if isinstance(item, str) and item.strip().strip("\"'").lower() == "illegal":
+            if _is_illegal_word(item):
                 continue
-            raise Wrong(f"{what} compare the inner numbers, A's columns and B's rows. "
-                        "When they differ, the answer is the word \"illegal\".")
+            raise Wrong(f"{what} compare the inner numbers, the columns of the first and the rows of the "
+                        "second. When they differ there is no product: answer with the word \"illegal\".")
         if isinstance(item, str):
-            raise Wrong(f"{what} the inner numbers match here ({a[1]} and {b[0]}), so this product "
-                        "is legal: give its shape as a tuple.")
-        if isinstance(item, (tuple, list)) and tuple(item) == (a[1], b[0]):
+            raise Wrong(f"{what} the inner numbers match here ({a[1]} and {b[0]}), so this product is legal: "
+                        "give its shape as a tuple (rows, columns).")
+        if isinstance(item, (int, float, np.number)) and not isinstance(item, bool):
+            raise Wrong(f"{what} a shape has two numbers, rows and columns, even when the result holds a "
+                        "single number; write it as a tuple.")
+        shape = _as_shape(item)
+        if shape is None or len(shape) != 2:
+            raise Wrong(f"{what} give the shape as a tuple of two whole numbers, (rows, columns).")
+        if shape == want:
+            continue
+        if shape == (a[1], b[0]):
             raise Wrong(f"{what} those are the inner numbers, which must match and then disappear. "
-                        "The OUTER numbers give the shape.")
-        expect_shape(item, want, what=f"{what} your shape")
+                        "The outer numbers give the shape.")
+        if shape == tuple(reversed(want)):
+            raise Wrong(f"{what} the right numbers in the wrong order: rows come first, then columns.")
+        raise Wrong(f"{what} not right yet. The result keeps the rows of the first matrix and the columns "
+                    f"of the second; see {SECTION_INNER}.")
+
+
+# --- ch04.design_w: design a W whose columns mean something --------------------------------
+# Rows of W: the features animal, vehicle, small, action (attnlib.FEATURES), in that order.
+# Column 0: "motion" = vehicle + action.  Column 1: "creature" = animal - vehicle.
+
+_FEATURES = ("animal", "vehicle", "small", "action")
+_W_DESIGN = np.array([[0.0, 1.0],
+                      [1.0, -1.0],
+                      [0.0, 0.0],
+                      [1.0, 0.0]])
+_COLUMNS = ("column 0 (motion)", "column 1 (creature)")
+_CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W the chapter prints
+
+
+@exercise("ch04.design_w",
+          right=[[[0, 1], [1, -1], [0, 0], [1, 0]], _W_DESIGN.copy(), ((0.0, 1.0), (1.0, -1.0), (0.0, 0.0), (1.0, 0.0)),
+                 _torch_right(_W_DESIGN, "float32"), _torch_right(_W_DESIGN, "bfloat16")],
+          wrong=[_W_DESIGN.T.tolist(), _W_DESIGN[:, ::-1].tolist(), [[0, 1], [1, 1], [0, 0], [1, 0]],
+                 [[1, 0], [0, -1], [0, 0], [1, 0]], [[0, 1], [1, -1], [0, 0], [0, 0]],
+                 [[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], [0, 1, 1, -1, 0, 0, 1, 0]],
+          catches="W written with features as columns (2×4), the two columns in the other order, "
+                  "+vehicle for -vehicle, a feature read from the wrong row, a forgotten feature, "
+                  "the chapter's own W, the numbers flat",
+          solution="W_design = np.array([[0, 1],")
+def _design_w(answer: Any) -> None:
+    got = numbers(answer, "Your W")
+    if got.shape == (2, 4):
+        raise Wrong("Your W is 2×4. X has d_model = 4 columns, so W needs 4 rows, one per feature, and one "
+                    f"column per new number; see {SECTION_INNER}.")
+    if got.ndim != 2 or got.shape != (4, 2):
+        raise Wrong(f"Your W has shape {got.shape}, but it should be 4×2: one row per feature (animal, vehicle, "
+                    "small, action) and one column per new number.")
+    if not np.all(np.isfinite(got)):
+        raise Wrong("Your W contains inf or nan.")
+    if np.allclose(got, _W_DESIGN):
+        return
+    if np.allclose(got, _CHAPTER_W):
+        raise Wrong("That is the chapter's W (small animal, action). This one should make two other numbers: "
+                    "motion in column 0 and creature in column 1.")
+    if np.allclose(got, _W_DESIGN[:, ::-1]):
+        raise Wrong("Your two columns are in the other order: column 0 of XW should be the motion score.")
+    for j, column in enumerate(_COLUMNS):
+        bad = [f for f, g, w in zip(_FEATURES, got[:, j], _W_DESIGN[:, j]) if not np.isclose(g, w)]
+        if bad:
+            rows = f"the row for {bad[0]!r} is" if len(bad) == 1 else f"the rows for {', '.join(map(repr, bad))} are"
+            raise Wrong(f"In {column} of W, {rows} not right yet. "
+                        "Entry (f, j) of W says how much of feature f goes into new number j: feed a word "
+                        "that has only that feature through your W and compare with what the column should say.")

@@ -1,0 +1,190 @@
+"""Chapter 6: the transpose checkers follow the exercise contract, the reflection figure draws both
+grids at one scale with the traced row, and the prerequisite map (drawn in the intro; its edges
+and labels are chapter 4–6 work) routes every edge around the boxes with typeset labels."""
+import re
+import sys
+
+import matplotlib
+import numpy as np
+import pytest
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+from attnlib import check, plot
+from attnlib.exercises import ch06, get
+
+CH06 = ["ch06.by_hand", "ch06.pair_cell", "ch06.product_transpose"]
+
+
+def test_the_chapter_has_the_exercises_the_notebook_checks():
+    ids = [i for i in __import__("attnlib").exercise_ids() if i.startswith("ch06.")]
+    assert ids == CH06  # ch06.qkt_shape (a repeat of chapter 3) is gone
+
+
+@pytest.mark.parametrize("exercise_id", CH06)
+def test_registration_meets_the_contract(exercise_id):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4
+    assert ex.catches.strip() and ex.solution.strip()
+
+
+@pytest.mark.parametrize("exercise_id", CH06)
+def test_right_forms_pass_and_wrong_answers_fail_with_a_capitalised_hint(exercise_id, capsys):
+    ex = get(exercise_id)
+    for answer in ex.right:
+        assert check(exercise_id, answer) is True, answer
+        assert capsys.readouterr().out.startswith("✓")
+    for answer in ex.wrong:
+        assert check(exercise_id, answer) is False, answer
+        out = capsys.readouterr().out
+        assert out.removeprefix("✗ Not yet. ")[:1].isupper(), out
+        assert ex.solution not in " ".join(out.split()), out
+
+
+@pytest.mark.parametrize("exercise_id", CH06)
+def test_junk_is_refused_without_raising(exercise_id, capsys):
+    def exits(*args):
+        sys.exit(1)
+
+    junk = [[["2", "-1"], ["0", "5"], ["7", "3"]], [[2j, -1], [0, 5], [7, 3]], [[2, -1], [0], [7, 3]],
+            "y" * 20_000, exits, object(), {"a": 1}, True, [[None, -1], [0, 5], [7, 3]]]
+    for answer in junk:
+        assert check(exercise_id, answer) is False, answer
+        out = capsys.readouterr().out
+        assert out.startswith("✗") and len(out) < 700 and "Traceback" not in out, out
+
+
+@pytest.mark.parametrize("answer, words", [
+    (ch06._P, "unchanged"),
+    (ch06._P_RESHAPED, "reshape"),
+    (ch06._P_COLUMNS_SWAPPED, "wrong order"),
+    (ch06._P_ROTATED, "quarter turn"),
+    ([[2, -1], [0, 5], [7, -3]], "(2, 1) is off"),
+    ([2, -1, 0, 5, 7, 3], "as a grid"),
+])
+def test_by_hand_hints_name_the_mistake(answer, words, capsys):
+    assert check("ch06.by_hand", answer) is False
+    assert words in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, words", [
+    (ch06._MN, "MN itself"),
+    (ch06._MT_NT, "old order"),
+    (ch06._NM, "no transposes"),
+    ([[2, 2], [-1, 3]], "first at (1, 1)"),
+])
+def test_product_transpose_hints_name_the_mistake(answer, words, capsys):
+    assert check("ch06.product_transpose", answer) is False
+    assert words in capsys.readouterr().out
+
+
+def test_the_product_rule_constants_are_what_the_statement_says():
+    assert np.array_equal(ch06._NT_MT, (ch06._M @ ch06._N).T)
+    assert not np.array_equal(ch06._NT_MT, ch06._MN)
+
+
+@pytest.mark.parametrize("answer, words", [
+    ([(1, 2), (2, 1), 12], "swapped"),
+    ([(3, 2), (2, 3), 12], "from 0"),
+    ([(2, 1), (2, 1), 12], "different questions"),
+    ([(2, 1), (1, 2), 6], "how many times"),
+    ([(2, 1), (1, 2), 2], "counts columns"),
+    ([(2, 1), (1, 2), 20], "rows"),
+    ([(2, 1), (1, 2)], "three answers"),
+    ([(2, 1), (1, 2), 12.5], "whole number"),
+])
+def test_pair_cell_hints_name_the_mistake(answer, words, capsys):
+    assert check("ch06.pair_cell", answer) is False
+    assert words in capsys.readouterr().out
+
+
+def test_pair_cell_answers_agree_with_the_running_example():
+    import attnlib
+    words = attnlib.RUNNING_SENTENCE.split()
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    W_Q, W_K, _ = attnlib.running_lenses()
+    table = (X @ W_Q) @ (X @ W_K).T
+    sat, kitten = words.index("sat"), words.index("kitten")
+    assert ch06._SAT_KITTEN == (sat, kitten) and ch06._KITTEN_SAT == (kitten, sat)
+    assert np.isclose(table[ch06._SAT_KITTEN], (X @ W_Q)[sat] @ (X @ W_K)[kitten])
+    assert ch06._CELLS_WITH_THE_KEY == words.count("the") * len(words)
+
+
+# --- the reflection figure ---------------------------------------------------------------
+
+def test_reflection_draws_both_grids_at_one_scale_with_the_traced_row():
+    K = np.array([[1, 2], [3, 4], [5, 6]])
+    fig = plot.transpose_reflection(K, name="K")
+    ax = fig.axes[0]
+    cells = [p for p in ax.patches if isinstance(p, Rectangle)]
+    assert len(cells) == 12 and {(p.get_width(), p.get_height()) for p in cells} == {(1, 1)}
+    shaded = [p for p in cells if p.get_facecolor()[:3] != (1.0, 1.0, 1.0)]
+    assert len(shaded) == 4  # row 0 of K (2 cells) and column 0 of Kᵀ (2 cells)
+    assert len({tuple(np.round(p.get_facecolor(), 3)) for p in shaded}) == 1
+    assert any(isinstance(p, FancyArrowPatch) for p in ax.patches), "the trace arrow"
+    diagonal = [line for line in ax.lines if line.get_linestyle() != "None"]
+    numbers = [t for t in ax.texts if t.get_bbox_patch() is not None]
+    assert diagonal and all(line.get_zorder() < t.get_zorder() for line in diagonal for t in numbers)
+    texts = [t.get_text() for t in ax.texts] + [fig._suptitle.get_text()]
+    assert "$K$   3×2" in texts and r"$K^{\mathsf{T}}$   2×3" in texts
+    matplotlib.pyplot.close(fig)
+
+
+# --- the prerequisite map -------------------------------------------------------------------
+
+def _boxes(ax):
+    return [p.get_bbox() for p in ax.patches if isinstance(p, FancyBboxPatch)]
+
+
+def _segments(arrow):
+    v = arrow.get_path().vertices  # for a path arrow, get_path is in display space; use the stored path
+    return list(zip(v[:-1], v[1:]))
+
+
+def _crosses(box, p, q, steps=200):
+    """True when the segment p–q passes strictly inside box (its ends may touch the edge)."""
+    for t in np.linspace(0, 1, steps)[1:-1]:
+        x, y = p + t * (q - p)
+        if box.x0 + 1e-6 < x < box.x1 - 1e-6 and box.y0 + 1e-6 < y < box.y1 - 1e-6:
+            return True
+    return False
+
+
+def test_prerequisite_map_edges_go_around_every_box_and_end_on_an_edge():
+    fig = plot.prerequisite_map()
+    ax = fig.axes[0]
+    boxes = _boxes(ax)
+    arrows = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
+    edges = sum(len(needs) for _, _, needs in plot.PREREQUISITES)
+    assert len(boxes) == len(plot.PREREQUISITES) and len(arrows) == edges
+    for arrow in arrows:
+        verts = arrow._path_original.vertices
+        for p, q in zip(verts[:-1], verts[1:]):
+            assert not any(_crosses(b, np.array(p), np.array(q)) for b in boxes), (p, q)
+        tip = verts[-1]
+        on_edge = [b for b in boxes if b.x0 - 1e-6 <= tip[0] <= b.x1 + 1e-6 and b.y0 - 1e-6 <= tip[1] <= b.y1 + 1e-6]
+        assert len(on_edge) == 1, "each arrowhead touches exactly the box it points to"
+        assert arrow.get_zorder() > max(p.get_zorder() for p in ax.patches if isinstance(p, FancyBboxPatch))
+    matplotlib.pyplot.close(fig)
+
+
+def test_prerequisite_map_labels_are_typeset():
+    for node, _, _ in plot.PREREQUISITES:
+        outside_math = re.sub(r"\$[^$]*\$", "", node)
+        assert not re.search(r"[_^{}\\]", outside_math), node
+        assert node.count("$") % 2 == 0, node
+
+
+# --- the notebook and the registry agree -----------------------------------------------------
+
+def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_collapsed():
+    import json
+    from pathlib import Path
+    nb = json.loads((Path(__file__).resolve().parents[1] / "chapters/06_transpose.ipynb").read_text(encoding="utf-8"))
+    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Solution")]
+    text = "\n".join("".join(c["source"]) for c in cells)
+    for exercise_id in CH06:
+        assert get(exercise_id).solution in text, exercise_id
+    for c in cells:
+        assert c["metadata"]["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+    checked = {m for c in nb["cells"] for m in re.findall(r'check\("(ch06\.\w+)"', "".join(c["source"]))}
+    assert checked == set(CH06)
