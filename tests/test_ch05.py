@@ -158,6 +158,18 @@ def test_head_w_q_hints(answer, fragment, capsys):
     assert fragment in _hint("ch05.head_w_q", answer, capsys)
 
 
+def test_torch_forms_are_accepted(capsys):
+    torch = pytest.importorskip("torch")
+    for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.int64):
+        assert check("ch05.q_by_hand", torch.tensor([[3, 2], [1, 3]], dtype=dtype)) is True, dtype
+    assert check("ch05.cat_changes", torch.from_numpy(ch05._CHANGES.copy())) is True
+    assert check("ch05.cat_changes", torch.tensor(ch05._CHANGES.tolist(), dtype=torch.bfloat16)) is True
+    assert check("ch05.w_shapes", [torch.Size([6, 3]), torch.Size([6, 3]), torch.Size([6, 4])]) is True
+    assert check("ch05.head_w_q", torch.zeros(768, 64).shape) is True
+    assert check("ch05.head_w_q", torch.tensor([768, 64])) is True
+    assert check("ch05.q_by_hand", torch.tensor([[3, 1], [2, 3]], dtype=torch.bfloat16)) is False
+
+
 def test_head_w_q_accepts_a_division_that_gives_a_float(capsys):
     assert check("ch05.head_w_q", (768, 768 / 12)) is True
 
