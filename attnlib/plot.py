@@ -338,17 +338,17 @@ def projections(n: int, d_model: int, d_k: int, d_v: int) -> Any:
         ax.set_xlim(0, 10)
         ax.set_ylim(0, 6)
         ax.axis("off")
-        _box(ax, 0.3, 2.4, 1.8, 1.2, f"X\n{n}×{d_model}", "0.85")
+        _box(ax, 0.3, 2.4, 1.8, 1.2, f"$X$\n{n}×{d_model}", "0.85")
         outs = [("Q", "W_Q", d_k, 4.6, BLUE), ("K", "W_K", d_k, 2.6, ORANGE), ("V", "W_V", d_v, 0.6, GREEN)]
         for name, w, width, y, colour in outs:
-            _box(ax, 4.2, y, 1.7, 1.0, f"{w}\n{d_model}×{width}", colour, alpha=0.35)
-            _box(ax, 7.8, y, 1.8, 1.0, f"{name}\n{n}×{width}", colour, alpha=0.7)
+            _box(ax, 4.2, y, 1.7, 1.0, f"${w}$\n{d_model}×{width}", colour, alpha=0.35)
+            _box(ax, 7.8, y, 1.8, 1.0, f"${name}$\n{n}×{width}", colour, alpha=0.7)
             ax.add_patch(FancyArrowPatch((2.1, 3.0), (4.2, y + 0.5), arrowstyle="-|>", mutation_scale=16,
                                          color="0.3", lw=1.5))
             ax.add_patch(FancyArrowPatch((5.9, y + 0.5), (7.8, y + 0.5), arrowstyle="-|>", mutation_scale=16,
                                          color="0.3", lw=1.5))
-            ax.text(6.85, y + 0.62, f"X{w}", ha="center", fontsize=11)
-        ax.set_title("One X, three learned lenses: Q = XW_Q, K = XW_K, V = XW_V")
+            ax.text(6.85, y + 0.62, f"$X{w}$", ha="center", fontsize=12)
+        ax.set_title("One $X$, three lenses: $Q = XW_Q$, $K = XW_K$, $V = XW_V$")
     return fig
 
 
@@ -654,9 +654,30 @@ def shape_blocks(lines: Sequence[dict[str, Any]], captions: dict[str, str] | Non
 # --- chapter 5: weight matrices side by side, rows and columns named ---------------------
 
 
+def _typeset(name: str) -> str:
+    """A matrix name as mathtext: "W_Q" becomes "$W_Q$"; a name already in $...$ is kept (chapter 5)."""
+    return name if "$" in name else f"${name}$"
+
+
+def _colour_words(labels: Sequence[Any]) -> None:
+    """Colour tick labels that are words of the vocabulary in their course colour (chapter 5)."""
+    for label in labels:
+        text = label.get_text()
+        if text.strip().lower() in WORD_COLOURS:
+            label.set_color(word_colour(text))
+            label.set_fontweight("bold")
+
+
 def labelled_grids(mats: dict[str, Any], row_labels: Sequence[str],
-                   col_labels: dict[str, Sequence[str]] | None = None, title: str = "") -> Any:
-    """Matrices that share their rows (e.g. W_Q, W_K, W_V) side by side, each row and column named (chapter 5)."""
+                   col_labels: dict[str, Sequence[str]] | None = None, title: str = "",
+                   highlight_nonzero: bool = True, word_rows: bool = False,
+                   fmt: str = "{:g}") -> Any:
+    """Matrices that share their rows (e.g. W_Q, W_K, W_V) side by side, each row and column named (chapter 5).
+
+    Names such as "W_Q" are typeset ($W_Q$). With highlight_nonzero the cells that are not 0 are
+    yellow (the entries of a lens that carry a feature); with word_rows the row labels are words,
+    each in its course colour.
+    """
     col_labels = col_labels or {}
     arrays = {name: _np(M) for name, M in mats.items()}
     widths = [M.shape[1] for M in arrays.values()]
@@ -665,14 +686,27 @@ def labelled_grids(mats: dict[str, Any], row_labels: Sequence[str],
                         gridspec_kw={"width_ratios": widths}, squeeze=False)
     with plt.rc_context(STYLE):
         for k, (ax, (name, M)) in enumerate(zip(axes[0], arrays.items())):
-            nonzero = [(int(i), int(j)) for i, j in np.argwhere(M != 0)]  # the entries that carry a feature
+            nonzero = [(int(i), int(j)) for i, j in np.argwhere(M != 0)] if highlight_nonzero else []
             grid(M, row_labels=row_labels if k == 0 else [""] * M.shape[0], col_labels=col_labels.get(name),
-                 title=f"{name}  ({M.shape[0]}×{M.shape[1]})", highlight_cells=nonzero, ax=ax, fmt="{:g}")
+                 title=f"{_typeset(name)}  ({M.shape[0]}×{M.shape[1]})", highlight_cells=nonzero, ax=ax,
+                 fmt=fmt)
             ax.tick_params(axis="x", labelsize=10)
             ax.set_xlim(-0.03, M.shape[1] + 0.03)  # keep the outer cell borders inside the axes
             ax.set_ylim(-0.03, M.shape[0] + 0.03)
+            if word_rows and k == 0:
+                _colour_words(ax.get_yticklabels())
         if title:
             fig.suptitle(title)
+    return fig
+
+
+def fit_table(M: Any, sentence_words: Sequence[str], title: str = "How well query $i$ fits key $j$") -> Any:
+    """The table of how well each word's query fits each word's key, every word in its colour (chapter 5)."""
+    fig = heatmap(M, row_labels=list(sentence_words), col_labels=list(sentence_words), title=title,
+                  xlabel="key of word $j$ (the answerer)", ylabel="query of word $i$ (the asker)")
+    ax = fig.axes[0]
+    _colour_words(ax.get_xticklabels())
+    _colour_words(ax.get_yticklabels())
     return fig
 
 

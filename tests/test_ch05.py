@@ -1,23 +1,46 @@
-"""Chapter 5: the labelled-grids figure, and the chapter's checkers give the right hints."""
+"""Chapter 5: its figures, and its checkers accept every right form, reject plausible wrong answers
+with the hint meant for them, and never give the answer away."""
 import matplotlib
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 import attnlib  # noqa: E402
 from attnlib import check, plot  # noqa: E402
+from attnlib.exercises import get  # noqa: E402
+from attnlib.exercises import ch05  # noqa: E402
+
+CH05 = ["ch05.q_by_hand", "ch05.w_shapes", "ch05.head_w_q", "ch05.cat_changes"]
 
 
-def test_labelled_grids_draws_one_panel_per_matrix():
-    W_Q, W_K, W_V = attnlib.random_weights(4, 2, 3, seed=0)
-    fig = plot.labelled_grids({"W_Q": W_Q, "W_K": W_K, "W_V": W_V}, row_labels=list("abcd"),
-                              col_labels={"W_V": ["x", "y", "z"]}, title="lenses")
+# ----------------------------------------------------------------------------- figures
+
+
+def test_labelled_grids_draws_one_typeset_panel_per_matrix():
+    W_Q, W_K, W_V = attnlib.running_lenses()
+    fig = plot.labelled_grids({"W_Q": W_Q, "W_K": W_K, "W_V": W_V}, row_labels=attnlib.FEATURES,
+                              col_labels={"W_V": attnlib.data.VALUE_SLOTS}, title="lenses")
     assert isinstance(fig, matplotlib.figure.Figure)
     assert len(fig.axes) == 3
-    assert [t.get_text() for t in fig.axes[2].get_xticklabels()] == ["x", "y", "z"]
-    assert fig.axes[0].get_title().startswith("W_Q") and "4×2" in fig.axes[0].get_title()
+    assert [t.get_text() for t in fig.axes[2].get_xticklabels()] == attnlib.FEATURES
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles[0].startswith("$W_Q$") and "4×2" in titles[0]   # mathtext, not a raw underscore
+    assert titles[2].startswith("$W_V$") and "4×4" in titles[2]
+    plt.close(fig)
+
+
+def test_labelled_grids_colours_word_rows_and_can_leave_cells_plain():
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    words = attnlib.words(attnlib.RUNNING_SENTENCE)
+    fig = plot.labelled_grids({"Q": X}, row_labels=words, highlight_nonzero=False, word_rows=True)
+    ax = fig.axes[0]
+    colours = [matplotlib.colors.to_hex(t.get_color()) for t in ax.get_yticklabels()]
+    assert colours == [plot.word_colour(w).lower() for w in words]
+    faces = {matplotlib.colors.to_hex(p.get_facecolor()) for p in ax.patches}
+    assert faces == {"#ffffff"}, "highlight_nonzero=False should leave every cell white"
     plt.close(fig)
 
 
@@ -27,17 +50,182 @@ def test_labelled_grids_accepts_a_single_matrix():
     plt.close(fig)
 
 
-def test_w_shapes_hint_when_n_is_used_for_the_rows(capsys):
-    assert check("ch05.w_shapes", [(5, 3), (5, 3), (5, 4)]) is False
-    assert "number of words" in capsys.readouterr().out
+def test_fit_table_labels_each_word_in_its_colour():
+    words = attnlib.words(attnlib.RUNNING_SENTENCE)
+    fig = plot.fit_table(np.zeros((6, 6)), words)
+    ax = fig.axes[0]
+    for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+        assert [t.get_text() for t in labels] == words
+        assert [matplotlib.colors.to_hex(t.get_color()) for t in labels] == \
+               [plot.word_colour(w).lower() for w in words]
+    assert "$i$" in ax.get_ylabel() and "$j$" in ax.get_xlabel()
+    plt.close(fig)
 
 
-def test_q_by_hand_hint_for_the_wrong_order(capsys):
-    from attnlib.exercises.ch05 import HAND_W_Q, HAND_X
-    assert check("ch05.q_by_hand", HAND_W_Q @ HAND_X) is False
-    assert "W_Q times X" in capsys.readouterr().out
+def test_projections_labels_are_typeset():
+    fig = plot.projections(n=6, d_model=4, d_k=2, d_v=4)
+    texts = [t.get_text() for t in fig.axes[0].texts] + [fig.axes[0].get_title()]
+    assert not [t for t in texts if "_" in t.replace("$", "") and "$" not in t], texts
+    assert any("$W_Q$" in t for t in texts) and any("6×4" in t for t in texts)
+    plt.close(fig)
 
 
-def test_heads_hint_for_multiplying(capsys):
-    assert check("ch05.d_k_heads", 512 * 16) is False
-    assert "divide" in capsys.readouterr().out
+# ----------------------------------------------------------------------------- the contract
+
+
+@pytest.mark.parametrize("exercise_id", CH05)
+def test_registration_follows_the_contract(exercise_id):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3, "at least three right forms"
+    assert len(ex.wrong) >= 4, "at least four plausible wrong answers"
+    assert ex.catches and ex.solution
+
+
+@pytest.mark.parametrize("exercise_id", CH05)
+def test_right_forms_pass(exercise_id, capsys):
+    for answer in get(exercise_id).right:
+        assert check(exercise_id, answer) is True, f"rejected a right form {answer!r}"
+        assert capsys.readouterr().out.startswith("✓")
+
+
+def _hint(exercise_id, answer, capsys):
+    assert check(exercise_id, answer) is False, f"{exercise_id} accepted {answer!r}"
+    out = capsys.readouterr().out
+    assert out.startswith("✗ Not yet. "), out
+    return " ".join(out[len("✗ Not yet. "):].split())
+
+
+@pytest.mark.parametrize("exercise_id", CH05)
+def test_wrong_hints_start_with_a_capital_and_never_give_the_solution(exercise_id, capsys):
+    ex = get(exercise_id)
+    finished = {"ch05.q_by_hand": ["[[3, 2], [1, 3]]", "[[3.0, 2.0]"],
+                "ch05.w_shapes": ["(6, 3), (6, 3), (6, 4)"],
+                "ch05.head_w_q": ["(768, 64)", "768, 64", "64 columns", "d_k = 64"],
+                "ch05.cat_changes": ["[1 1 1 1 1 0]", "row 1 and column 1"]}[exercise_id]
+    for answer in ex.wrong:
+        hint = _hint(exercise_id, answer, capsys)
+        assert hint[0].isupper(), hint
+        assert ex.solution not in hint
+        assert not any(f in hint for f in finished), hint
+        assert len(hint) < 400, "a hint that floods the screen"
+
+
+# ----------------------------------------------------------------------------- each hint
+
+
+@pytest.mark.parametrize("answer, fragment", [
+    (ch05.HAND_W_Q @ ch05.HAND_X, "W_Q times X"),
+    ((ch05.HAND_X @ ch05.HAND_W_Q).T, "swapped"),
+    (ch05.HAND_X[:, :2] @ ch05.HAND_W_Q[:2, :], "three products"),
+    ([3, 2, 1, 3], "flat"),
+    ([[3, 2]], "one row"),
+    ([[3, 2], [1, 2]], "position (1, 1)"),
+    ([["3", "2"], ["1", "3"]], "text"),
+    ([[3, 2], [1, 3j]], "complex"),
+    ([[3, 2], [1]], "different lengths"),
+])
+def test_q_by_hand_hints(answer, fragment, capsys):
+    assert fragment in _hint("ch05.q_by_hand", answer, capsys)
+
+
+@pytest.mark.parametrize("answer, fragment", [
+    ([(5, 3), (5, 3), (5, 4)], "number of words"),
+    ([(3, 6), (3, 6), (4, 6)], "swapped"),
+    ([(6, 3), (6, 3), (6, 3)], "d_v = 4"),
+    ([(6, 3), (6, 4), (6, 4)], "W_K (6, 4)"),
+    ([(6, 3), (6, 4)], "three shapes"),
+    ([(6, 3), (6, 3), (6, 4.5)], "whole number"),
+    ([("6", "3"), (6, 3), (6, 4)], "whole numbers"),
+    ([(6, 3), (6, 3), (6, 4, 1)], "two"),
+    ([(7, 3), (6, 3), (6, 4)], "rows first"),
+])
+def test_w_shapes_hints(answer, fragment, capsys):
+    assert fragment in _hint("ch05.w_shapes", answer, capsys)
+
+
+@pytest.mark.parametrize("answer, fragment", [
+    ((64, 768), "swapped"),
+    ((768, 768), "all 12 heads together"),
+    ((768, 12), "number of heads"),
+    ((64, 64), "64 rows"),
+    ((768, 768 * 12), "share"),
+    (64, "One number is not a shape"),
+    ((768, 32), "columns are not yet"),
+    ((768, 64.5), "whole number"),
+    (lambda: (768, 64), "a function"),
+])
+def test_head_w_q_hints(answer, fragment, capsys):
+    assert fragment in _hint("ch05.head_w_q", answer, capsys)
+
+
+def test_torch_forms_are_accepted(capsys):
+    torch = pytest.importorskip("torch")
+    for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.int64):
+        assert check("ch05.q_by_hand", torch.tensor([[3, 2], [1, 3]], dtype=dtype)) is True, dtype
+    assert check("ch05.cat_changes", torch.from_numpy(ch05._CHANGES.copy())) is True
+    assert check("ch05.cat_changes", torch.tensor(ch05._CHANGES.tolist(), dtype=torch.bfloat16)) is True
+    assert check("ch05.w_shapes", [torch.Size([6, 3]), torch.Size([6, 3]), torch.Size([6, 4])]) is True
+    assert check("ch05.head_w_q", torch.zeros(768, 64).shape) is True
+    assert check("ch05.head_w_q", torch.tensor([768, 64])) is True
+    assert check("ch05.q_by_hand", torch.tensor([[3, 1], [2, 3]], dtype=torch.bfloat16)) is False
+
+
+def test_head_w_q_accepts_a_division_that_gives_a_float(capsys):
+    assert check("ch05.head_w_q", (768, 768 / 12)) is True
+
+
+def test_cat_changes_expected_answer_is_the_notebooks_computation(capsys):
+    W_Q, W_K, _ = attnlib.running_lenses()
+
+    def fits(sentence):
+        X = attnlib.sentence_matrix(sentence)
+        return np.array([[np.sum(q * k) for k in X @ W_K] for q in X @ W_Q])
+
+    changed = fits("the cat sat on the mat") != fits("the kitten sat on the mat")
+    assert check("ch05.cat_changes", changed) is True
+    # the subtle part: the cells of "mat" (all-zero query and key) stay
+    assert changed[1].tolist() == [True] * 5 + [False]
+    assert changed[:, 1].tolist() == [True] * 5 + [False]
+
+
+def _mask(rows=(), cols=(), cells=()):
+    m = np.zeros((6, 6), dtype=bool)
+    for i in rows:
+        m[i] = True
+    for j in cols:
+        m[:, j] = True
+    for c in cells:
+        m[c] = True
+    return m
+
+
+@pytest.mark.parametrize("answer, fragment", [
+    (_mask(rows=[1], cols=[1]), "cell (1, 5)"),
+    (_mask(cols=[1]), "its query"),
+    (_mask(rows=[1]), "its key"),
+    (_mask(cells=[(1, 1)]), "beyond its own cell"),
+    (np.ones((6, 6), dtype=bool), "stays"),
+    (_mask(rows=[1], cols=[1]) & ~_mask(cells=[(1, 5), (5, 1), (0, 1)]), "Cell (0, 1)"),
+    (np.zeros((5, 5), dtype=bool), "6×6"),
+    (np.full((6, 6), 0.5), "True (changes) or False"),
+])
+def test_cat_changes_hints(answer, fragment, capsys):
+    assert fragment in _hint("ch05.cat_changes", answer, capsys)
+
+
+def test_checking_neither_changes_the_answer_nor_the_expected_one(capsys):
+    expected = {name: getattr(ch05, name).copy() for name in ("_HAND_Q", "_CHANGES")}
+    mine = np.array([[3.0, 2.0], [1.0, 3.0]])
+    assert check("ch05.q_by_hand", mine) is True
+    assert mine.tolist() == [[3.0, 2.0], [1.0, 3.0]]
+    grid = np.ones((6, 6), dtype=bool)
+    assert check("ch05.cat_changes", grid) is False
+    assert grid.all()
+    for name, value in expected.items():
+        assert np.array_equal(getattr(ch05, name), value), f"{name} changed"
+
+
+def test_an_oversized_answer_gets_a_short_hint(capsys):
+    for exercise_id in CH05:
+        hint = _hint(exercise_id, ["x" * 20_000], capsys)
+        assert len(hint) < 400, (exercise_id, len(hint))

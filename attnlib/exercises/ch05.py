@@ -1,11 +1,91 @@
-"""Checkers for chapter 5: the learned view-changers W_Q, W_K, W_V."""
+"""Checkers for chapter 5: the lenses W_Q, W_K, W_V and what they make of the running example.
+
+Every expected answer is computed here, from private module-level constants, when the module is
+imported: before any learner code runs, and never from an object the learner handed in.
+Torch tensors and torch.Size are accepted as answers, but torch is never imported here (tests/test_ch05.py
+tries those forms), so `check` stays fast without it.
+"""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, expect_array, expect_number, expect_shape, to_numpy
+from ..core import is_torch
+from ..data import RUNNING_SENTENCE, VOCAB, running_lenses, words
+from . import Wrong, exercise, expect_array, to_numpy
+
+SECTION_LENSES = 'the section "Three lenses: queries, keys and values"'
+SECTION_FIT = 'the section "Why three lenses: asker, answerer, content-holder"'
+SECTION_HEADS = 'the section "d_k, d_v and heads"'
+
+
+# --- helpers: what counts as numbers, what counts as a shape ---------------------------
+
+def _has_junk(answer: Any) -> str:
+    """The kind of non-number hidden in a (nested) list or tuple, or "" if there is none."""
+    if isinstance(answer, (str, bytes)):
+        return "text"
+    if isinstance(answer, complex) or (isinstance(answer, np.ndarray) and np.iscomplexobj(answer)):
+        return "a complex number"
+    if isinstance(answer, np.ndarray) and answer.dtype.kind in "USO":
+        return "text" if answer.dtype.kind in "US" else _has_junk(answer.tolist())
+    if isinstance(answer, (list, tuple)):
+        for item in answer:
+            kind = _has_junk(item)
+            if kind:
+                return kind
+    return ""
+
+
+def _numbers(answer: Any, what: str) -> np.ndarray:
+    """The answer as a float numpy array: lists, tuples, numpy arrays, torch tensors of any dtype."""
+    kind = _has_junk(answer)
+    if kind:
+        raise Wrong(f"{what} contains {kind}. Write plain numbers, without quotes.")
+    if is_torch(answer) and hasattr(answer, "detach"):
+        answer = answer.detach().cpu().float().numpy()  # float() first: numpy has no bfloat16
+    if isinstance(answer, (list, tuple)):
+        try:
+            np.asarray(answer, dtype=float)
+        except ValueError:
+            raise Wrong(f"{what} has rows of different lengths (or a list where a number should "
+                        "be): every row needs the same number of entries.") from None
+        except TypeError:
+            raise Wrong(f"{what} should hold only numbers, but something in it is not a "
+                        "number.") from None
+    return to_numpy(answer, what)
+
+
+def _shape(item: Any, what: str) -> tuple[int, ...]:
+    """A shape given as a tuple, list, torch.Size or 1-D array of whole numbers (64.0 counts as 64)."""
+    if type(item).__name__ == "Size":  # torch.Size
+        item = tuple(item)
+    if isinstance(item, np.ndarray) or is_torch(item):
+        item = _numbers(item, what).tolist()
+    if not isinstance(item, (tuple, list)) or not item:
+        raise Wrong(f"{what} should be a shape: two whole numbers in brackets, rows first, "
+                    f"such as (2, 5). It is {_cut(item)}.")
+    dims = []
+    for d in item:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, float, np.integer, np.floating)):
+            raise Wrong(f"{what} should hold whole numbers, but one entry is {_cut(d)}.")
+        if not np.isfinite(d) or float(d) != int(d) or d < 0:
+            raise Wrong(f"{what} has the entry {_cut(d)}: a shape counts rows and columns, "
+                        "so each entry is a whole number.")
+        dims.append(int(d))
+    return tuple(dims)
+
+
+def _cut(x: Any, limit: int = 80) -> str:
+    """A short description of x for a hint: never a memory address, never more than `limit` characters."""
+    if callable(x):
+        return "a function"
+    if not isinstance(x, (int, float, str, bytes, list, tuple, np.number, np.ndarray)):
+        return f"a {type(x).__name__}"
+    text = repr(x)
+    return text if len(text) <= limit else text[:limit] + "…"
+
 
 # --- ch05.q_by_hand: Q = X W_Q for a tiny X --------------------------------------------
 
@@ -14,73 +94,229 @@ HAND_X = np.array([[1.0, 0.0, 2.0],
 HAND_W_Q = np.array([[1.0, 0.0],
                      [0.0, 2.0],
                      [1.0, 1.0]])
-HAND_Q = HAND_X @ HAND_W_Q  # [[3, 2], [1, 3]]
+_HAND_Q = HAND_X @ HAND_W_Q  # the expected answer, fixed at import
 
 
-@exercise("ch05.q_by_hand", right=[[[3, 2], [1, 3]], HAND_Q],
-          wrong=[HAND_Q.T.tolist(), (HAND_W_Q @ HAND_X).tolist(), [[3, 2], [1, 2]], [[1, 0], [0, 2]]])
+@exercise(
+    "ch05.q_by_hand",
+    right=[[[3, 2], [1, 3]], ((3.0, 2.0), (1.0, 3.0)), _HAND_Q.copy(), _HAND_Q.astype(np.float32),
+           _HAND_Q.astype(int)],
+    wrong=[_HAND_Q.T.tolist(),                        # rows and columns swapped
+           (HAND_W_Q @ HAND_X).tolist(),              # W_Q X, the wrong order
+           [[3, 2], [1, 2]],                          # one cell slipped
+           (HAND_X[:, :2] @ HAND_W_Q[:2, :]).tolist(),  # the third product forgotten
+           [3, 2, 1, 3],                              # the right numbers, flat
+           [[3, 2]],                                  # only the first word
+           [["3", "2"], ["1", "3"]],                  # text
+           [[3 + 0j, 2], [1, 3]]],                    # a complex number
+    catches="Q transposed, W_Q X instead of X W_Q, the third product left out, one slipped cell, "
+            "the right numbers flat or only the first row, numbers written as text or complex",
+    solution="answer = [[1*1 + 0*0 + 2*1, 1*0 + 0*2 + 2*1],")
 def _q_by_hand(answer: Any) -> None:
-    got = to_numpy(answer, "your Q")
+    got = _numbers(answer, "Your Q")
     if got.shape == (3, 3):
-        raise Wrong("your Q is 3×3: that is W_Q times X. The order is Q = X W_Q: rows from X "
-                    "(one per word), columns from W_Q.")
-    if got.shape == (2, 2) and np.all(np.isfinite(got)) and not np.allclose(got, HAND_Q):
-        if np.allclose(got, HAND_Q.T):
-            raise Wrong("rows and columns are swapped. Row i of Q belongs to word i, so row 0 of Q "
-                        "is row 0 of X times each column of W_Q.")
-        if np.allclose(got, HAND_X[:, :2] * HAND_W_Q[:2, :]):
-            raise Wrong("each cell of Q is a whole row of X times a whole column of W_Q: "
-                        "three products, then their sum.")
-    expect_array(answer, HAND_Q, "your Q")
+        raise Wrong("Your Q is 3×3: that is W_Q times X. The order is Q = X W_Q, so Q has one row "
+                    f"per word, as in {SECTION_LENSES}.")
+    if got.shape == (1, 2) or got.shape == (2,):
+        raise Wrong("Your Q has one row, but the sentence has two words: Q needs one row per word.")
+    if got.shape == (4,):
+        raise Wrong("Your Q is flat (4 numbers in one list). Write it as a list of rows, one row "
+                    "per word: [[…, …], […, …]].")
+    if got.shape == (2, 2) and np.all(np.isfinite(got)) and not np.allclose(got, _HAND_Q):
+        if np.allclose(got, _HAND_Q.T):
+            raise Wrong("Rows and columns are swapped. Row i of Q belongs to word i: it is row i "
+                        "of X times each column of W_Q in turn.")
+        if np.allclose(got, HAND_X[:, :2] @ HAND_W_Q[:2, :]):
+            raise Wrong("Each cell of Q is a whole row of X times a whole column of W_Q: three "
+                        "products, then their sum. One product per cell is missing.")
+    expect_array(got, _HAND_Q, "Your Q")
 
 
 # --- ch05.w_shapes: legal shapes for the three weight matrices -----------------------
 
 SHAPES_N, SHAPES_D_MODEL, SHAPES_D_K, SHAPES_D_V = 5, 6, 3, 4
-W_SHAPES = [(SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_V)]
+_W_SHAPES = ((SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_V))
 
 
-@exercise("ch05.w_shapes", right=[W_SHAPES, ((6, 3), (6, 3), (6, 4)), [[6, 3], [6, 3], [6, 4]]],
-          wrong=[[(5, 3), (5, 3), (5, 4)], [(3, 6), (3, 6), (4, 6)], [(6, 3), (6, 3), (6, 3)],
-                 [(6, 3), (6, 4), (6, 4)], [(6, 3), (6, 4)]])
+@exercise(
+    "ch05.w_shapes",
+    right=[list(_W_SHAPES), ((6, 3), (6, 3), (6, 4)), [[6, 3], [6, 3], [6, 4]],
+           [np.ones((6, 3)).shape, np.ones((6, 3)).shape, np.ones((6, 4)).shape],
+           np.array([[6, 3], [6, 3], [6, 4]]), [(np.int64(6), np.int64(3))] * 2 + [(6, 4)]],
+    wrong=[[(5, 3), (5, 3), (5, 4)],      # n rows: the shapes of Q, K, V instead
+           [(3, 6), (3, 6), (4, 6)],      # transposed
+           [(6, 3), (6, 3), (6, 3)],      # d_v ignored
+           [(6, 3), (6, 4), (6, 4)],      # W_K given d_v
+           [(6, 4), (6, 4), (6, 3)],      # d_k and d_v swapped
+           [(6, 3), (6, 4)],              # only two shapes
+           [(6, 3), (6, 3), (6, 4.5)],    # not a whole number
+           [("6", "3"), (6, 3), (6, 4)]],  # text
+    catches="n rows (the shapes of Q, K, V), every shape transposed, d_v ignored or given to W_K, "
+            "d_k and d_v swapped, a missing shape, non-whole numbers and text",
+    solution="answer = [(6, 3), (6, 3), (6, 4)]")
 def _w_shapes(answer: Any) -> None:
+    if isinstance(answer, np.ndarray) and answer.ndim == 2:
+        answer = answer.tolist()
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
-        raise Wrong("give three shapes, in the order W_Q, W_K, W_V, e.g. [(1, 2), (1, 2), (1, 2)].")
+        raise Wrong("Give three shapes, in the order W_Q, W_K, W_V: a list of three pairs such as "
+                    "[(1, 2), (1, 2), (1, 2)].")
     names = ["W_Q", "W_K", "W_V"]
-    for name, item, want in zip(names, answer, W_SHAPES):
-        if isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(d, (int, np.integer))
-                                                                     for d in item):
-            rows, cols = int(item[0]), int(item[1])
-            if (rows, cols) == (want[1], want[0]):
-                raise Wrong(f"{name} {(rows, cols)} has rows and columns swapped. X is (n, d_model), "
-                            "so W needs d_model rows; its columns give the width of the result.")
-            if rows == SHAPES_N:
-                raise Wrong(f"{name} has {rows} rows: that is n, the number of words. A weight matrix "
-                            "does not depend on how many words there are; its rows must match the "
-                            "columns of X.")
-            if rows == want[0] and cols != want[1]:
-                if name == "W_V":
-                    raise Wrong(f"{name} {(rows, cols)}: the values should have d_v = {SHAPES_D_V} "
-                                "numbers per word, and the columns of W_V set that width.")
-                raise Wrong(f"{name} {(rows, cols)}: queries and keys both need d_k = {SHAPES_D_K} "
-                            "numbers per word, so W_Q and W_K have d_k columns.")
-        expect_shape(item, want, what=f"your shape for {name}")
+    got = [_shape(item, f"Your shape for {name}") for name, item in zip(names, answer)]
+    for name, (shape, want) in zip(names, zip(got, _W_SHAPES)):
+        if len(shape) != 2:
+            raise Wrong(f"Your shape for {name} has {len(shape)} number(s); a matrix has two, "
+                        "rows first, then columns.")
+        rows, cols = shape
+        if shape == want:
+            continue
+        if (rows, cols) == (want[1], want[0]):
+            raise Wrong(f"{name} {shape} has rows and columns swapped. X is (n, d_model), so every "
+                        f"lens needs d_model rows; its columns give the width of the result "
+                        f"({SECTION_LENSES}).")
+        if rows == SHAPES_N:
+            raise Wrong(f"{name} has {rows} rows: that is n, the number of words (the rows of Q, K "
+                        "and V). A weight matrix does not depend on how many words there are; its "
+                        "rows must match the columns of X.")
+        if rows == want[0] and name == "W_V":
+            raise Wrong(f"{name} {shape}: the values should have d_v = {SHAPES_D_V} numbers per "
+                        "word, and the columns of W_V set that width.")
+        if rows == want[0]:
+            raise Wrong(f"{name} {shape}: queries and keys both need d_k = {SHAPES_D_K} numbers "
+                        "per word, so W_Q and W_K have d_k columns.")
+        raise Wrong(f"Your shape for {name} {shape} is not right yet: rows first (they must match "
+                    f"the columns of X), then columns (the width you want out). See {SECTION_LENSES}.")
 
 
-# --- ch05.d_k_heads: d_k = d_model / h -------------------------------------------------
+# --- ch05.head_w_q: the shape of one head's W_Q in GPT-2 small ---------------------------
 
-HEADS_D_MODEL, HEADS_H = 512, 16
+HEADS_D_MODEL, HEADS_H = 768, 12
+_HEAD_W_Q = (HEADS_D_MODEL, HEADS_D_MODEL // HEADS_H)
 
 
-@exercise("ch05.d_k_heads", right=[32, 32.0], wrong=[HEADS_D_MODEL * HEADS_H, HEADS_H, HEADS_D_MODEL, 64])
-def _d_k_heads(answer: Any) -> None:
-    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
-        if answer == HEADS_D_MODEL * HEADS_H:
-            raise Wrong("that is d_model times h. The h heads SHARE the d_model numbers: divide.")
-        if answer == HEADS_H:
-            raise Wrong("that is h, the number of heads. d_k is how many numbers each head's "
-                        "queries and keys get.")
-        if answer == HEADS_D_MODEL:
-            raise Wrong("that is d_model itself. With h heads, each head gets only a share of it.")
-    expect_number(answer, HEADS_D_MODEL / HEADS_H,
-                  hint="Use d_k = d_model / h with the numbers of this exercise.")
+@exercise(
+    "ch05.head_w_q",
+    right=[(768, 64), [768, 64], np.zeros((768, 64)).shape, (768, 768 / 12), np.array([768, 64])],
+    wrong=[(64, 768),        # transposed
+           (768, 768),       # the width of all heads together
+           (768, 12),        # h as the width
+           (64, 64),         # d_k rows
+           (768, 768 * 12),  # multiplied instead of shared
+           (12, 64),         # h rows
+           64,               # d_k alone, not a shape
+           (768, 64.5)],     # not a whole number
+    catches="the shape transposed, all heads' width d_model, h or d_model·h as the width, d_k or h "
+            "as the rows, d_k alone instead of a shape, non-whole numbers",
+    solution="answer = (d_model, d_model // h)")
+def _head_w_q(answer: Any) -> None:
+    if isinstance(answer, (int, float, np.integer, np.floating)) and not isinstance(answer, bool):
+        raise Wrong("One number is not a shape. A matrix has two: its rows, then its columns. "
+                    f"Give both, as in {SECTION_HEADS}.")
+    shape = _shape(answer, "Your shape")
+    if len(shape) != 2:
+        raise Wrong(f"Your shape {shape} has {len(shape)} number(s); a matrix has two, rows first.")
+    rows, cols = shape
+    d_model, h = HEADS_D_MODEL, HEADS_H
+    if shape == _HEAD_W_Q:
+        return
+    if shape == _HEAD_W_Q[::-1]:
+        raise Wrong("Rows and columns are swapped. A lens has one row per column of X, and its "
+                    f"columns give the width of one query ({SECTION_LENSES}).")
+    if rows != d_model:
+        raise Wrong(f"Your W_Q has {rows} rows. Every lens, in every head, reads the whole word: "
+                    f"it needs one row per column of X ({SECTION_LENSES}).")
+    if cols == d_model:
+        raise Wrong(f"Your W_Q has {cols} columns: the width of all {h} heads together. One head's queries "
+                    f"get only that head's share of the d_model numbers ({SECTION_HEADS}).")
+    if cols == h:
+        raise Wrong(f"Your W_Q has {cols} columns: that is h, the number of heads. The columns of W_Q give d_k, the number "
+                    f"of numbers in one query of one head ({SECTION_HEADS}).")
+    if cols == d_model * h:
+        raise Wrong("That many columns is more than a word has numbers. The heads share the "
+                    f"d_model numbers between them; they do not each get all of them ({SECTION_HEADS}).")
+    raise Wrong(f"The rows are right; the columns are not yet. They are d_k for one head: see "
+                f"{SECTION_HEADS}.")
+
+
+# --- ch05.cat_changes: which cells of the fit table change when "kitten" becomes "cat" ------
+
+_W_Q, _W_K, _ = running_lenses()
+_WORDS = words(RUNNING_SENTENCE)
+_SWAP_AT = _WORDS.index("kitten")
+
+
+def _fit_table(sentence_words: list[str]) -> np.ndarray:
+    """How well query i fits key j for every pair (products, then one sum), with the running lenses."""
+    X = np.array([VOCAB[w] for w in sentence_words], dtype=float)
+    return (X @ _W_Q) @ (X @ _W_K).T
+
+
+_FIT_KITTEN = _fit_table(_WORDS)
+_FIT_CAT = _fit_table(["cat" if w == "kitten" else w for w in _WORDS])
+_CHANGES = ~np.isclose(_FIT_KITTEN, _FIT_CAT, rtol=0, atol=1e-12)  # the expected answer
+_ROW_AND_COLUMN = np.zeros_like(_CHANGES)
+_ROW_AND_COLUMN[_SWAP_AT, :] = True
+_ROW_AND_COLUMN[:, _SWAP_AT] = True
+
+
+def _mask(rows: list[int] = (), cols: list[int] = (), cells: list[tuple[int, int]] = ()) -> list:
+    n = len(_WORDS)
+    m = np.zeros((n, n), dtype=bool)
+    for i in rows:
+        m[i, :] = True
+    for j in cols:
+        m[:, j] = True
+    for i, j in cells:
+        m[i, j] = True
+    return m.tolist()
+
+
+@exercise(
+    "ch05.cat_changes",
+    right=[_CHANGES.tolist(), _CHANGES.copy(), _CHANGES.astype(int).tolist(), _CHANGES.astype(float)],
+    wrong=[_ROW_AND_COLUMN.tolist(),                       # forgets the all-zero query and key of "mat"
+           _mask(cols=[_SWAP_AT]),                         # only the key changes
+           _mask(rows=[_SWAP_AT]),                         # only the query changes
+           _mask(cells=[(_SWAP_AT, _SWAP_AT)]),            # only the diagonal cell
+           np.ones((6, 6), dtype=bool).tolist(),           # everything changes
+           (_FIT_CAT - _FIT_KITTEN).round(2).tolist(),     # the differences, not True/False
+           _CHANGES[:5, :5].tolist()],                     # the wrong size
+    catches="the whole row and column of the swapped word (forgetting that 'mat' has an all-zero "
+            "query and key), only its column, only its row, only its diagonal cell, every cell, "
+            "the table of differences instead of True/False, a grid of the wrong size",
+    solution="answer = fit_cat != fit_kitten")
+def _cat_changes(answer: Any) -> None:
+    n = len(_WORDS)
+    got = _numbers(answer, "Your grid")
+    if got.shape != (n, n):
+        raise Wrong(f"Your grid has shape {got.shape}, but the fit table of the {n}-word sentence is "
+                    f"{n}×{n}: one True/False per cell.")
+    if not np.all(np.isfinite(got)) or not np.all(np.isin(got, [0.0, 1.0])):
+        raise Wrong("Give True (changes) or False (stays) for every cell, or 1 and 0, not the fit "
+                    "values or their differences.")
+    said = got.astype(bool)
+    if np.array_equal(said, _CHANGES):
+        return
+    k = _SWAP_AT
+    row_marked = np.delete(said[k, :], k).any()  # the swapped word's row, its own cell left out
+    col_marked = np.delete(said[:, k], k).any()
+    if not row_marked or not col_marked:
+        missing = "row" if not row_marked else "column"
+        part = "query" if not row_marked else "key"
+        raise Wrong(f"Nothing changes in the {missing} of the swapped word (position {k}) beyond "
+                    f"its own cell. The lenses stay, but the word's vector is new: what does that do "
+                    f"to its {part}? See {SECTION_FIT}.")
+    extra = np.argwhere(said & ~_CHANGES)
+    if len(extra):
+        i, j = (int(k) for k in extra[0])
+        raise Wrong(f"You marked cell ({i}, {j}) as changing, but it stays. Look at the query of "
+                    f"{_name(i)} and the key of {_name(j)}: is either of them all zeros, or "
+                    f"unchanged? ({len(extra)} cell(s) like this.)")
+    missed = np.argwhere(~said & _CHANGES)
+    i, j = (int(k) for k in missed[0])
+    raise Wrong(f"Cell ({i}, {j}), the query of {_name(i)} against the key of {_name(j)}, does "
+                f"change. ({len(missed)} cell(s) like this.) One of the two vectors in it is new.")
+
+
+def _name(i: int) -> str:
+    """A word of the sentence for a hint; the swapped word is named both ways."""
+    return "'kitten' (now 'cat')" if i == _SWAP_AT else f"'{_WORDS[i]}'"
