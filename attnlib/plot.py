@@ -323,10 +323,10 @@ def dot_projection(pairs: Sequence[tuple[str, Sequence[float], str, Sequence[flo
     centre = (points.min(axis=0) + points.max(axis=0)) / 2
     span = 1.3 * float((points.max(axis=0) - points.min(axis=0)).max())
     low, high = centre - span / 2, centre + span / 2
-    panel = 3.8
-    fig, axes = _figure(panel * len(pairs) + 0.4, panel + 1.4, ncols=len(pairs), squeeze=False)
+    panel = 3.8  # panels stacked, so each stays legible on a phone
+    fig, axes = _figure(panel + 0.9, (panel + 0.9) * len(pairs) + 0.6, nrows=len(pairs), squeeze=False)
     with plt.rc_context(STYLE):
-        for ax, (q_word, q, k_word, k) in zip(axes[0], pairs):
+        for ax, (q_word, q, k_word, k) in zip(axes[:, 0], pairs):
             q, k = _np(q), _np(k)
             along = q / np.linalg.norm(q)
             shadow = float(k @ along)  # |k| cos θ: how far k reaches along q's direction
@@ -358,7 +358,7 @@ def dot_projection(pairs: Sequence[tuple[str, Sequence[float], str, Sequence[flo
             ax.grid(alpha=0.3)
             ax.set_title(f"θ = {angle:.0f}°,  |q| = {np.linalg.norm(q):.2f},  |k| cos θ = {shadow:.2f}\n"
                          f"q · k = |q| · |k| cos θ = {float(q @ k):.2f}", fontsize=11)
-        handles, labels = axes[0][0].get_legend_handles_labels()
+        handles, labels = axes[0, 0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside lower center", frameon=False, fontsize=11)
         if title:
             fig.suptitle(title)
