@@ -311,7 +311,7 @@ def dot_cases() -> Any:
 
 def dot_projection(pairs: Sequence[tuple[str, Sequence[float], str, Sequence[float]]], title: str = "",
                xlabel: str = "first number", ylabel: str = "second number") -> Any:
-    """q · k = |q| |k| cos θ: per panel a query, a key, and the key's shadow along the query (chapter 7).
+    """q · k = ‖q‖ ‖k‖ cos θ drawn: per panel a query, a key, and the key's shadow along the query (chapter 7).
 
     `pairs` holds (query word, q, key word, k); each arrow takes its word's colour.
     """
@@ -362,6 +362,15 @@ def dot_projection(pairs: Sequence[tuple[str, Sequence[float], str, Sequence[flo
         fig.legend(handles, labels, loc="outside lower center", frameon=False, fontsize=11)
         if title:
             fig.suptitle(title)
+    return fig
+
+def word_ticks(fig: Any) -> Any:
+    """Colour every tick label that is a word of the vocabulary in that word's colour, e.g. a heatmap's (chapter 7)."""
+    for ax in fig.axes:
+        for label in ax.get_xticklabels() + ax.get_yticklabels():
+            if label.get_text().strip().lower() in WORD_COLOURS:
+                label.set_color(word_colour(label.get_text()))
+                label.set_fontweight("bold")
     return fig
 
 # --- chapters 8 and 11: measured curves --------------------------------------------

@@ -182,3 +182,11 @@ def test_dot_projection_draws_one_panel_per_pair_with_word_colours():
     colours = {t.get_color() for t in axes[1].texts}
     assert plot.word_colour("cat") in colours and plot.word_colour("kitten") in colours
     assert all("_" not in t.get_text() or "$" in t.get_text() for ax in axes for t in ax.texts)
+
+
+def test_word_ticks_colour_the_words_and_leave_other_labels_alone():
+    fig = plot.word_ticks(plot.heatmap(np.eye(3), ["kitten", "sat", "row 2"], ["kitten", "sat", "row 2"]))
+    labels = fig.axes[0].get_yticklabels()
+    assert labels[0].get_color() == plot.word_colour("kitten")
+    assert labels[1].get_color() == plot.word_colour("sat")
+    assert labels[2].get_color() != plot.word_colour("row 2")
