@@ -421,6 +421,70 @@ def dot_cases() -> Any:
     return fig
 
 
+def dot_projection(pairs: Sequence[tuple[str, Sequence[float], str, Sequence[float]]], title: str = "",
+               xlabel: str = "first number", ylabel: str = "second number") -> Any:
+    """q · k = ‖q‖ ‖k‖ cos θ drawn: per panel a query, a key, and the key's shadow along the query (chapter 7).
+
+    `pairs` holds (query word, q, key word, k); each arrow takes its word's colour.
+    """
+    points = [np.zeros(2)]  # one square window for every panel, so lengths compare across panels
+    for _, q, _, k in pairs:
+        q, k = _np(q), _np(k)
+        points += [q, k, (k @ q) / (q @ q) * q]  # the shadow's far end may lie beyond both arrows
+    points = np.array(points)
+    centre = (points.min(axis=0) + points.max(axis=0)) / 2
+    span = 1.3 * float((points.max(axis=0) - points.min(axis=0)).max())
+    low, high = centre - span / 2, centre + span / 2
+    panel = 3.8  # panels stacked, so each stays legible on a phone
+    fig, axes = _figure(panel + 0.9, (panel + 0.9) * len(pairs) + 0.6, nrows=len(pairs), squeeze=False)
+    with plt.rc_context(STYLE):
+        for ax, (q_word, q, k_word, k) in zip(axes[:, 0], pairs):
+            q, k = _np(q), _np(k)
+            along = q / np.linalg.norm(q)
+            shadow = float(k @ along)  # |k| cos θ: how far k reaches along q's direction
+            foot = shadow * along
+            ax.plot([0, foot[0]], [0, foot[1]], color=BLACK, lw=8, alpha=0.22, solid_capstyle="butt",
+                    label="shadow of k on q: |k| cos θ")
+            ax.plot([k[0], foot[0]], [k[1], foot[1]], ls="--", color="0.45", lw=1.3)
+            turn = float(q[0] * k[1] - q[1] * k[0])  # > 0: k lies anticlockwise of q
+            for v, word, name, side in ((q, q_word, "q", -1 if turn > 0 else 1),
+                                        (k, k_word, "k", 1 if turn > 0 else -1)):
+                colour = word_colour(word)
+                ax.annotate("", xy=v, xytext=(0, 0),
+                            arrowprops=dict(arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=16))
+                normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)
+                away = side * normal  # the label sits beside its arrow, on the side away from the other
+                spot = 0.7 * v + 0.05 * span * away
+                ha = "left" if away[0] > 0.3 else "right" if away[0] < -0.3 else "center"
+                va = "bottom" if away[1] > 0.3 else "top" if away[1] < -0.3 else "center"
+                ax.text(spot[0], spot[1], f"${name}$ ({word})", color=colour, fontsize=12,
+                        fontweight="bold", ha=ha, va=va)
+            angle = abs((float(np.degrees(np.arctan2(k[1], k[0]) - np.arctan2(q[1], q[0]))) + 180) % 360 - 180)
+            ax.set_xlim(low[0], high[0])
+            ax.set_ylim(low[1], high[1])
+            ax.set_aspect("equal")
+            ax.axhline(0, color="0.7", lw=0.8)
+            ax.axvline(0, color="0.7", lw=0.8)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+            ax.grid(alpha=0.3)
+            ax.set_title(f"θ = {angle:.0f}°,  |q| = {np.linalg.norm(q):.2f},  |k| cos θ = {shadow:.2f}\n"
+                         f"q · k = |q| · |k| cos θ = {float(q @ k):.2f}", fontsize=11)
+        handles, labels = axes[0, 0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", frameon=False, fontsize=11)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+def word_ticks(fig: Any) -> Any:
+    """Colour every tick label that is a word of the vocabulary in that word's colour, e.g. a heatmap's (chapter 7)."""
+    for ax in fig.axes:
+        for label in ax.get_xticklabels() + ax.get_yticklabels():
+            if label.get_text().strip().lower() in WORD_COLOURS:
+                label.set_color(word_colour(label.get_text()))
+                label.set_fontweight("bold")
+    return fig
+
 # --- chapters 8 and 11: measured curves --------------------------------------------
 
 

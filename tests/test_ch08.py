@@ -97,7 +97,7 @@ def test_experiments_reject_empty_sizes(bad):
 
 
 def test_hints_name_the_mistake(capsys):
-    check("ch08.spread", 64)
+    check("ch08.spread", 400)
     assert "variance" in capsys.readouterr().out
     from attnlib.exercises.ch08 import SCALE_K, SCALE_Q
     check("ch08.scale", SCALE_Q @ SCALE_K.T / 4)
@@ -109,3 +109,54 @@ def test_largest_weight_runs_from_even_shares_to_one():
     assert largest_weight(S[:1]) == pytest.approx(0.25)
     assert largest_weight(S[1:]) == pytest.approx(1.0)
     assert largest_weight(S) == pytest.approx(0.625)
+
+
+# --- the graders of the chapter's exercises -------------------------------------------------
+
+
+@pytest.mark.parametrize("answer, says", [(10, "spread 2"), (400, "variance"), (40, "Variances add"),
+                                          (200, "Variances add"), (2, "after dividing"), (14.14, "2²")])
+def test_spread_hints(answer, says, capsys):
+    assert not check("ch08.spread", answer)
+    assert says in capsys.readouterr().out
+
+
+def test_spread_answer_is_what_an_experiment_measures(capsys):
+    """The transfer question's answer agrees with a seeded measurement, inside the accepted 5%."""
+    rng = np.random.default_rng(1)
+    q = rng.standard_normal((20_000, 100))
+    k = 2 * rng.standard_normal((20_000, 100))
+    measured = float((q * k).sum(axis=1).std())
+    assert measured == pytest.approx(20, rel=0.02)
+    assert check("ch08.spread", measured)
+    assert not check("ch08.spread", dot_products(100).std())  # the unit-variance answer is not it
+
+
+def test_spread_is_not_in_the_chapters_table():
+    import json
+    nb = json.load(open("chapters/08_scaling.ipynb"))
+    outputs = " ".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                       for o in c.get("outputs", []))
+    table = outputs.split("sqrt(d_k)")[1].split("\n\n")[0]
+    assert " 100 " not in table and "20.0" not in table
+
+
+@pytest.mark.parametrize("answer, says", [((9, 1), "VARIANCE"), ((3, 3), "second is off"), ((1, 3), "swapped"),
+                                          ((2, 1), "first factor is off"), ((3,), "two numbers")])
+def test_ninefold_hints(answer, says, capsys):
+    assert not check("ch08.ninefold", answer)
+    assert says in capsys.readouterr().out
+
+
+def test_ninefold_answer_is_what_the_experiment_shows(capsys):
+    raw = random_scores(576, trials=4000).std() / random_scores(64, trials=4000).std()
+    scaled = (attnlib.scale(random_scores(576, trials=4000), 576).std()
+              / attnlib.scale(random_scores(64, trials=4000), 64).std())
+    assert check("ch08.ninefold", (raw, scaled))
+
+
+def test_scale_hints(capsys):
+    from attnlib.exercises.ch08 import SCALED
+    for answer, says in [(np.round(SCALED), "rounded"), (SCALED.ravel(), "flat"), (SCALED.T, "swapped")]:
+        assert not check("ch08.scale", answer)
+        assert says in capsys.readouterr().out

@@ -5,58 +5,136 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, expect_array, expect_number, expect_word, to_numpy
+from ..core import is_torch
+from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
+from . import Wrong, exercise, expect_array, expect_number
 
-# Exercise "three dot products by hand": one query against three keys.
+WHERE_DOT = "the section 'Multiply matching entries, then add'"
+WHERE_S = "the section 'The score matrix S = QKᵀ'"
+
+
+def numbers(answer: Any, what: str = "Your answer") -> np.ndarray:
+    """The answer as a float array, or Wrong naming text, True/False, complex or ragged input (chapter 7)."""
+    if callable(answer):
+        raise Wrong(f"{what} is a function; give the numbers it would return instead.")
+    if is_torch(answer):
+        if answer.is_complex():
+            raise Wrong(f"{what} holds complex numbers; real numbers are wanted.")
+        answer = answer.detach().cpu().double().numpy()  # float16 and bfloat16 included
+    if isinstance(answer, (str, bytes)):
+        raise Wrong(f"{what} is text; write the numbers without quotes.")
+    try:
+        raw = np.asarray(answer)
+    except (TypeError, ValueError):
+        raise Wrong(f"{what} is ragged: every row must have the same number of entries.") from None
+    if raw.dtype.kind in "USa":
+        raise Wrong(f"{what} holds text such as \"4\"; write the numbers without quotes.")
+    if raw.dtype.kind == "b":
+        raise Wrong(f"{what} holds True/False; numbers are wanted.")
+    if raw.dtype.kind == "c":
+        raise Wrong(f"{what} holds complex numbers; real numbers are wanted.")
+    if raw.dtype.kind == "O":
+        raise Wrong(f"{what} holds something that is not a number (a None, a list of uneven length, "
+                    "text or an object); give plain numbers.")
+    if raw.dtype.kind == "V":
+        raise Wrong(f"{what} is not made of numbers.")
+    return raw.astype(float)
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+# --- ch07.dots_by_hand: one query against three keys -----------------------------------------
+
 Q_VEC = [1, 2, -1]
 KEYS_3 = [[3, 1, 1], [1, 0, 1], [-2, -1, 0]]
-DOTS = [float(np.dot(Q_VEC, k)) for k in KEYS_3]                        # [4, 0, -4]
-PRODUCTS = [[q * k for q, k in zip(Q_VEC, key)] for key in KEYS_3]      # not yet added up
+DOTS = [float(np.dot(Q_VEC, k)) for k in KEYS_3]                           # [4, 0, -4]
+PRODUCTS = [[q * k for q, k in zip(Q_VEC, key)] for key in KEYS_3]         # not yet added up
 DOTS_NO_SIGNS = [float(np.dot(np.abs(Q_VEC), np.abs(k))) for k in KEYS_3]  # minus signs dropped
+SUMS = [float(sum(Q_VEC) + sum(k)) for k in KEYS_3]                        # added everything
 
 
-@exercise("ch07.dots_by_hand", right=[DOTS, np.array(DOTS), (4, 0, -4)],
-          wrong=[PRODUCTS, DOTS_NO_SIGNS, [4, 0, 4], [sum(Q_VEC) + sum(k) for k in KEYS_3]])
+def _torch_right(values: Any, dtype: str) -> Any:
+    """A right answer as a torch tensor, or the plain list where torch is not installed."""
+    try:
+        import torch
+    except ImportError:
+        return values
+    return torch.tensor(values, dtype=getattr(torch, dtype))
+
+
+@exercise("ch07.dots_by_hand",
+          right=[DOTS, np.array(DOTS), (4, 0, -4), _torch_right(DOTS, "float32"), _torch_right(DOTS, "bfloat16")],
+          wrong=[PRODUCTS, DOTS_NO_SIGNS, [4, 0, 4], SUMS, [-4, 0, 4], [4, 0], [["4", "0", "-4"]]],
+          catches="products not added up; minus signs dropped; one sign flipped; everything added; "
+                  "keys in the wrong order; a missing key; numbers as text",
+          solution="1*(-2) + 2*(-1) + (-1)*0]")
 def _dots_by_hand(answer: Any) -> None:
-    got = to_numpy(answer)
+    got = numbers(answer, "Your list")
     if got.shape == (3, 3) and np.allclose(got, PRODUCTS):
-        raise Wrong("these are the products q_i·k_i, but a dot product is ONE number: "
-                    "add up each row of products.")
-    if got.shape == (3,) and np.allclose(got, DOTS_NO_SIGNS):
-        raise Wrong("the minus signs got lost. A negative entry times a positive one is negative, "
+        raise Wrong(f"These are the products q_i k_i, but a dot product is ONE number: add up each "
+                    f"key's products. See {WHERE_DOT}.")
+    if got.shape != (3,):
+        raise Wrong(f"Your list has shape {got.shape}; give three numbers, one per key, in the order "
+                    "k₁, k₂, k₃.")
+    if np.allclose(got, DOTS_NO_SIGNS):
+        raise Wrong("The minus signs got lost: a negative entry times a positive one is negative, "
                     "and it must be subtracted.")
-    if got.shape == (3,) and np.allclose(np.abs(got), np.abs(DOTS)) and not np.allclose(got, DOTS):
-        raise Wrong("the sizes are right but a sign is not. Which key points away from q?")
-    expect_array(got, DOTS, what="your list of three dot products")
+    if np.allclose(got, SUMS):
+        raise Wrong(f"You added all the entries of q and k. Multiply matching entries first, then add "
+                    f"the products. See {WHERE_DOT}.")
+    if np.allclose(got, DOTS[::-1]):
+        raise Wrong("The numbers are in reverse order: give q · k₁ first, then q · k₂, then q · k₃.")
+    if np.allclose(np.abs(got), np.abs(DOTS)) and not np.allclose(got, DOTS):
+        raise Wrong("The sizes are right but a sign is not. Which key points away from q?")
+    expect_array(got, DOTS, what="Your list of three dot products")
 
 
-# Exercise "fill one cell of S": S[2, 0] = q_2 · k_0.
+# --- ch07.score_cell: one cell of S by hand ----------------------------------------------------
+
 Q_MAT = [[1, 0], [2, 1], [0, 3]]
 K_MAT = [[1, 2], [3, -1], [-2, 1]]
 ROW, COL = 2, 0
-CELL = float(np.dot(Q_MAT[ROW], K_MAT[COL]))           # 6
-CELL_SWAPPED = float(np.dot(Q_MAT[COL], K_MAT[ROW]))   # -2
+CELL = float(np.dot(Q_MAT[ROW], K_MAT[COL]))               # 6
+CELL_SWAPPED = float(np.dot(Q_MAT[COL], K_MAT[ROW]))       # -2: S[0, 2]
 CELL_PRODUCTS = [q * k for q, k in zip(Q_MAT[ROW], K_MAT[COL])]
-CELL_Q_TWICE = float(np.dot(Q_MAT[ROW], Q_MAT[COL]))   # 0
+CELL_Q_TWICE = float(np.dot(Q_MAT[ROW], Q_MAT[COL]))       # 0: a query met a query
+CELL_FROM_ONE = float(np.dot(Q_MAT[ROW - 1], K_MAT[COL]))  # 4: row counted from 1
+CELL_DIAGONAL = float(np.dot(Q_MAT[ROW], K_MAT[ROW]))      # 3: S[2, 2]
 
 
-@exercise("ch07.score_cell", right=[CELL, 6, np.float64(6.0)],
-          wrong=[CELL_SWAPPED, CELL_PRODUCTS, CELL_Q_TWICE])
+@exercise("ch07.score_cell",
+          right=[CELL, 6, np.float64(6.0), [6], _torch_right(CELL, "float32")],
+          wrong=[CELL_SWAPPED, CELL_PRODUCTS, CELL_Q_TWICE, CELL_FROM_ONE, CELL_DIAGONAL, "6"],
+          catches="row and column swapped; the two products not added; a query met with a query; "
+                  "rows counted from 1; the diagonal cell; text",
+          solution="answer = 0*1 + 3*2")
 def _score_cell(answer: Any) -> None:
-    if not isinstance(answer, bool):
-        got = to_numpy(answer)
-        if got.shape == (2,) and np.allclose(got, CELL_PRODUCTS):
-            raise Wrong("those are the two products; a score is one number, so add them.")
-        if got.size == 1 and np.isclose(float(got.reshape(())), CELL_SWAPPED):
-            raise Wrong("that is S[0, 2]: row and column are swapped. The ROW number picks the query "
+    if isinstance(answer, bool):
+        raise Wrong("True/False is not a score; one number is wanted.")
+    got = numbers(answer, "Your S[2, 0]")
+    if got.shape == (2,) and np.allclose(got, CELL_PRODUCTS):
+        raise Wrong("Those are the two products; a score is one number, so add them.")
+    if got.size == 1:
+        value = float(got.reshape(()))
+        if np.isclose(value, CELL_SWAPPED):
+            raise Wrong("That is S[0, 2]: row and column are swapped. The ROW number picks the query "
                         "(a row of Q), the COLUMN number picks the key (a row of K).")
-        if got.size == 1 and np.isclose(float(got.reshape(())), CELL_Q_TWICE):
-            raise Wrong("a score pairs a query with a KEY. Take row 2 from Q and row 0 from K.")
-    expect_number(answer, CELL, what="your S[2, 0]",
-                  hint="Take row 2 of Q and row 0 of K (counting from 0), multiply matching entries, add.")
+        if np.isclose(value, CELL_Q_TWICE):
+            raise Wrong("A score pairs a query with a KEY: take the row from Q and the column's word "
+                        "from K.")
+        if np.isclose(value, CELL_FROM_ONE):
+            raise Wrong("That query is row 1 of Q. Count from 0, as Python does: row 0 is the first.")
+        if np.isclose(value, CELL_DIAGONAL):
+            raise Wrong("That is S[2, 2], word 2 against its own key. The column number picks the key.")
+    expect_number(got, CELL, what="Your S[2, 0]",
+                  hint=f"Take the query and the key this cell names, multiply matching entries, add. "
+                       f"See {WHERE_S}.")
 
 
-# Exercise "which key scores highest against the query?"
+# --- ch07.most_aligned: which key scores highest? ---------------------------------------------
+
 QUERY = [1.0, 1.0]
 KEYS = {"road": [0.6, 0.3], "truck": [2.0, 2.2], "cat": [2.5, -0.5], "sat": [-1.0, 0.5]}
 
@@ -65,22 +143,166 @@ def _best_by(score: Any) -> str:
     return max(KEYS, key=lambda w: score(np.array(QUERY), np.array(KEYS[w])))
 
 
-BEST = _best_by(lambda q, k: q @ k)                                 # truck
-NEAREST_TIP = _best_by(lambda q, k: -np.linalg.norm(q - k))         # road: the subtraction trap
-WORST = min(KEYS, key=lambda w: np.dot(QUERY, KEYS[w]))             # sat
+BEST = _best_by(lambda q, k: q @ k)                          # truck
+NEAREST_TIP = _best_by(lambda q, k: -np.linalg.norm(q - k))  # road: the subtraction trap
+WORST = min(KEYS, key=lambda w: np.dot(QUERY, KEYS[w]))      # sat
 
 
-@exercise("ch07.most_aligned", right=[BEST, f" {BEST.upper()} "], wrong=[NEAREST_TIP, WORST, "cat"])
+def _word(answer: Any, options: list[str], what: str = "Your answer") -> str:
+    """The answer as a lower-case word from `options`, or Wrong (chapter 7)."""
+    if not isinstance(answer, str):
+        raise Wrong(f"{what} should be a word in quotes, such as \"{options[0]}\", "
+                    f"but it is a {type(answer).__name__}.")
+    word = answer.strip().strip("\"'“”").strip().lower()
+    if word not in options:
+        raise Wrong(f"The word {_short(word)!r} is not one of the choices: {', '.join(options)}.")
+    return word
+
+
+@exercise("ch07.most_aligned", right=[BEST, f" {BEST.upper()} ", f"'{BEST}'", BEST.title() + "\n"],
+          wrong=[NEAREST_TIP, WORST, "cat", "trucks", 4.2, "x" * 20_000],
+          catches="the nearest tip (subtraction); the lowest score; the runner-up; a word not offered; "
+                  "the score instead of the word",
+          solution="answer = max(keys, key=lambda word: attnlib.dot(q, keys[word]))")
 def _most_aligned(answer: Any) -> None:
+    word = _word(answer, list(KEYS), "Your word")
+    if word == NEAREST_TIP:
+        raise Wrong(f"The word {word!r} has the tip nearest to the query's tip (that is subtraction), "
+                    "but its score q · k is small. Compute q · k for every key.")
+    if word == WORST:
+        raise Wrong(f"The word {word!r} gives the LOWEST score (it is negative: it points away). "
+                    "We want the highest.")
+    if word != BEST:
+        raise Wrong(f"The word {word!r} scores well, but another key scores higher. "
+                    "Compute q · k for every key and compare.")
+
+
+# --- the running example, private copies for the next exercises ------------------------------
+
+_WORDS = words(RUNNING_SENTENCE)                   # the kitten sat on the mat
+_X = sentence_matrix(RUNNING_SENTENCE).copy()
+_W_Q, _W_K = (W.copy() for W in running_lenses()[:2])
+SAT, MAT = 2, 5
+
+
+# --- ch07.changed_key: predict which scores a new key can change ------------------------------
+
+CHANGED = ("column", SAT)
+
+
+def _where(answer: Any) -> tuple[str, int]:
+    """('row' | 'column', index) from ("column", 2), ["col", 2] or "column 2", or Wrong."""
     if isinstance(answer, str):
-        word = answer.strip().strip("\"'“”").lower()
-        if word == NEAREST_TIP:
-            raise Wrong(f"{word!r} has the tip nearest to the query's tip (that is subtraction), "
-                        "but its score q · k is small. Compute q · k for every key.")
-        if word == WORST:
-            raise Wrong(f"{word!r} gives the LOWEST score (it is negative: it points away). "
-                        "We want the highest.")
-        if word in KEYS and word != BEST:
-            raise Wrong(f"{word!r} scores well, but another key scores higher. "
-                        "Compute q · k for every key and compare.")
-    expect_word(answer, BEST, list(KEYS), what="your word")
+        parts = answer.replace(",", " ").replace("(", " ").replace(")", " ").split()
+    elif isinstance(answer, (tuple, list)):
+        parts = list(answer)
+    else:
+        raise Wrong("Give a pair such as (\"row\", 0) or (\"column\", 0): the word row or column, "
+                    f"then a number; yours is a {type(answer).__name__}.")
+    if len(parts) != 2 or not isinstance(parts[0], str):
+        raise Wrong("Give a pair such as (\"row\", 0) or (\"column\", 0): the word row or column, then "
+                    "one number.")
+    kind = parts[0].strip().strip("\"'").lower()
+    kind = {"rows": "row", "col": "column", "cols": "column", "columns": "column"}.get(kind, kind)
+    if kind not in ("row", "column"):
+        raise Wrong(f"The first part should be \"row\" or \"column\", not {_short(kind)!r}.")
+    index = parts[1]
+    if isinstance(index, str):
+        if not index.strip().isdigit():
+            raise Wrong(f"The second part should be a whole number, not {_short(index)!r}.")
+        index = int(index)
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer, float, np.floating)) \
+            or float(index) != int(index):
+        raise Wrong("The second part should be a whole number: the position of a row or column, "
+                    "counting from 0.")
+    return kind, int(index)
+
+
+@exercise("ch07.changed_key",
+          right=[CHANGED, list(CHANGED), ("Column", np.int64(SAT)), f"column {SAT}", ("col", float(SAT))],
+          wrong=[("row", SAT), ("column", SAT + 1), ("row", SAT + 1), ("column", 1), "row and column 2", 2],
+          catches="the row instead of the column; counting from 1; kitten's column; both; "
+                  "a bare number",
+          solution="changed = np.argwhere(~np.isclose(S_new, S))")
+def _changed_key(answer: Any) -> None:
+    kind, index = _where(answer)
+    if kind == "row":
+        raise Wrong(f"Row {index} of S belongs to one word's QUERY, and no query changed. A cell S[i, j] "
+                    f"uses query i and key j: which cells use sat's key? See {WHERE_S}.")
+    if index == SAT + 1:
+        raise Wrong("Count from 0, as Python does: \"the\" is word 0.")
+    if index != SAT:
+        word = _WORDS[index] if 0 <= index < len(_WORDS) else None
+        named = f" is the column of {word!r}" if word else " is not a column of this 6×6 S"
+        raise Wrong(f"Column {index}{named}. Which word's key did you change?")
+
+
+# --- ch07.key_design: build a W_K so that "sat" scores "mat" highest --------------------------
+
+_GOOD_W_K = np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 0.0], [0.0, 0.0]])   # mat advertises vehicle-ness
+_OTHER_W_K = np.array([[0.0, 0.0], [0.0, 5.0], [0.0, 0.0], [0.0, 0.0]])  # ... in the second slot
+_ALL_AWAY = -_W_K                                                         # every other key points away
+
+
+@exercise("ch07.key_design",
+          right=[_GOOD_W_K, _GOOD_W_K.tolist(), _OTHER_W_K, _ALL_AWAY, _torch_right(_GOOD_W_K.tolist(), "float32"),
+                 tuple(tuple(int(x) for x in row) for row in _GOOD_W_K)],
+          wrong=[_W_K, _W_K + np.array([[0, 0], [1, 0], [0, 0], [0, 0]]), _GOOD_W_K.T, np.zeros((4, 2)),
+                 np.array([[0.0, 0.0], [0.0, 0.0], [5.0, 0.0], [0.0, 0.0]]), np.zeros((4, 3)),
+                 np.full((4, 2), np.nan)],
+          catches="chapter 5's W_K (kitten wins); an added mat feature too weak against kitten's "
+                  "animal-ness; W_K transposed; all zeros (a tie); 'small' (kitten is smaller); "
+                  "a width other than d_k; nan",
+          solution="W_K_new[1, 0] = 5.0")
+def _key_design(answer: Any) -> None:
+    W = numbers(answer, "Your W_K")
+    if W.shape == (2, 4):
+        raise Wrong("Your W_K is 2×4: rows and columns are swapped. W_K has one row per feature "
+                    "(4) and one column per slot (d_k = 2).")
+    if W.ndim != 2 or W.shape[0] != 4:
+        raise Wrong(f"Your W_K has shape {W.shape}; it needs 4 rows, one per feature of X.")
+    if W.shape[1] != _W_Q.shape[1]:
+        raise Wrong(f"Your W_K has {W.shape[1]} columns, but W_Q has {_W_Q.shape[1]}: queries and "
+                    "keys must have the same length d_k, or they cannot be dotted.")
+    if not np.all(np.isfinite(W)):
+        raise Wrong("Your W_K contains inf or nan; use ordinary numbers.")
+    row = (_X @ _W_Q)[SAT] @ (_X @ W).T      # sat's row of S with the learner's keys
+    others = np.delete(row, MAT)
+    best = int(np.argmax(row))
+    scale = max(1.0, float(np.abs(row).max()))
+    if row[MAT] - others.max() > 1e-9 * scale:
+        return
+    if np.isclose(row[MAT], others.max(), atol=1e-9 * scale):
+        raise Wrong(f"In sat's row, 'mat' ties with {_WORDS[best] if best != MAT else 'another word'!r}: "
+                    "it must score strictly highest. Which feature does mat have more of than every "
+                    "other word in the sentence?")
+    raise Wrong(f"In sat's row the highest score is at {_WORDS[best]!r} (column {best}), not at 'mat'. "
+                "Which feature does mat have more of than every other word, and which slot does "
+                "sat's query ask about most?")
+
+
+# --- ch07.doubling: what happens to S when every query (and every key) doubles? ---------------
+
+DOUBLED = (2.0, 4.0)
+
+
+@exercise("ch07.doubling",
+          right=[DOUBLED, [2, 4], np.array(DOUBLED), _torch_right(list(DOUBLED), "float32"), (2.0, 4)],
+          wrong=[(2, 2), (4, 4), (4, 2), (2, 8), (1, 2), ("2", "4")],
+          catches="both doublings counted once; the first counted twice; swapped; doubled three "
+                  "times; no change; text",
+          solution="S_both = (2 * Q) @ (2 * K).T")
+def _doubling(answer: Any) -> None:
+    got = numbers(answer, "Your pair")
+    if got.shape != (2,):
+        raise Wrong(f"Give two numbers, (first factor, second factor); yours has shape {got.shape}.")
+    first, second = (float(x) for x in got)
+    if not np.isclose(first, DOUBLED[0]):
+        if np.isclose(first, DOUBLED[1]) and np.isclose(second, DOUBLED[0]):
+            raise Wrong("The two factors are swapped: first queries alone, then queries and keys "
+                        "together.")
+        raise Wrong("The first factor is off. Only the query doubles: each product q_i k_i has one "
+                    f"factor doubled. See {WHERE_DOT}.")
+    if not np.isclose(second, DOUBLED[1]):
+        raise Wrong("The first factor is right; the second is off. When query AND key double, both "
+                    f"factors of every product q_i k_i change. See {WHERE_DOT}.")

@@ -6,35 +6,59 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, expect_array, expect_number, to_numpy
+from . import Wrong, exercise, expect_array, expect_number
+from .ch07 import _torch_right, numbers
 
-# ch08.spread ------------------------------------------------------------------
+WHERE_WHY = "the section 'Longer vectors, bigger scores' (why the square root)"
 
-SPREAD_D_K = 64
+# --- ch08.spread: a transfer of the variance argument ---------------------------------------
+# d_k = 100 (not in the chapter's table); q's entries have variance 1, k's entries have spread 2.
+
+SPREAD_D_K, Q_VARIANCE, K_SPREAD = 100, 1.0, 2.0
+SPREAD = math.sqrt(SPREAD_D_K * Q_VARIANCE * K_SPREAD ** 2)   # 20
+SPREAD_UNIT = math.sqrt(SPREAD_D_K)                            # 10: k's spread ignored
+SPREAD_VARIANCE = SPREAD ** 2                                  # 400: the variance, not the spread
+SPREAD_K_SPREAD_SQUARED = SPREAD_UNIT * K_SPREAD ** 2          # 40: spread multiplied by k's variance
+SPREAD_LINEAR = SPREAD_D_K * K_SPREAD                          # 200: d_k times k's spread
+SPREAD_SCALED = SPREAD / math.sqrt(SPREAD_D_K)                 # 2: after dividing by √d_k
+SPREAD_HALF_ROOT = math.sqrt(SPREAD_D_K * K_SPREAD)            # 14.1: k's spread used as its variance
 
 
-@exercise("ch08.spread", right=[8, 8.0, 8.08, math.sqrt(64)], wrong=[64, 1, 0.125, 4096])
+@exercise("ch08.spread",
+          right=[20, 20.0, np.float64(20.3), _torch_right(20.0, "float32"), [19.6]],
+          wrong=[SPREAD_UNIT, SPREAD_VARIANCE, SPREAD_K_SPREAD_SQUARED, SPREAD_LINEAR, SPREAD_SCALED,
+                 SPREAD_HALF_ROOT, "20"],
+          catches="k's spread ignored; the variance given; k's variance multiplied onto the spread; "
+                  "no square root; the spread after scaling; k's spread used as its variance; text",
+          solution="answer = math.sqrt(100 * 1 * 2**2)")
 def _spread(answer: Any) -> None:
     if isinstance(answer, bool):
         raise Wrong("True/False is not a spread; a number is wanted.")
-    value = to_numpy(answer)
-    if value.size == 1 and np.isfinite(value).all():
-        v = float(value.reshape(()))
-        if math.isclose(v, SPREAD_D_K, rel_tol=0.05):
-            raise Wrong("64 is the variance of q · k, which grows like d_k. "
-                        "The spread (standard deviation) is the square root of the variance.")
-        if math.isclose(v, 1.0, rel_tol=0.05):
-            raise Wrong("1 is the spread AFTER dividing by √d_k. The question asks for the spread of the "
-                        "raw dot product q · k.")
-        if math.isclose(v, SPREAD_D_K ** 2, rel_tol=0.05):
-            raise Wrong("That is d_k squared. Each of the 64 products has variance 1, the variances add "
-                        "up to 64, and the spread is the square root of that.")
-    expect_number(answer, math.sqrt(SPREAD_D_K), rtol=0.05,
-                  hint="Measure it: dot_products(64).std(), or use the rule that the spread grows "
-                       "like the square root of d_k.")
+    got = numbers(answer, "Your spread")
+    if got.size == 1 and np.isfinite(got).all():
+        v = float(got.reshape(()))
+        near = lambda x: math.isclose(v, x, rel_tol=0.05)  # noqa: E731
+        if near(SPREAD_UNIT):
+            raise Wrong("That would be right if k's entries had spread 1, but here they have spread 2. "
+                        "What is the variance of one product q_i k_i now?")
+        if near(SPREAD_VARIANCE):
+            raise Wrong("That is the variance of q · k. The spread (standard deviation) is its square "
+                        "root.")
+        if near(SPREAD_K_SPREAD_SQUARED) or near(SPREAD_LINEAR):
+            raise Wrong(f"Variances add; spreads do not. Work with variances first (of one product, then "
+                        f"of the sum of all of them) and take the square root last. See {WHERE_WHY}.")
+        if near(SPREAD_SCALED):
+            raise Wrong("That is the spread after dividing by √d_k. The question asks for the spread of "
+                        "the raw dot product q · k.")
+        if near(SPREAD_HALF_ROOT):
+            raise Wrong("A spread of 2 means a variance of 2² for each entry of k, not 2. Redo the "
+                        "variance of one product.")
+    expect_number(got, SPREAD, what="Your spread", rtol=0.05,
+                  hint=f"Find the variance of one product q_i k_i, then of their sum; the spread is the "
+                       f"square root of that. See {WHERE_WHY}.")
 
 
-# ch08.scale -------------------------------------------------------------------
+# --- ch08.scale: QKᵀ / √d_k for a 3-word example ------------------------------------------------
 
 SCALE_Q = np.array([[1.0, 0.0, 2.0, 1.0],
                     [0.0, 1.0, 1.0, 0.0],
@@ -47,20 +71,61 @@ _D_K = SCALE_Q.shape[1]
 SCALED = _S / math.sqrt(_D_K)
 
 
-@exercise("ch08.scale", right=[SCALED, SCALED.tolist()],
-          wrong=[_S / _D_K, _S, SCALED.T, _S / math.sqrt(3)])
+@exercise("ch08.scale",
+          right=[SCALED, SCALED.tolist(), tuple(map(tuple, SCALED.tolist())), _torch_right(SCALED.tolist(), "float32"),
+                 _torch_right(SCALED.tolist(), "bfloat16")],
+          wrong=[_S / _D_K, _S, SCALED.T, _S / math.sqrt(3), np.round(SCALED), SCALED[:2], SCALED.ravel()],
+          catches="divided by d_k; not divided; transposed; divided by √n; rounded to whole numbers; "
+                  "a row missing; flattened",
+          solution="answer = attnlib.scores(Q, K) / math.sqrt(d_k)")
 def _scale(answer: Any) -> None:
-    got = to_numpy(answer, "your scaled scores")
+    got = numbers(answer, "Your scaled scores")
+    if got.shape == (SCALED.size,):
+        raise Wrong(f"Your scores are one flat row of {got.size} numbers; give the 3×3 table, one row "
+                    "per query.")
     if got.shape == SCALED.shape and np.all(np.isfinite(got)):
         if np.allclose(got, _S / _D_K):
-            raise Wrong("you divided by d_k = 4. Divide by the square root of d_k instead: "
+            raise Wrong("You divided by d_k = 4. Divide by the square root of d_k instead: "
                         "dividing by d_k shrinks the scores too much.")
         if np.allclose(got, _S):
-            raise Wrong("these are the raw scores QKᵀ. Now divide every one by √d_k.")
+            raise Wrong("These are the raw scores QKᵀ. Now divide every one by √d_k.")
         if np.allclose(got, SCALED.T) or np.allclose(got, _S.T):
-            raise Wrong("rows and columns are swapped. Row i of the scores belongs to query i: "
-                        "compute Q @ K.T, not K @ Q.T.")
+            raise Wrong("Rows and columns are swapped. Row i of the scores belongs to query i: "
+                        "queries times keys, not keys times queries.")
         if np.allclose(got, _S / math.sqrt(_S.shape[0])):
-            raise Wrong("you divided by the square root of 3, the number of words. d_k is the length of "
+            raise Wrong("You divided by the square root of 3, the number of words. d_k is the length of "
                         "each query and key row: the number of COLUMNS of Q.")
-    expect_array(answer, SCALED, what="your scaled scores")
+        if np.allclose(got, np.round(got)) and np.allclose(got, SCALED, atol=0.5):
+            raise Wrong("Your scores are rounded to whole numbers; keep the decimals.")
+    expect_array(got, SCALED, what="Your scaled scores")
+
+
+# --- ch08.ninefold: predict what d_k 64 → 576 does, with and without scaling -----------------------
+
+NINE_FROM, NINE_TO = 64, 576
+NINEFOLD = (math.sqrt(NINE_TO / NINE_FROM), 1.0)   # (3, 1)
+
+
+@exercise("ch08.ninefold",
+          right=[NINEFOLD, [3, 1], np.array(NINEFOLD), _torch_right(list(NINEFOLD), "float32"), (3.0, 1)],
+          wrong=[(9, 1), (3, 3), (9, 3), (1, 3), (3, 1 / 3), (3,)],
+          catches="the variance's factor; scaling forgotten in the second; both squared; swapped; "
+                  "scaling over-corrects; one number only",
+          solution="answer = (3, 1)")
+def _ninefold(answer: Any) -> None:
+    got = numbers(answer, "Your pair")
+    if got.shape != (2,):
+        raise Wrong(f"Give two numbers, (without scaling, with scaling); yours has shape {got.shape}.")
+    raw, scaled = (float(x) for x in got)
+    if not np.all(np.isfinite(got)):
+        raise Wrong("Your pair contains inf or nan; give two ordinary numbers.")
+    if np.isclose(raw, NINEFOLD[1]) and np.isclose(scaled, NINEFOLD[0]):
+        raise Wrong("The two factors are swapped: first the unscaled scores, then the scaled ones.")
+    if np.isclose(raw, NINE_TO / NINE_FROM):
+        raise Wrong("The first factor is how much the VARIANCE grows. The spread is the square root of "
+                    f"the variance. See {WHERE_WHY}.")
+    if not np.isclose(raw, NINEFOLD[0], rtol=0.05):
+        raise Wrong(f"The first factor is off: how does the spread of q · k grow with d_k? See {WHERE_WHY}.")
+    if not np.isclose(scaled, NINEFOLD[1], rtol=0.05):
+        raise Wrong("The first factor is right; the second is off. After dividing by √d_k, what is the "
+                    "spread of the scores at any d_k? See the table in 'Why not divide by d_k?'.")

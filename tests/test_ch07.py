@@ -1,0 +1,192 @@
+"""Chapter 7: the dot-product figure and the graders of the score-matrix exercises."""
+import numpy as np
+import pytest
+
+import attnlib
+from attnlib import check, plot
+from attnlib.exercises import get
+
+IDS = [i for i in attnlib.exercise_ids() if i.startswith("ch07.")]
+WORD_ANSWERS = {"ch07.changed_key", "ch07.most_aligned"}  # answered with words, so text is not junk there
+ALL = [i for i in attnlib.exercise_ids() if i.startswith(("ch07.", "ch08."))]
+
+
+def verdict(exercise_id, answer, capsys):
+    ok = check(exercise_id, answer)
+    return ok, capsys.readouterr().out
+
+
+def test_chapter_7_has_its_exercises():
+    assert set(IDS) >= {"ch07.dots_by_hand", "ch07.score_cell", "ch07.most_aligned", "ch07.changed_key",
+                        "ch07.key_design", "ch07.doubling"}
+
+
+@pytest.mark.parametrize("exercise_id", ALL)
+def test_registration_meets_the_contract(exercise_id):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4
+    assert ex.catches and ex.solution
+
+
+@pytest.mark.parametrize("exercise_id", ALL)
+def test_no_hint_gives_the_solution_away_and_every_hint_starts_with_a_capital(exercise_id, capsys):
+    ex = get(exercise_id)
+    for answer in ex.wrong:
+        ok, out = verdict(exercise_id, answer, capsys)
+        assert not ok
+        hint = out.removeprefix("✗ Not yet. ")
+        assert hint[:1].isupper(), out
+        flat = " ".join(out.split())
+        assert ex.solution not in flat
+        assert len(out) < 400, f"hint floods the screen: {len(out)} characters"
+
+
+@pytest.mark.parametrize("exercise_id", ALL)
+def test_the_solution_line_is_in_the_notebook(exercise_id):
+    import json
+    chapter = "07_dot_product_scores" if exercise_id.startswith("ch07") else "08_scaling"
+    nb = json.load(open(f"chapters/{chapter}.ipynb"))
+    solutions = ["".join(c["source"]) for c in nb["cells"]
+                 if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Solution")]
+    assert any(get(exercise_id).solution in s for s in solutions)
+
+
+@pytest.mark.parametrize("exercise_id", ALL)
+def test_text_complex_ragged_and_huge_answers_are_named(exercise_id, capsys):
+    for answer, word in [([["2", "9"], ["16", "-5"]], "text"), ("x" * 20_000, ""),
+                         ([[1, 2], [3]], ""), (np.array([1 + 2j, 3]), "")]:
+        ok, out = verdict(exercise_id, answer, capsys)
+        assert not ok and out.startswith("✗") and len(out) < 400
+        assert "Traceback" not in out and "Checking your answer raised" not in out, out
+        if exercise_id not in WORD_ANSWERS:
+            assert word in out
+
+
+@pytest.mark.parametrize("answer, says", [
+    ([[3, 2, -1], [1, 0, -1], [-2, -2, 0]], "add up"),
+    ([4, 0, 4], "sign"),
+    ([-4, 0, 4], "reverse order"),
+    ([4, 0], "three numbers"),
+])
+def test_dots_by_hand_hints(answer, says, capsys):
+    ok, out = verdict("ch07.dots_by_hand", answer, capsys)
+    assert not ok and says in out
+
+
+@pytest.mark.parametrize("answer, says", [(-2, "swapped"), (4, "Count from 0"), (3, "S[2, 2]"), (0, "KEY")])
+def test_score_cell_hints(answer, says, capsys):
+    ok, out = verdict("ch07.score_cell", answer, capsys)
+    assert not ok and says in out
+
+
+@pytest.mark.parametrize("answer", [("column", 2), ["COLUMN", 2], "column 2", "(column, 2)", ("cols", np.int64(2)),
+                                    ("column", 2.0)])
+def test_changed_key_accepts_every_spelling_of_column_2(answer, capsys):
+    assert check("ch07.changed_key", answer)
+
+
+@pytest.mark.parametrize("answer, says", [(("row", 2), "QUERY"), (("column", 3), "Count from 0"),
+                                          (("column", 1), "'kitten'"), (("column", 9), "not a column"),
+                                          (("column", 2.5), "whole number"), (("diagonal", 2), "row\" or")])
+def test_changed_key_hints(answer, says, capsys):
+    ok, out = verdict("ch07.changed_key", answer, capsys)
+    assert not ok and says in out
+
+
+def test_changed_key_is_what_the_code_shows():
+    """Changing sat's key changes cells of column 2 only: the registered answer is the true one."""
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    W_Q, W_K, _ = attnlib.running_lenses()
+    Q, K = X @ W_Q, X @ W_K
+    K_new = K.copy()
+    K_new[2] = [-1.0, 3.0]
+    moved = np.argwhere(~np.isclose(Q @ K_new.T, Q @ K.T))
+    assert set(moved[:, 1]) == {2} and len(moved) >= 4
+
+
+def _sat_row(W_K):
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    W_Q, _, _ = attnlib.running_lenses()
+    return (X @ W_Q)[2] @ (X @ np.asarray(W_K, dtype=float)).T
+
+
+def test_key_design_accepts_every_valid_design_and_rejects_every_invalid_one(capsys):
+    """The grader checks the property: sat's highest score is at mat, strictly."""
+    rng = np.random.default_rng(7)
+    accepted = rejected = 0
+    for _ in range(300):
+        W = rng.normal(0, 3, size=(4, 2)).round(1)
+        row = _sat_row(W)
+        valid = row[5] > np.delete(row, 5).max() + 1e-9
+        assert check("ch07.key_design", W) == bool(valid), (W, row)
+        accepted += valid
+        rejected += not valid
+    capsys.readouterr()
+    assert accepted > 10 and rejected > 10
+
+
+def test_key_design_hints(capsys):
+    W_Q, W_K, _ = attnlib.running_lenses()
+    ok, out = verdict("ch07.key_design", W_K, capsys)
+    assert not ok and "'kitten'" in out
+    ok, out = verdict("ch07.key_design", np.zeros((4, 2)), capsys)
+    assert not ok and "ties" in out
+    ok, out = verdict("ch07.key_design", np.zeros((2, 4)), capsys)
+    assert not ok and "swapped" in out
+    ok, out = verdict("ch07.key_design", np.zeros((4, 4)), capsys)
+    assert not ok and "d_k" in out
+
+
+def test_key_design_grader_keeps_its_own_copies(capsys):
+    """A learner who overwrites the running example's lenses cannot change what the grader expects."""
+    W_Q, W_K, _ = attnlib.running_lenses()
+    W_Q[:] = 0
+    from attnlib.exercises import ch07
+    assert not np.shares_memory(ch07._W_Q, W_Q)
+    assert not check("ch07.key_design", np.zeros((4, 2)))  # still a tie, not a pass
+
+
+def test_doubling_hints(capsys):
+    for answer, says in [((2, 2), "second is off"), ((4, 2), "swapped"), ((1, 2), "first factor is off")]:
+        ok, out = verdict("ch07.doubling", answer, capsys)
+        assert not ok and says in out
+
+
+def test_doubling_answer_is_what_the_code_shows():
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    W_Q, W_K, _ = attnlib.running_lenses()
+    S = (X @ W_Q) @ (X @ W_K).T
+    S_q = (X @ (2 * W_Q)) @ (X @ W_K).T
+    S_both = (X @ (2 * W_Q)) @ (X @ (2 * W_K)).T
+    mask = S != 0
+    ratios = (float(np.unique((S_q[mask] / S[mask]).round(9))[0]),
+              float(np.unique((S_both[mask] / S[mask]).round(9))[0]))
+    assert check("ch07.doubling", ratios)
+
+
+def test_running_example_is_not_symmetric_and_the_numbers_are_the_chapters():
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    W_Q, W_K, _ = attnlib.running_lenses()
+    S = (X @ W_Q) @ (X @ W_K).T
+    assert S[2, 1] == pytest.approx(5.80) and S[1, 2] == pytest.approx(2.96)
+    assert not np.allclose(S, S.T)
+
+
+def test_dot_projection_draws_one_panel_per_pair_with_word_colours():
+    v = attnlib.VOCAB_2D
+    fig = plot.dot_projection([("kitten", v["kitten"], "kitten", v["kitten"]), ("kitten", v["kitten"], "cat", v["cat"])])
+    axes = fig.axes
+    assert len(axes) == 2
+    titles = [ax.get_title() for ax in axes]
+    assert "7.40" in titles[0] and "8.20" in titles[1] and "3.01" in titles[1]
+    colours = {t.get_color() for t in axes[1].texts}
+    assert plot.word_colour("cat") in colours and plot.word_colour("kitten") in colours
+    assert all("_" not in t.get_text() or "$" in t.get_text() for ax in axes for t in ax.texts)
+
+
+def test_word_ticks_colour_the_words_and_leave_other_labels_alone():
+    fig = plot.word_ticks(plot.heatmap(np.eye(3), ["kitten", "sat", "row 2"], ["kitten", "sat", "row 2"]))
+    labels = fig.axes[0].get_yticklabels()
+    assert labels[0].get_color() == plot.word_colour("kitten")
+    assert labels[1].get_color() == plot.word_colour("sat")
+    assert labels[2].get_color() != plot.word_colour("row 2")
