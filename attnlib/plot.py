@@ -384,10 +384,10 @@ def softmax_shares(row_scores: Sequence[float], labels: Sequence[str], title: st
 
 def blend(weights: Sequence[float], V: Any, labels: Sequence[str], target: str = "z",
           size: tuple[float, float] | None = None) -> Any:
-    """One output row z = Σ_j α_j v_j drawn as value rows flowing in with their weights on the arrows (chapter 10).
+    """One output row z_i = Σ_j A_ij v_j drawn as value rows flowing in with their weights on the arrows (chapter 10).
 
     Each value row is written in its word's colour; an arrow's thickness is its weight.
-    `target` is the name of the output, e.g. r"$z_{\mathrm{sat}}$".
+    `target` is the name of the output, e.g. the mathtext label "$z_{sat}$".
     """
     w, V = _np(weights), _np(V)
     n = len(w)
@@ -403,13 +403,14 @@ def blend(weights: Sequence[float], V: Any, labels: Sequence[str], target: str =
             colour = word_colour(labels[j])
             ax.text(0.0, y, f"{labels[j]}  {_vec_text(np.round(V[j], 2))}", va="center", fontsize=11,
                     color=colour, fontweight="bold")
-            ax.add_patch(FancyArrowPatch((5.3, y), (7.3, mid), arrowstyle="-|>", mutation_scale=12,
+            ax.add_patch(FancyArrowPatch((5.5, y), (7.3, mid), arrowstyle="-|>", mutation_scale=12,
                                          color=colour, lw=0.6 + 7 * w[j]))
-            ax.text(5.35, y + 0.2, f"{w[j]:.2f}", fontsize=11, color=colour, va="bottom")
+            ax.text(5.35, y, f"{w[j]:.2f}", fontsize=11, color=colour, va="center", ha="right",
+                    fontweight="bold")
         ax.text(7.45, mid + 0.35, target, va="bottom", fontsize=13, fontweight="bold")
         ax.text(7.45, mid - 0.1, _vec_text(np.round(z, 2)), va="top", fontsize=11, fontweight="bold")
-        ax.text(0.0, -0.75, r"value rows $v_j$, with their weights $\alpha_{j}$ on the arrows", fontsize=10,
-                color="0.35", va="center")
+        ax.text(0.0, -0.75, r"value rows $v_j$; the weights $A_{ij}$ of row $i$ beside the arrows",
+                fontsize=10, color="0.35", va="center")
         ax.set_title(f"{target}: a weighted average of the value rows", fontsize=12)
     return fig
 
