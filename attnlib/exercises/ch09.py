@@ -211,7 +211,7 @@ _SHARPEST = _WORDS[int(_A.max(axis=1).argmax())]
           wrong=[w for w in _OPTIONS if w != _DOUBLED_ANSWER] + ["none"],
           catches="every other word of the sentence (each has unequal scores, so its row sharpens), "
                   "\"none\", and words outside the sentence",
-          solution="A_doubled = attnlib.softmax(2 * S)")
+          solution="A_doubled = attnlib.softmax(2 * S_scaled)")
 def _doubled(answer: Any) -> None:
     if isinstance(answer, str):
         word = answer.strip().strip("\"'“”").lower()
@@ -225,4 +225,7 @@ def _doubled(answer: Any) -> None:
         if word in _OPTIONS and word != _DOUBLED_ANSWER:
             raise Wrong(f"Row \"{word}\" changes too: its scores are not all equal, so doubling widens the "
                         "gaps between them and softmax moves weight towards its larger scores.")
+        if word not in _OPTIONS:
+            raise Wrong(f"{word[:40]!r} is not a word of the sentence; the choices are: "
+                        f"{', '.join(_OPTIONS)}.")
     expect_word(answer, _DOUBLED_ANSWER, _OPTIONS)

@@ -285,8 +285,8 @@ def _what_changes(answer: Any) -> None:
     if names & {"Q", "K"}:
         raise Wrong("Q and K are made from X with W_Q and W_K (chapter 5), and none of those changed.")
     if names & {"S", "A"}:
-        raise Wrong("Look at the formula A = softmax(QKᵀ/√d_k) again (section 'The whole formula on a "
-                    "sentence'): which of its letters is made with W_V? Who attends to whom is decided "
+        raise Wrong("Look at the formula A = softmax(QKᵀ/√d_k) again (section 'The whole formula on the "
+                    "running example'): which of its letters is made with W_V? Who attends to whom is decided "
                     "before the values come in.")
     if "V" not in names:
         raise Wrong("V itself is made with W_V: V = XW_V.")
