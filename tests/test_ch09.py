@@ -79,7 +79,11 @@ def test_by_hand_hints_name_the_mistake(capsys):
     (ch09._no_return, "return"),
 ])
 def test_stable_softmax_hints_name_the_mistake(wrong, words, capsys):
-    assert words in _hint("ch09.stable_softmax", wrong, capsys)
+    hint = _hint("ch09.stable_softmax", wrong, capsys)
+    if words == "changed its input":  # attnlib.exercises.call may word this itself
+        assert "input" in hint and "chang" in hint.lower(), hint
+    else:
+        assert words in hint, hint
 
 
 def test_stable_softmax_catches_a_softmax_without_the_max_even_on_one_row(capsys):
