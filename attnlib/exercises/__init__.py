@@ -770,7 +770,7 @@ def _fmt(x: Any) -> str:
 
 
 def _normal_word(text: str) -> str:
-    return " ".join(text.strip().strip("\"'“”‘’`").strip().rstrip(".!").lower().split())
+    return " ".join(text.strip().strip("\"'“”‘’`.!? ").lower().split())
 
 
 def expect_word(answer: Any, expected: str, options: Sequence[str], what: str = "your answer",
