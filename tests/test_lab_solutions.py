@@ -56,11 +56,14 @@ def test_every_solution_cell_is_collapsed_and_nothing_else_changes(chapter_9):
     for i, (old, new) in enumerate(zip(before["cells"], after["cells"])):
         if i in solutions:
             assert _collapsed(new), f"cell {i} is not collapsed: {new['source'][:1]}"
-            rest = copy.deepcopy(new)
+            first = new["source"][0]
+            assert first.startswith("% ") or first.lower().startswith("# solution"), first  # what Lab's bar shows
+            rest, old_rest = copy.deepcopy(new), copy.deepcopy(old)
             rest["metadata"].pop("jupyter")
-            old_rest = copy.deepcopy(old)
             old_rest["metadata"].pop("jupyter", None)
-            assert rest == old_rest, f"cell {i} changed beyond its Lab metadata"
+            if first.startswith("% "):
+                rest["source"] = rest["source"][1:]
+            assert rest == old_rest, f"cell {i} changed beyond its Lab metadata and label"
         else:
             assert new == old, f"cell {i} is not a solution but changed"
     assert len(after["cells"]) == len(before["cells"])
@@ -93,7 +96,13 @@ def test_every_cell_inside_a_gate_is_collapsed_even_without_a_solution_line():
     assert problems == [] and changed == 4
     assert [_collapsed(c) for c in nb.cells] == [False, False, True, True, True, False, True]
     assert "outputs_hidden" not in nb.cells[2].metadata["jupyter"]  # markdown has no outputs
+    assert [c.source.split("\n", 1)[0] for c in nb.cells[2:5]] == [
+        "% Solution", "# Solution, continued", "% Solution, continued"]  # Lab shows no raw directive, no answer
+    assert nb.cells[6].source == "# Solution\nx = 1"
     assert lab_solutions.process(nb) == (0, [])
+    end_only = _notebook(":::{solution-start} e\n:::", ("# Solution\nx = 1",), ":::{solution-end}\n:::")
+    lab_solutions.process(end_only)
+    assert end_only.cells[2].source.startswith("% End of solution\n:::{solution-end}")
 
 
 @pytest.mark.parametrize("cells, complaint", [

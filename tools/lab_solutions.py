@@ -9,11 +9,16 @@ knows nothing of that gate: it shows the solution cells' code and stored outputs
 jupyterlab-myst draws each `solution-start` / `solution-end` cell on its own, as an empty
 "Start of Solution to Exercise 1 ›" dropdown bar with the explanation beside it, in plain view.
 
-This script sets the metadata JupyterLab honours, and changes nothing the book reads:
+This script sets the metadata JupyterLab honours, and changes nothing the book shows:
 - every cell from a `solution-start` cell to its `solution-end` cell, both included, and every
   code cell whose first line is "# Solution", gets "jupyter": {"source_hidden": true}; code cells
   also get "outputs_hidden": true. Lab shows each as a thin collapsed bar that opens on a click;
   myst-nb and sphinx-exercise ignore this metadata, so the book still gates the solution itself.
+- Lab writes a collapsed cell's first line on its bar, so each such cell starts with a label:
+  a MyST comment line in markdown ("% Solution", "% Solution, continued", "% End of solution"),
+  which neither the book nor Lab renders, and "# Solution, continued" in a code cell inside a
+  gate that lacks its "# Solution" line. The bar then never shows raw directives or a first line
+  of the answer.
 It is idempotent (a second run changes nothing) and writes a notebook only when it changed.
 A gate cell that also holds text outside the solution (before `solution-start`, or after
 `solution-end`) cannot be collapsed without hiding that text: the script names the cell and
@@ -29,7 +34,9 @@ from pathlib import Path
 import nbformat
 
 FENCE = r"(?::{3,}|`{3,})"
-START = re.compile(rf"^\s*{FENCE}\s*\{{solution-start\}}")
+COMMENTS = r"(?:[ \t]*%[^\n]*\n)*"  # MyST comment lines, such as the label this script adds
+START = re.compile(rf"^{COMMENTS}\s*{FENCE}\s*\{{solution-start\}}")
+END_ONLY = re.compile(rf"^{COMMENTS}\s*({FENCE})\s*\{{solution-end\}}[^\n]*\n\s*\1\s*\Z")
 START_ANYWHERE = re.compile(rf"^\s*{FENCE}\s*\{{solution-start\}}", re.M)
 END_LAST = re.compile(rf"^\s*({FENCE})\s*\{{solution-end\}}[^\n]*\n\s*\1\s*\Z", re.M)
 END_ANYWHERE = re.compile(rf"^\s*{FENCE}\s*\{{solution-end\}}", re.M)
@@ -38,6 +45,25 @@ END_ANYWHERE = re.compile(rf"^\s*{FENCE}\s*\{{solution-end\}}", re.M)
 def is_solution_code(cell: dict) -> bool:
     """A code cell whose first line is "# Solution" (any case)."""
     return cell.get("cell_type") == "code" and cell.get("source", "").lstrip().lower().startswith("# solution")
+
+
+def label(cell: dict, text: str) -> bool:
+    """Give a collapsed cell a first line that says what it is: Lab shows that line on the collapsed bar.
+
+    Markdown gets a MyST comment ("% Solution"), which neither the book nor Lab renders; code gets a
+    Python comment. A cell whose first line already is such a label is left alone.
+    """
+    source = cell.get("source", "")
+    first = source.lstrip().split("\n", 1)[0].strip().lower()
+    if cell.get("cell_type") == "markdown":
+        if first.startswith("%"):
+            return False
+        cell["source"] = f"% {text}\n{source}"
+        return True
+    if first.startswith("# solution"):
+        return False
+    cell["source"] = f"# {text}\n{source}"
+    return True
 
 
 def collapse(cell: dict) -> bool:
@@ -52,25 +78,30 @@ def collapse(cell: dict) -> bool:
 
 
 def process(nb: dict) -> tuple[int, list[str]]:
-    """Collapse the solution cells of one notebook; return (cells changed, problems found)."""
+    """Collapse (and label) the solution cells of one notebook; return (cells changed, problems found)."""
     changed, problems, in_gate = 0, [], False
     for i, cell in enumerate(nb.get("cells", [])):
         source = cell.get("source", "")
         hide = in_gate or is_solution_code(cell)
+        name = "Solution, continued"
         if cell.get("cell_type") == "markdown":
             if START_ANYWHERE.search(source):
                 if not START.match(source):
                     problems.append(f"cell {i}: text before {{solution-start}} would be hidden with the solution; "
                                     "put the directive at the start of its own cell")
-                in_gate, hide = True, START.match(source) is not None
+                in_gate, hide, name = True, START.match(source) is not None, "Solution"
             if END_ANYWHERE.search(source):
                 if in_gate and not END_LAST.search(source):
                     problems.append(f"cell {i}: text after {{solution-end}} would be hidden with the solution; "
                                     "end the cell with the directive")
                     hide = False
+                if END_ONLY.match(source):
+                    name = "End of solution"
                 in_gate = False
-        if hide and collapse(cell):
-            changed += 1
+        if hide:
+            touched = label(cell, name)
+            if collapse(cell) or touched:
+                changed += 1
     if in_gate:
         problems.append("a {solution-start} has no {solution-end} after it")
     return changed, problems
