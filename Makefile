@@ -32,6 +32,7 @@ execute: $(STAMP)
 	for nb in chapters/[0-9][0-9]_*.ipynb; do \
 		$(VENV)/bin/jupyter execute --inplace "$$nb" || exit 1; \
 	done
+	$(PY) tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb
 
 figures: $(STAMP)
 	$(PY) -c "from attnlib import plot; plot.save_svg(plot.prerequisite_map(), '_static/prerequisite_map.svg')"

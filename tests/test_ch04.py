@@ -37,10 +37,10 @@ def test_registration_meets_the_contract(exercise_id):
 def test_right_forms_pass_and_wrong_answers_fail_with_a_capitalised_hint(exercise_id, capsys):
     ex = get(exercise_id)
     for answer in ex.right:
-        assert check(exercise_id, answer) is True, answer
+        assert bool(check(exercise_id, answer)) is True, answer
         assert capsys.readouterr().out.startswith("✓")
     for answer in ex.wrong:
-        assert check(exercise_id, answer) is False, answer
+        assert bool(check(exercise_id, answer)) is False, answer
         out = capsys.readouterr().out
         hint = out.removeprefix("✗ Not yet. ")
         assert hint[:1].isupper(), out
@@ -62,7 +62,7 @@ def test_junk_is_refused_without_raising(exercise_id, capsys):
     junk = [[["2", "9"], ["16", "-5"]], [[2 + 1j, 9], [16, -5]], [[2, 9], [16]], [[2], [9, 16]], "x" * 20_000,
             [[None, 9], [16, -5]], exits, raises_unprintable, object(), {"a": 1}, True]
     for answer in junk:
-        assert check(exercise_id, answer) is False, answer
+        assert bool(check(exercise_id, answer)) is False, answer
         out = capsys.readouterr().out
         assert out.startswith("✗") and len(out) < 700, out
         assert "Traceback" not in out
@@ -81,20 +81,20 @@ def test_junk_is_refused_without_raising(exercise_id, capsys):
     ([[2, 9], [16]], "different lengths"),
 ])
 def test_by_hand_hints_name_the_mistake(answer, words, capsys):
-    assert check("ch04.by_hand", answer) is False
+    assert bool(check("ch04.by_hand", answer)) is False
     assert words in capsys.readouterr().out
 
 
 def test_by_hand_accepts_low_precision_tensors():
     torch = pytest.importorskip("torch")
     for dtype in (torch.float16, torch.bfloat16, torch.int64):
-        assert check("ch04.by_hand", torch.tensor([[2, 9], [16, -5]], dtype=dtype)) is True
+        assert bool(check("ch04.by_hand", torch.tensor([[2, 9], [16, -5]], dtype=dtype))) is True
 
 
 # --- ch04.my_matmul ---------------------------------------------------------------------
 
 def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
-    assert check("ch04.my_matmul", attnlib.matmul) is True
+    assert bool(check("ch04.my_matmul", attnlib.matmul)) is True
 
 
 @pytest.mark.parametrize("fn, words", [
@@ -112,7 +112,7 @@ def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
     (ch04._matmul_scribbles_after, "changed its input N"),
 ])
 def test_my_matmul_catches_each_plausible_mistake(fn, words, capsys):
-    assert check("ch04.my_matmul", fn) is False
+    assert bool(check("ch04.my_matmul", fn)) is False
     assert words in capsys.readouterr().out
 
 
@@ -156,7 +156,7 @@ def test_a_shape_is_recognised_in_any_usual_spelling(message, shape, named):
     ([(3, 2), "illegal", (1, 1), (3, 3), "illegal"], "legal"),
 ])
 def test_shapes_hints_say_which_product_and_why(answer, words, capsys):
-    assert check("ch04.shapes", answer) is False
+    assert bool(check("ch04.shapes", answer)) is False
     assert words in capsys.readouterr().out
 
 
@@ -215,7 +215,7 @@ def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_colla
     ([0, 1, 1, -1, 0, 0, 1, 0], "4×2"),
 ])
 def test_design_w_hints_name_the_entry(answer, words, capsys):
-    assert check("ch04.design_w", answer) is False
+    assert bool(check("ch04.design_w", answer)) is False
     assert words in capsys.readouterr().out
 
 

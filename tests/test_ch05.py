@@ -84,12 +84,12 @@ def test_registration_follows_the_contract(exercise_id):
 @pytest.mark.parametrize("exercise_id", CH05)
 def test_right_forms_pass(exercise_id, capsys):
     for answer in get(exercise_id).right:
-        assert check(exercise_id, answer) is True, f"rejected a right form {answer!r}"
+        assert bool(check(exercise_id, answer)) is True, f"rejected a right form {answer!r}"
         assert capsys.readouterr().out.startswith("✓")
 
 
 def _hint(exercise_id, answer, capsys):
-    assert check(exercise_id, answer) is False, f"{exercise_id} accepted {answer!r}"
+    assert bool(check(exercise_id, answer)) is False, f"{exercise_id} accepted {answer!r}"
     out = capsys.readouterr().out
     assert out.startswith("✗ Not yet. "), out
     return " ".join(out[len("✗ Not yet. "):].split())
@@ -161,17 +161,17 @@ def test_head_w_q_hints(answer, fragment, capsys):
 def test_torch_forms_are_accepted(capsys):
     torch = pytest.importorskip("torch")
     for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.int64):
-        assert check("ch05.q_by_hand", torch.tensor([[3, 2], [1, 3]], dtype=dtype)) is True, dtype
-    assert check("ch05.cat_changes", torch.from_numpy(ch05._CHANGES.copy())) is True
-    assert check("ch05.cat_changes", torch.tensor(ch05._CHANGES.tolist(), dtype=torch.bfloat16)) is True
-    assert check("ch05.w_shapes", [torch.Size([6, 3]), torch.Size([6, 3]), torch.Size([6, 4])]) is True
-    assert check("ch05.head_w_q", torch.zeros(768, 64).shape) is True
-    assert check("ch05.head_w_q", torch.tensor([768, 64])) is True
-    assert check("ch05.q_by_hand", torch.tensor([[3, 1], [2, 3]], dtype=torch.bfloat16)) is False
+        assert bool(check("ch05.q_by_hand", torch.tensor([[3, 2], [1, 3]], dtype=dtype))) is True, dtype
+    assert bool(check("ch05.cat_changes", torch.from_numpy(ch05._CHANGES.copy()))) is True
+    assert bool(check("ch05.cat_changes", torch.tensor(ch05._CHANGES.tolist(), dtype=torch.bfloat16))) is True
+    assert bool(check("ch05.w_shapes", [torch.Size([6, 3]), torch.Size([6, 3]), torch.Size([6, 4])])) is True
+    assert bool(check("ch05.head_w_q", torch.zeros(768, 64).shape)) is True
+    assert bool(check("ch05.head_w_q", torch.tensor([768, 64]))) is True
+    assert bool(check("ch05.q_by_hand", torch.tensor([[3, 1], [2, 3]], dtype=torch.bfloat16))) is False
 
 
 def test_head_w_q_accepts_a_division_that_gives_a_float(capsys):
-    assert check("ch05.head_w_q", (768, 768 / 12)) is True
+    assert bool(check("ch05.head_w_q", (768, 768 / 12))) is True
 
 
 def test_cat_changes_expected_answer_is_the_notebooks_computation(capsys):
@@ -182,7 +182,7 @@ def test_cat_changes_expected_answer_is_the_notebooks_computation(capsys):
         return np.array([[np.sum(q * k) for k in X @ W_K] for q in X @ W_Q])
 
     changed = fits("the cat sat on the mat") != fits("the kitten sat on the mat")
-    assert check("ch05.cat_changes", changed) is True
+    assert bool(check("ch05.cat_changes", changed)) is True
     # the subtle part: the cells of "mat" (all-zero query and key) stay
     assert changed[1].tolist() == [True] * 5 + [False]
     assert changed[:, 1].tolist() == [True] * 5 + [False]
@@ -216,10 +216,10 @@ def test_cat_changes_hints(answer, fragment, capsys):
 def test_checking_neither_changes_the_answer_nor_the_expected_one(capsys):
     expected = {name: getattr(ch05, name).copy() for name in ("_HAND_Q", "_CHANGES")}
     mine = np.array([[3.0, 2.0], [1.0, 3.0]])
-    assert check("ch05.q_by_hand", mine) is True
+    assert bool(check("ch05.q_by_hand", mine)) is True
     assert mine.tolist() == [[3.0, 2.0], [1.0, 3.0]]
     grid = np.ones((6, 6), dtype=bool)
-    assert check("ch05.cat_changes", grid) is False
+    assert bool(check("ch05.cat_changes", grid)) is False
     assert grid.all()
     for name, value in expected.items():
         assert np.array_equal(getattr(ch05, name), value), f"{name} changed"

@@ -31,10 +31,10 @@ def test_registration_meets_the_contract(exercise_id):
 def test_right_forms_pass_and_wrong_answers_fail_with_a_capitalised_hint(exercise_id, capsys):
     ex = get(exercise_id)
     for answer in ex.right:
-        assert check(exercise_id, answer) is True, answer
+        assert bool(check(exercise_id, answer)) is True, answer
         assert capsys.readouterr().out.startswith("✓")
     for answer in ex.wrong:
-        assert check(exercise_id, answer) is False, answer
+        assert bool(check(exercise_id, answer)) is False, answer
         out = capsys.readouterr().out
         assert out.removeprefix("✗ Not yet. ")[:1].isupper(), out
         assert ex.solution not in " ".join(out.split()), out
@@ -48,7 +48,7 @@ def test_junk_is_refused_without_raising(exercise_id, capsys):
     junk = [[["2", "-1"], ["0", "5"], ["7", "3"]], [[2j, -1], [0, 5], [7, 3]], [[2, -1], [0], [7, 3]],
             "y" * 20_000, exits, object(), {"a": 1}, True, [[None, -1], [0, 5], [7, 3]]]
     for answer in junk:
-        assert check(exercise_id, answer) is False, answer
+        assert bool(check(exercise_id, answer)) is False, answer
         out = capsys.readouterr().out
         assert out.startswith("✗") and len(out) < 700 and "Traceback" not in out, out
 
@@ -62,7 +62,7 @@ def test_junk_is_refused_without_raising(exercise_id, capsys):
     ([2, -1, 0, 5, 7, 3], "as a grid"),
 ])
 def test_by_hand_hints_name_the_mistake(answer, words, capsys):
-    assert check("ch06.by_hand", answer) is False
+    assert bool(check("ch06.by_hand", answer)) is False
     assert words in capsys.readouterr().out
 
 
@@ -73,7 +73,7 @@ def test_by_hand_hints_name_the_mistake(answer, words, capsys):
     ([[2, 2], [-1, 3]], "first at (1, 1)"),
 ])
 def test_product_transpose_hints_name_the_mistake(answer, words, capsys):
-    assert check("ch06.product_transpose", answer) is False
+    assert bool(check("ch06.product_transpose", answer)) is False
     assert words in capsys.readouterr().out
 
 
@@ -93,7 +93,7 @@ def test_the_product_rule_constants_are_what_the_statement_says():
     ([(2, 1), (1, 2), 12.5], "whole number"),
 ])
 def test_pair_cell_hints_name_the_mistake(answer, words, capsys):
-    assert check("ch06.pair_cell", answer) is False
+    assert bool(check("ch06.pair_cell", answer)) is False
     assert words in capsys.readouterr().out
 
 

@@ -10,7 +10,7 @@ WORDS = attnlib.words(attnlib.RUNNING_SENTENCE)
 
 
 def _hint(exercise_id, answer, capsys):
-    assert check(exercise_id, answer) is False
+    assert bool(check(exercise_id, answer)) is False
     return " ".join(capsys.readouterr().out.split())  # check() may wrap long hints
 
 
@@ -90,7 +90,7 @@ def test_stable_softmax_catches_a_softmax_without_the_max_even_on_one_row(capsys
     def naive_rows_only(x):  # right on every input that cannot overflow
         e = np.exp(x)
         return e / e.sum(axis=-1, keepdims=True)
-    assert check("ch09.stable_softmax", naive_rows_only) is False
+    assert bool(check("ch09.stable_softmax", naive_rows_only)) is False
     assert all(np.isfinite(ch09._stable(x)).all() for x in ch09._STABLE_CASES)
     with np.errstate(all="ignore"):
         overflowing = [x for x in ch09._STABLE_CASES if not np.isfinite(naive_rows_only(x)).all()]
