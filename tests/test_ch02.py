@@ -115,7 +115,7 @@ def test_ragged_cases_put_the_odd_vector_in_every_position():
     (ch02._make_x_columns, "COLUMN"),
     (ch02._make_x_flat, "flat list"),
     (ch02._make_x_no_return, "return"),
-    (ch02._make_x_mutates, "changed the vectors"),
+    (ch02._make_x_mutates, "changed its input `vectors`"),
 ])
 def test_make_x_rejects_plausible_wrong_functions(fn, hint, capsys):
     assert not check("ch02.make_x", fn)

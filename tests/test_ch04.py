@@ -108,8 +108,8 @@ def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
     (ch04._matmul_off_by_one, "how far k runs"),
     (ch04._matmul_transposed, "flipped"),
     (ch04._matmul_no_return, "return"),
-    (ch04._matmul_zeroes_input, "changed its input M"),
-    (ch04._matmul_scribbles_after, "changed its input N"),
+    (ch04._matmul_zeroes_input, "changed its input `M`"),
+    (ch04._matmul_scribbles_after, "changed its input `N`"),
 ])
 def test_my_matmul_catches_each_plausible_mistake(fn, words, capsys):
     assert bool(check("ch04.my_matmul", fn)) is False

@@ -73,14 +73,14 @@ def test_exercise_constants_match_the_text():
 # --- the graders -------------------------------------------------------------------------
 
 def _hint(exercise_id, answer, capsys):
-    assert attnlib.check(exercise_id, answer) is False
+    assert bool(attnlib.check(exercise_id, answer)) is False
     return " ".join(capsys.readouterr().out.split())
 
 
 def _passes(exercise_id, answer, capsys):
     ok = attnlib.check(exercise_id, answer)
     out = capsys.readouterr().out
-    assert ok is True, out
+    assert bool(ok) is True, out
 
 
 @pytest.mark.parametrize("wrong, words", [

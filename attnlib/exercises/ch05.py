@@ -38,7 +38,7 @@ def _has_junk(answer: Any) -> str:
     return ""
 
 
-def _numbers(answer: Any, what: str) -> np.ndarray:
+def _numbers(answer: Any, what: str, allow_bool: bool = False) -> np.ndarray:
     """The answer as a float numpy array: lists, tuples, numpy arrays, torch tensors of any dtype."""
     kind = _has_junk(answer)
     if kind:
@@ -54,7 +54,7 @@ def _numbers(answer: Any, what: str) -> np.ndarray:
         except TypeError:
             raise Wrong(f"{what} should hold only numbers, but something in it is not a "
                         "number.") from None
-    return to_numpy(answer, what)
+    return to_numpy(answer, what, allow_bool=allow_bool)
 
 
 def _shape(item: Any, what: str) -> tuple[int, ...]:
@@ -69,12 +69,23 @@ def _shape(item: Any, what: str) -> tuple[int, ...]:
     dims = []
     for d in item:
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, float, np.integer, np.floating)):
-            raise Wrong(f"{what} should hold whole numbers, but one entry is {_cut(d)}.")
+            raise Wrong(f"{what} should hold whole numbers, but one entry is {_describe_entry(d)}.")
         if not np.isfinite(d) or float(d) != int(d) or d < 0:
             raise Wrong(f"{what} has the entry {_cut(d)}: a shape counts rows and columns, "
                         "so each entry is a whole number.")
         dims.append(int(d))
     return tuple(dims)
+
+
+def _describe_entry(d: Any) -> str:
+    """An entry that is not a number, named in words (None, text, True/False) rather than by its type."""
+    if d is None:
+        return "None (a value is missing there)"
+    if isinstance(d, (bool, np.bool_)):
+        return f"{bool(d)}, a True/False value"
+    if isinstance(d, (str, bytes)):
+        return f"text ({_cut(d)})"
+    return _cut(d)
 
 
 def _cut(x: Any, limit: int = 80) -> str:
@@ -155,6 +166,8 @@ _W_SHAPES = ((SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_K), (SHAPES
             "d_k and d_v swapped, a missing shape, non-whole numbers and text",
     solution="answer = [(6, 3), (6, 3), (6, 4)]")
 def _w_shapes(answer: Any) -> None:
+    if is_torch(answer) and hasattr(answer, "detach"):
+        answer = answer.detach().cpu().double().numpy()
     if isinstance(answer, np.ndarray) and answer.ndim == 2:
         answer = answer.tolist()
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
@@ -286,7 +299,7 @@ def _mask(rows: list[int] = (), cols: list[int] = (), cells: list[tuple[int, int
     solution="answer = fit_cat != fit_kitten")
 def _cat_changes(answer: Any) -> None:
     n = len(_WORDS)
-    got = _numbers(answer, "Your grid")
+    got = _numbers(answer, "your grid", allow_bool=True)
     if got.shape != (n, n):
         raise Wrong(f"Your grid has shape {got.shape}, but the fit table of the {n}-word sentence is "
                     f"{n}×{n}: one True/False per cell.")
