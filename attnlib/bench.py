@@ -236,12 +236,14 @@ def matmul_peak(device: str = "cpu", dtype: str = "float32", size: int | None = 
     for side in sides:
         a, b = _square_pair(library, device, dtype, side)
         multiply = np.matmul if library == "numpy" else _torch().matmul
-        one = max(_time_once(multiply, (a, b), device), 1e-9)  # also the warm-up
+        multiply(a, b)                                          # warm-up: library start-up stays out
+        synchronize(device)
+        one = max(_time_once(multiply, (a, b), device), 1e-9)
         runs = max(1, min(repeat, int(max_seconds / 4 / one)))
         fastest = time_fn(multiply, a, b, warmup=0, repeat=runs, device=device)["min_s"]
         best = max(best, 2 * side ** 3 / fastest)
         spent = time.perf_counter() - started
-        if spent + 8 * one * (runs + 1) > max_seconds:  # the next side costs about 8 times as much
+        if spent + 8 * fastest * (runs + 2) > max_seconds:  # the next side costs about 8 times as much
             break
     return best
 

@@ -221,3 +221,68 @@ def test_the_crossover_answer_is_read_from_the_committed_file():
             break
         since = n
     assert ch11.stored_crossover() == ("none" if since is None else since)
+
+
+# --- the online-softmax exercise ------------------------------------------------------------
+
+def _hint(capsys, answer, exercise_id="ch11.online_step"):
+    from attnlib import check
+    ok = check(exercise_id, answer)
+    return ok, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer", ch11._online_step.__wrapped__.right if hasattr(ch11._online_step, "__wrapped__")
+                         else [ch11._right_numpy, ch11._right_math, ch11._right_torch])
+def test_online_step_accepts_every_right_form(answer, capsys):
+    ok, out = _hint(capsys, answer)
+    assert ok and out.startswith("✓")
+
+
+@pytest.mark.parametrize("answer, words", [
+    (ch11._wrong_no_rescale_of_z, "same rescale as ℓ"),
+    (ch11._wrong_upside_down, "Which way does the rescale go"),
+    (ch11._wrong_forgets_old_max, "larger of the old max"),
+    (ch11._wrong_not_shifted, "shifted by the new max"),
+    (ch11._wrong_returns_old_max, "not the old one"),
+    (ch11._wrong_changes_z_in_place, "changed one of its inputs in place"),
+    (lambda m, l, z, s, v: (m, l), "Return three things"),
+    (lambda m, l, z, s, v: None, "return"),
+    (lambda m, l, z, s, v: (max(m, max(s)), 1.0, [0.0]), "one entry per column"),
+])
+def test_online_step_rejects_each_slip_with_its_hint(answer, words, capsys):
+    ok, out = _hint(capsys, answer)
+    assert not ok and words in out.replace("\n  ", " "), out
+    assert "✗ Not yet. " in out and out.split("Not yet. ")[1][0].isupper()
+
+
+def test_online_step_expected_answers_come_from_private_constants(capsys):
+    """A function that changes its inputs cannot change what the checker expects."""
+    def sabotage(m, l, z, s, v):
+        s[:] = [0.0] * len(s)
+        return ch11._right_math(m, l, z, s, v)
+    assert not _hint(capsys, sabotage)[0]
+    assert _hint(capsys, ch11._right_math)[0]  # the expected values were not touched
+
+
+def test_online_step_reference_is_the_online_softmax():
+    """Run the update block by block over a row; z / ℓ must equal softmax(s) · V computed at once."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    s, V = rng.normal(0, 3, 11), rng.standard_normal((11, 2))
+    m, l, z = -math.inf, 0.0, [0.0, 0.0]
+    for start in range(0, 11, 4):
+        m, l, z = ch11._online_step_reference(m, l, z, s[start:start + 4].tolist(), V[start:start + 4].tolist())
+    weights = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    np.testing.assert_allclose(np.array(z) / l, weights @ V, rtol=1e-12)
+    assert m == s.max()
+
+
+def test_no_hint_of_chapter_11_contains_its_solution(capsys):
+    from attnlib.exercises import get
+    for exercise_id in ("ch11.flops", "ch11.time_at_2n", "ch11.memory_of_a", "ch11.crossover", "ch11.online_step"):
+        ex = get(exercise_id)
+        assert ex.catches and ex.solution and len(ex.right) >= 3 and len(ex.wrong) >= 4
+        for answer in ex.wrong:
+            ok, out = _hint(capsys, answer, exercise_id)
+            assert not ok and ex.solution not in out
+            assert out.split("Not yet. ")[1][0].isupper(), out
