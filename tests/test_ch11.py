@@ -247,6 +247,7 @@ def test_online_step_accepts_every_right_form(answer, capsys):
     (ch11._wrong_changes_z_in_place, "changed one of its inputs in place"),
     (lambda m, l, z, s, v: (m, l), "Return three things"),
     (lambda m, l, z, s, v: None, "return"),
+    (lambda m, l, z, s, v: (None, None, None), "still None"),
     (lambda m, l, z, s, v: (max(m, max(s)), 1.0, [0.0]), "one entry per column"),
 ])
 def test_online_step_rejects_each_slip_with_its_hint(answer, words, capsys):

@@ -295,6 +295,9 @@ def _online_step(answer: Any) -> None:
         if not isinstance(got, (tuple, list)) or len(got) != 3:
             raise Wrong("Return three things, in this order: the new running max, the new running sum ℓ "
                         "and the new running z.")
+        if all(x is None for x in got):
+            raise Wrong("All three values online_step returns are still None: replace each None with the update of the section "
+                        "'The online softmax, step by step'.")
         first = case[0] == -math.inf
         old_max = _floats(got[0], finite=False)
         if old_max is not None and old_max.size == 1 and float(old_max.reshape(())) == case[0] != m_want:
