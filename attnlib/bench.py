@@ -58,21 +58,26 @@ def synchronize(device: str) -> None:
         _torch().mps.synchronize()
 
 
-def time_fn(fn: Callable, *args: Any, warmup: int = 2, repeat: int = 7, device: str | None = None) -> dict:
-    """Run fn(*args) `warmup` times unmeasured, then `repeat` times measured; seconds per run (chapter 11)."""
+def time_fn(fn: Callable, *args: Any, warmup: int = 2, repeat: int = 7, device: str | None = None,
+            events: bool = True) -> dict:
+    """Run fn(*args) `warmup` times unmeasured, then `repeat` times measured; seconds per run (chapter 11).
+
+    On an NVIDIA GPU each run is timed with CUDA events; events=False times it with
+    perf_counter and synchronize instead (the two must agree).
+    """
     if repeat < 1:
         raise ValueError(f"time_fn: repeat must be at least 1, not {repeat}")
     device = device or _device_of(args)
     for _ in range(warmup):
         fn(*args)
     synchronize(device)
-    samples = [_time_once(fn, args, device) for _ in range(repeat)]
+    samples = [_time_once(fn, args, device, events) for _ in range(repeat)]
     return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples),
             "samples_s": samples}
 
 
-def _time_once(fn: Callable, args: tuple, device: str) -> float:
-    if device.startswith("cuda"):  # CUDA events time the work on the GPU itself
+def _time_once(fn: Callable, args: tuple, device: str, events: bool = True) -> float:
+    if device.startswith("cuda") and events:  # CUDA events time the work on the GPU itself
         torch = _torch()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         torch.cuda.synchronize()
@@ -124,22 +129,53 @@ def available_devices() -> list[str]:
     return devices
 
 
-def _cpu_model() -> str:
+CPU_FEATURES = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "fma")  # the vector extensions that matter here
+
+
+def cpu_details() -> dict:
+    """The CPU as the operating system names it: model name, family/model/stepping, vector extensions (chapter 11)."""
+    details: dict[str, Any] = {"model_name": None, "vendor": None, "family": None, "model": None,
+                               "stepping": None, "flags": {}}
+    fields = {"model name": "model_name", "vendor_id": "vendor", "cpu family": "family",
+              "model": "model", "stepping": "stepping"}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                key, _, value = (part.strip() for part in line.partition(":"))
+                if key in fields and details[fields[key]] is None:
+                    details[fields[key]] = value
+                elif key in ("flags", "Features") and not details["flags"]:
+                    present = set(value.split())
+                    details["flags"] = {name: name in present for name in CPU_FEATURES}
+                elif not line.strip() and details["model_name"]:
+                    break  # the first processor is enough: all of them are alike
     except OSError:
         pass
-    if sys.platform == "darwin":
+    if details["model_name"] is None and sys.platform == "darwin":
         import subprocess
         try:
-            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
-                                  text=True, timeout=5).stdout.strip()
+            details["model_name"] = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"],
+                                                   capture_output=True, text=True, timeout=5).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             pass
-    return platform.processor() or platform.machine()
+    if not details["model_name"]:
+        details["model_name"] = platform.processor() or platform.machine()
+    return details
+
+
+def _cpu_model(details: dict | None = None) -> str:
+    """One line for the CPU, e.g. 'AMD EPYC (family 25, model 1; AVX2, no AVX-512)'."""
+    details = details or cpu_details()
+    parts = []
+    if details.get("family") is not None:
+        parts.append(f"family {details['family']}, model {details['model']}")
+    flags = details.get("flags") or {}
+    if flags:
+        vector = ["AVX2" if flags.get("avx2") else "no AVX2", "AVX-512" if flags.get("avx512f") else "no AVX-512"]
+        if flags.get("amx_bf16"):
+            vector.append("AMX")
+        parts.append(", ".join(vector))
+    return f"{details['model_name']} ({'; '.join(parts)})" if parts else details["model_name"]
 
 
 def _numpy_blas() -> str | None:
@@ -153,11 +189,13 @@ def _numpy_blas() -> str | None:
 def system_info(device: str = "cpu") -> dict:
     """Hardware and software of this run: CPU and GPU model, threads, versions, date (UTC) (chapter 11)."""
     torch = _torch()
+    cpu = cpu_details()
     info = {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "device": device,
         "os": f"{platform.system()} {platform.machine()}",
-        "cpu_model": _cpu_model(),
+        "cpu_model": _cpu_model(cpu),
+        "cpu": cpu,
         "cpu_count": os.cpu_count(),
         "torch_threads": torch.get_num_threads() if torch is not None else None,
         "thread_env": {v: os.environ[v] for v in THREAD_VARIABLES if v in os.environ},
@@ -171,31 +209,53 @@ def system_info(device: str = "cpu") -> dict:
         "load_average_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,  # other work running?
     }
     if torch is not None and device.startswith("cuda") and torch.cuda.is_available():
-        props = torch.cuda.get_device_properties(0)
-        info.update(cuda=torch.version.cuda, gpu=props.name, gpu_memory_bytes=int(props.total_memory))
+        props = torch.cuda.get_device_properties(torch.device(device))
+        info.update(cuda=torch.version.cuda, gpu=props.name, gpu_memory_bytes=int(props.total_memory),
+                    gpu_capability=f"{props.major}.{props.minor}",
+                    gpu_multiprocessors=int(props.multi_processor_count))
     elif device.startswith("mps"):
         info["gpu"] = "Apple GPU (MPS)"
     return info
 
 
 def matmul_peak(device: str = "cpu", dtype: str = "float32", size: int | None = None,
-                library: str = "torch", repeat: int = 5) -> float:
-    """Measured FLOP/s of one large square matmul: the best this machine does, our yardstick (chapter 11)."""
-    if size is None:
-        size = 2048 if device == "cpu" else 8192
+                library: str = "torch", repeat: int = 5, max_seconds: float = 2.0) -> float:
+    """Measured FLOP/s of a large square matmul: the best this machine does, our yardstick (chapter 11).
+
+    With `size` given, s×s matrices of that size. Without it, the side doubles from 256
+    (up to 2048 on a CPU, 8192 on a GPU) while the next size still fits in `max_seconds`,
+    so a format the machine computes slowly (bfloat16 on many CPUs) costs seconds, not minutes.
+    """
+    if library == "numpy" and device != "cpu":
+        raise ValueError(f"matmul_peak: numpy runs on the CPU only, not on {device!r}")
+    if library != "numpy" and _torch() is None:
+        raise RuntimeError("matmul_peak: torch is not installed; use library='numpy'")
+    largest = 2048 if device == "cpu" else 8192
+    sides = [size] if size else [s for s in (256, 512, 1024, 2048, 4096, 8192) if s <= largest]
+    started, best = time.perf_counter(), 0.0
+    for side in sides:
+        a, b = _square_pair(library, device, dtype, side)
+        multiply = np.matmul if library == "numpy" else _torch().matmul
+        multiply(a, b)                                          # warm-up: library start-up stays out
+        synchronize(device)
+        one = max(_time_once(multiply, (a, b), device), 1e-9)
+        runs = max(1, min(repeat, int(max_seconds / 4 / one)))
+        fastest = time_fn(multiply, a, b, warmup=0, repeat=runs, device=device)["min_s"]
+        best = max(best, 2 * side ** 3 / fastest)
+        spent = time.perf_counter() - started
+        if spent + 8 * fastest * (runs + 2) > max_seconds:  # the next side costs about 8 times as much
+            break
+    return best
+
+
+def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
     if library == "numpy":
-        if device != "cpu":
-            raise ValueError(f"matmul_peak: numpy runs on the CPU only, not on {device!r}")
         rng = np.random.default_rng(0)
-        a, b = (rng.standard_normal((size, size)).astype(dtype) for _ in range(2))
-        best = time_fn(np.matmul, a, b, warmup=1, repeat=repeat)["min_s"]
-    else:
-        torch = _torch()
-        if torch is None:
-            raise RuntimeError("matmul_peak: torch is not installed; use library='numpy'")
-        a, b = (torch.randn(size, size, device=device, dtype=getattr(torch, dtype)) for _ in range(2))
-        best = time_fn(torch.matmul, a, b, warmup=1, repeat=repeat, device=device)["min_s"]
-    return 2 * size ** 3 / best
+        return tuple(rng.standard_normal((side, side)).astype(dtype) for _ in range(2))
+    torch = _torch()
+    gen = torch.Generator().manual_seed(0)
+    return tuple(torch.randn(side, side, generator=gen).to(device=device, dtype=getattr(torch, dtype))
+                 for _ in range(2))
 
 
 # --- the sweep ---------------------------------------------------------------------
@@ -220,9 +280,9 @@ def _skip_reason(impl: str, device: str, dtype: str, a_bytes: int, budget: int) 
         return f"numpy has no {dtype}"
     if library == "torch" and _torch() is None:
         return "torch is not installed"
-    if impl.startswith("naive") and 5 * a_bytes > budget:  # scores, scaled, shifted, exp, A
-        return (f"naive attention would need about {5 * a_bytes / 2**30:.1f} GiB "
-                f"(5 n×n arrays), over the budget of {budget / 2**30:.1f} GiB")
+    if impl.startswith("naive") and a_bytes > budget:  # one n×n score array per head, overwritten in place
+        return (f"naive attention would need about {a_bytes / 2**30:.1f} GiB "
+                f"(an n×n array per head), over the budget of {budget / 2**30:.1f} GiB")
     return None
 
 
@@ -263,15 +323,19 @@ def run_sweep(device: str = "cpu", dtype: str = "float32", sizes: list[int] = (1
         a_bytes = attention_matrix_bytes(n, batch=batch, heads=heads, dtype_bytes=_dtype_bytes(dtype))
         for impl in implementations:
             row = {"impl": impl, "n": n, "d": d, "batch": batch, "heads": heads, "dtype": dtype,
-                   "device": device, "median_s": None, "min_s": None, "max_s": None, "gflops": None,
-                   "pct_of_peak": None, "a_bytes": a_bytes, "skipped": None}
+                   "device": device, "status": "measured", "median_s": None, "min_s": None, "max_s": None,
+                   "gflops": None, "pct_of_peak": None, "a_bytes": a_bytes, "skipped": None}
             row["skipped"] = _skip_reason(impl, device, dtype, a_bytes, budget)
-            if row["skipped"] is None:
+            if row["skipped"] is not None:
+                row["status"] = "skipped"
+            else:
                 try:
                     Q, K, V = _inputs(impl.split("-")[1], device, dtype, (batch, heads, n, d))
                     timing = _timed(_function(impl), Q, K, V, warmup=warmup, repeat=repeat, device=device)
                 except (RuntimeError, MemoryError) as exc:  # out of memory, or a dtype the device lacks
-                    row["skipped"] = f"failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+                    row["status"] = "failed"
+                    row["skipped"] = f"failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+                    Q = K = V = None
                     _free_gpu_memory(device)
                 else:
                     row.update({k: timing[k] for k in ("median_s", "min_s", "max_s")})
@@ -302,8 +366,8 @@ def _describe(row: dict) -> str:
     head = f"n={row['n']:<6d} {row['impl']:<12s}"
     if row["skipped"]:
         return f"{head} skipped: {row['skipped']}"
-    return (f"{head} {row['median_s'] * 1e3:10.3f} ms {row['gflops']:9.2f} GFLOP/s "
-            f"{row['pct_of_peak']:6.1f}% of peak")
+    return (f"{head} {row['median_s'] * 1e3:10.3f} ms (min {row['min_s'] * 1e3:.3f}, max {row['max_s'] * 1e3:.3f}) "
+            f"{row['gflops']:9.2f} GFLOP/s {row['pct_of_peak']:6.1f}% of peak")
 
 
 def _human_bytes(b: float) -> str:
@@ -314,35 +378,135 @@ def _human_bytes(b: float) -> str:
     return ""
 
 
+def workload(rows: list[dict]) -> str:
+    """What the rows measured, e.g. 'float32, batch 1 × 8 heads, d = 64, cpu' (several values joined by '/')."""
+    def values(key: str) -> str:
+        return "/".join(str(v) for v in dict.fromkeys(r[key] for r in rows))
+    heads = values("heads")
+    return (f"{values('dtype')}, batch {values('batch')} × {heads} head{'' if heads == '1' else 's'}, "
+            f"d = {values('d')}, {values('device')}")
+
+
 def format_table(rows: list[dict]) -> str:
-    """The sweep as a plain-text table: n, implementation, time, GFLOP/s, % of peak, memory of A (chapter 11)."""
-    lines = [f"{'n':>6}  {'impl':<12}  {'time (ms)':>10}  {'GFLOP/s':>9}  {'% peak':>7}  {'A (memory)':>10}"]
+    """The sweep as a table: n, implementation, median time and its min–max, GFLOP/s, % of peak, memory of A (chapter 11)."""
+    lines = [f"workload: {workload(rows)}" if rows else "no rows",
+             f"{'n':>6}  {'impl':<12}  {'median (ms)':>11}  {'min–max (ms)':>19}  {'GFLOP/s':>9}  "
+             f"{'% peak':>7}  {'A (memory)':>10}"]
     for r in rows:
         if r["skipped"]:
-            cells = f"{'skipped':>10}  {'':>9}  {'':>7}"
+            cells = f"{'failed' if r.get('status') == 'failed' else 'skipped':>11}  {'':>19}  {'':>9}  {'':>7}"
         else:
-            cells = f"{r['median_s'] * 1e3:10.3f}  {r['gflops']:9.2f}  {r['pct_of_peak']:6.1f}%"
+            spread = f"{r['min_s'] * 1e3:.3f}–{r['max_s'] * 1e3:.3f}"
+            cells = f"{r['median_s'] * 1e3:11.3f}  {spread:>19}  {r['gflops']:9.2f}  {r['pct_of_peak']:6.1f}%"
         lines.append(f"{r['n']:>6}  {r['impl']:<12}  {cells}  {_human_bytes(r['a_bytes']):>10}")
     return "\n".join(lines)
 
 
 # --- the command line ------------------------------------------------------------
 
+DTYPES = ("float32", "float64", "float16", "bfloat16")
+SIXTEEN_BIT = {"float16", "bfloat16"}
+DEFAULTS = {"device": "cpu", "dtype": "float32", "sizes": [128, 256, 512, 1024, 2048], "d": 64, "batch": 1,
+            "heads": 8, "repeat": 5, "warmup": 2, "threads": 1, "implementations": list(IMPLEMENTATIONS),
+            "peak_size": None}
+
+
+def command_line(settings: dict, out: str | None = None) -> str:
+    """The command that makes a sweep with these recorded settings (a results file's "settings") (chapter 11)."""
+    s = {**DEFAULTS, **settings}
+    parts = ["PYTHONPATH=. python -m attnlib.bench", f"--device {s['device']}", f"--dtype {s['dtype']}",
+             "--sizes " + ",".join(str(n) for n in s["sizes"]), f"--d {s['d']}", f"--batch {s['batch']}",
+             f"--heads {s['heads']}", f"--repeat {s['repeat']}", f"--warmup {s['warmup']}",
+             f"--threads {s['threads']}", "--impls " + ",".join(s["implementations"])]
+    if s.get("peak_size"):
+        parts.append(f"--peak-size {s['peak_size']}")
+    if out:
+        parts.append(f"--out {out}")
+    return " ".join(parts)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit status 2, no usage block
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _whole(text: str, least: int, what: str) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text.strip()!r} is not a whole number") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{value} is too small: {what} must be at least {least}")
+    return value
+
+
+def _at_least(least: int, what: str) -> Callable[[str], int]:
+    return lambda text: _whole(text, least, what)
+
+
+def _sizes(text: str) -> list[int]:
+    items = text.split(",")
+    if not text.strip() or any(not item.strip() for item in items):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of sizes like 128,256,512")
+    return [_whole(item, 1, "every size n") for item in items]
+
+
+def _impls(text: str) -> list[str]:
+    names = [item.strip() for item in text.split(",")]
+    for name in names:
+        if name not in IMPLEMENTATIONS:
+            raise argparse.ArgumentTypeError(f"unknown implementation {name!r}; choose from {', '.join(IMPLEMENTATIONS)}")
+    return names
+
+
+def _device(text: str) -> str:
+    kind, _, index = text.partition(":")
+    if kind not in ("cpu", "cuda", "mps") or (index and (kind != "cuda" or not index.isdigit())):
+        raise argparse.ArgumentTypeError(f"unknown device {text!r}; choose cpu, cuda, cuda:N or mps")
+    return text
+
+
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m attnlib.bench", description=__doc__.split("\n\n")[0])
-    p.add_argument("--device", default="cpu", help="cpu, cuda or mps (default cpu)")
-    p.add_argument("--dtype", default="float32", choices=["float32", "float64", "float16", "bfloat16"])
-    p.add_argument("--sizes", default="128,256,512,1024,2048", help="sequence lengths n, comma separated")
-    p.add_argument("--d", type=int, default=64, help="d_k = d_v per head (default 64)")
-    p.add_argument("--batch", type=int, default=1)
-    p.add_argument("--heads", type=int, default=8)
-    p.add_argument("--repeat", type=int, default=5, help="measured runs per point (default 5)")
-    p.add_argument("--warmup", type=int, default=2, help="unmeasured runs first (default 2)")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch and numpy's BLAS")
-    p.add_argument("--impls", default=",".join(IMPLEMENTATIONS), help="implementations, comma separated")
-    p.add_argument("--peak-size", type=int, default=None, help="side of the matmul that measures the peak")
+    p = _Parser(prog="python -m attnlib.bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--device", type=_device, default="cpu", help="cpu, cuda, cuda:N or mps (default cpu)")
+    p.add_argument("--dtype", default="float32", choices=DTYPES)
+    p.add_argument("--sizes", type=_sizes, default=DEFAULTS["sizes"], help="sequence lengths n, comma separated")
+    p.add_argument("--d", type=_at_least(1, "d"), default=64, help="d_k = d_v per head (default 64)")
+    p.add_argument("--batch", type=_at_least(1, "the batch"), default=1)
+    p.add_argument("--heads", type=_at_least(1, "the number of heads"), default=8)
+    p.add_argument("--repeat", type=_at_least(1, "the number of measured runs"), default=5,
+                   help="measured runs per point (default 5)")
+    p.add_argument("--warmup", type=_at_least(0, "the number of warm-up runs"), default=2,
+                   help="unmeasured runs first (default 2)")
+    p.add_argument("--threads", type=_at_least(1, "the number of threads"), default=1,
+                   help="CPU threads for torch and numpy's BLAS (default 1)")
+    p.add_argument("--impls", type=_impls, default=list(IMPLEMENTATIONS), help="implementations, comma separated")
+    p.add_argument("--peak-size", type=_at_least(16, "the side of the peak matmul"), default=None,
+                   help="side of the matmul that measures the peak (default: grows while it stays quick)")
     p.add_argument("--out", default=None, help="write system info and results to this JSON file")
     return p.parse_args(argv)
+
+
+def _refusal(args: argparse.Namespace) -> str | None:
+    """Why these arguments cannot run here (checked before anything is measured), or None."""
+    torch = _torch()
+    if args.dtype in SIXTEEN_BIT and torch is None:
+        return f"--dtype {args.dtype} needs torch (numpy has no such format), and torch is not installed here"
+    kind, _, index = args.device.partition(":")
+    if kind != "cpu" and torch is None:
+        return f"device {args.device!r} needs torch, and torch is not installed here"
+    if kind not in available_devices():
+        return f"device {args.device!r} is not available here: torch sees no such GPU; available: " \
+               + ", ".join(available_devices())
+    if index and int(index) >= torch.cuda.device_count():
+        return f"device {args.device!r} is not available here: torch sees {torch.cuda.device_count()} CUDA GPU(s)"
+    if kind != "cpu" and not any(i.endswith("torch") for i in args.impls):
+        return f"device {args.device!r}: every implementation chosen runs on numpy, which runs on the CPU only"
+    if args.out:
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            return f"--out {args.out}: {folder!r} is not a folder"
+    return None
 
 
 def _set_threads(threads: int, may_restart: bool) -> None:
@@ -372,45 +536,35 @@ def say(line: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Measure the matmul peak, run the sweep, print a table and optionally save JSON (chapter 11)."""
+    """Check the arguments, measure the matmul peak once, run the sweep, print a table, save JSON (chapter 11)."""
     args = _parse(argv)
-    if args.threads is not None:
-        _set_threads(args.threads, may_restart=argv is None)
-    if args.device.split(":")[0] not in available_devices():
-        sys.exit(f"attnlib.bench: device {args.device!r} is not available here; "
-                 f"available: {', '.join(available_devices())}")
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    implementations = [s.strip() for s in args.impls.split(",") if s.strip()]
+    refusal = _refusal(args)
+    if refusal:
+        print(f"python -m attnlib.bench: error: {refusal}", file=sys.stderr)
+        sys.exit(2)
+    _set_threads(args.threads, may_restart=argv is None)
 
     system = system_info(args.device)
-    say(f"{system['cpu_model']} | {system['gpu'] or 'no GPU'} | torch {system['torch']} | numpy {system['numpy']}")
+    say(f"{system['cpu_model']} | {system['gpu'] or 'no GPU'} | torch {system['torch']} | numpy {system['numpy']}"
+        f" | {args.threads} thread{'s' if args.threads != 1 else ''}")
     peaks = _matmul_peaks(args.device, args.dtype, args.peak_size)
-    say("matmul peak: " + ", ".join(f"{lib} {f / 1e9:.1f} GFLOP/s" for lib, f in peaks.items()))
-    rows = run_sweep(args.device, args.dtype, sizes, d=args.d, batch=args.batch, heads=args.heads,
-                     implementations=implementations, repeat=args.repeat, warmup=args.warmup,
-                     peak_flops=max(peaks.values()), progress=say)
-    # Measure the peak again at the end and keep the best of the two, so one slow moment
-    # of the machine during the first measurement cannot inflate every percentage.
-    again = _matmul_peaks(args.device, args.dtype, args.peak_size)
-    peaks = {lib: max(f, again[lib]) for lib, f in peaks.items()}
-    peak = max(peaks.values())
-    for row in rows:
-        if row["gflops"] is not None:
-            row["pct_of_peak"] = 100 * row["gflops"] * 1e9 / peak
-    say("matmul peak (best of start and end): "
-        + ", ".join(f"{lib} {f / 1e9:.1f} GFLOP/s" for lib, f in peaks.items()))
+    peak = max(peaks.values())  # one peak for the whole run: progress lines and table use the same
+    say("matmul peak: " + ", ".join(f"{lib} {f / 1e9:.1f} GFLOP/s" for lib, f in peaks.items())
+        + f"; % of peak below is of {peak / 1e9:.1f} GFLOP/s")
+    rows = run_sweep(args.device, args.dtype, args.sizes, d=args.d, batch=args.batch, heads=args.heads,
+                     implementations=args.impls, repeat=args.repeat, warmup=args.warmup,
+                     peak_flops=peak, progress=say)
     say("")
     say(format_table(rows))
-    say(f"(% peak: of the best measured {args.dtype} matmul, {peak / 1e9:.1f} GFLOP/s; "
+    say(f"(% peak: of the measured {args.dtype} matmul, {peak / 1e9:.1f} GFLOP/s; "
         f"A: one n×n weight matrix per head, batch {args.batch} × {args.heads} heads)")
     if args.out:
         settings = {k: getattr(args, k) for k in ("device", "dtype", "d", "batch", "heads", "repeat",
-                                                    "warmup", "threads")}
-        settings.update(sizes=sizes, implementations=implementations)
-        report = {"system": system, "settings": settings, "peak_flops": peak,
-                  "peak_flops_by_library": peaks, "results": rows}
-        directory = os.path.dirname(os.path.abspath(args.out))
-        os.makedirs(directory, exist_ok=True)
+                                                    "warmup", "threads", "peak_size")}
+        settings.update(sizes=args.sizes, implementations=args.impls)
+        report = {"system": system, "settings": settings, "command": command_line(settings, out=args.out),
+                  "peak_flops": peak, "peak_flops_by_library": peaks, "results": rows}
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out, "w") as f:
             json.dump(report, f, indent=2)
             f.write("\n")

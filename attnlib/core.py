@@ -175,8 +175,8 @@ def softmax(x: Array, axis: int = -1) -> Array:
     return e / _sum(e, axis)
 
 
-def _apply_mask(S: Array, mask: Any) -> Array:
-    """Put -inf in every score whose mask entry is False, so softmax gives it weight 0."""
+def _allowed(S: Array, mask: Any) -> Array:
+    """The mask checked (boolean, broadcasts to S, a True in every row) and broadcast to S's shape."""
     if not (is_torch(mask) or isinstance(mask, np.ndarray)):
         mask = np.asarray(mask)
     if not _broadcasts(shape_of(mask), shape_of(S)):
@@ -188,17 +188,32 @@ def _apply_mask(S: Array, mask: Any) -> Array:
         if allowed.dtype != torch.bool:
             raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
         allowed = torch.broadcast_to(allowed, S.shape)
-        minus_inf = torch.tensor(float("-inf"), dtype=S.dtype, device=S.device)
     else:
         allowed = np.asarray(mask.cpu() if is_torch(mask) else mask)
         if allowed.dtype != bool:
             raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
         allowed = np.broadcast_to(allowed, S.shape)
-        minus_inf = -np.inf
     if not bool(allowed.any(-1).all()):
         raise ValueError("attention: a row of the mask is all False, so some query may attend to no key")
-    where = torch.where if is_torch(S) else np.where
-    return where(allowed, S, minus_inf)
+    return allowed
+
+
+def _apply_mask(S: Array, mask: Any) -> Array:
+    """Put -inf in every score whose mask entry is False, so softmax gives it weight 0."""
+    allowed = _allowed(S, mask)
+    if is_torch(S):
+        import torch
+        return torch.where(allowed, S, torch.tensor(float("-inf"), dtype=S.dtype, device=S.device))
+    return np.where(allowed, S, -np.inf)
+
+
+def _hide_in_place(S: Array, mask: Any) -> None:
+    """Put -inf in S itself wherever the mask is False (the in-place _apply_mask)."""
+    allowed = _allowed(S, mask)
+    if is_torch(S):
+        S.masked_fill_(~allowed, float("-inf"))
+    else:
+        np.copyto(S, -np.inf, where=~allowed)
 
 
 def _broadcasts(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
@@ -210,7 +225,13 @@ def _broadcasts(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
 
 
 def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Array]:
-    """Scaled dot-product attention: returns (Z, A) with A = softmax(QKᵀ/√d_k) and Z = AV (chapter 10)."""
+    """Scaled dot-product attention: returns (Z, A) with A = softmax(QKᵀ/√d_k) and Z = AV (chapter 10).
+
+    The scores S = QKᵀ are a fresh array that belongs to this function, so the steps
+    scale, mask and softmax overwrite S instead of making a new n×n array each: every
+    fresh n×n array costs time (the system must hand over new memory) as well as space.
+    When torch has to record the steps for gradients, they are done out of place.
+    """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
     _same_kind("attention", Q, K, V)
     _check_qk("attention", Q, K)
@@ -218,17 +239,46 @@ def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Ar
         raise ValueError(f"attention: K has shape {shape_of(K)} and V has shape {shape_of(V)}; "
                          f"they need one row per key, but K has {K.shape[-2]} rows and V has "
                          f"{V.shape[-2] if V.ndim >= 2 else 'no'} rows")
-    S = scale(scores(Q, K), Q.shape[-1])
-    if mask is not None:
-        S = _apply_mask(S, mask)
-    A = softmax(S, axis=-1)
     try:
-        np.broadcast_shapes(shape_of(A)[:-2], shape_of(V)[:-2])
+        np.broadcast_shapes(np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2]), shape_of(V)[:-2])
     except ValueError:
-        raise ValueError(f"attention: the weights have shape {shape_of(A)} and V has shape {shape_of(V)}; "
-                         "their batch dimensions do not broadcast") from None
+        raise ValueError(f"attention: Q has shape {shape_of(Q)}, K has shape {shape_of(K)} and V has shape "
+                         f"{shape_of(V)}; their batch dimensions do not broadcast") from None
+    S = scores(Q, K)
+    if _may_overwrite(S, Q, K, V):
+        A = _softmax_of_scores_in_place(S, Q.shape[-1], mask)
+    else:
+        S = scale(S, Q.shape[-1])
+        if mask is not None:
+            S = _apply_mask(S, mask)
+        A = softmax(S, axis=-1)
     Z = A @ V
     return Z, A
+
+
+def _may_overwrite(S: Array, *inputs: Array) -> bool:
+    """True when S, our own fresh score array, may be changed in place: it holds floats,
+    and torch is not recording the steps for gradients."""
+    if not is_torch(S):
+        return np.issubdtype(S.dtype, np.floating)
+    import torch
+    recording = torch.is_grad_enabled() and any(x.requires_grad for x in inputs)
+    return S.dtype.is_floating_point and not recording
+
+
+def _softmax_of_scores_in_place(S: Array, d_k: int, mask: Any = None) -> Array:
+    """A = softmax(S / √d_k) row by row, written over S itself: the same steps as
+    scale() and softmax(), without a new n×n array for each (chapter 10)."""
+    S /= math.sqrt(d_k)                 # scale
+    if mask is not None:
+        _hide_in_place(S, mask)          # masked scores become -inf
+    S -= _max(S, -1)                     # shift: the largest score in each row becomes 0
+    if is_torch(S):
+        S.exp_()                         # exponentials
+    else:
+        np.exp(S, out=S)
+    S /= _sum(S, -1)                     # normalise: each row adds up to 1
+    return S
 
 
 def self_attention(X: Array, W_Q: Array, W_K: Array, W_V: Array, mask: Any = None) -> tuple[Array, Array]:

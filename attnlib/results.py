@@ -105,25 +105,75 @@ def crossover_of(rows: Sequence[dict], old: str, new: str) -> int | None:
     return crossover(common, [a[k] for k in common], [b[k] for k in common])
 
 
-def speedups(rows_a: Sequence[dict], rows_b: Sequence[dict]) -> list[dict]:
-    """For each (implementation, n) measured in both runs: the times and the speed-up time_a / time_b (chapter 11)."""
-    out = []
-    for impl in implementations(rows_a):
-        a, b = _times_by_n(rows_a, impl), _times_by_n(rows_b, impl)
-        out += [{"impl": impl, "n": n, "a_s": a[n], "b_s": b[n], "speedup": a[n] / b[n]} for n in sorted(set(a) & set(b))]
-    return out
+WORKLOAD = ("dtype", "heads", "batch", "d")  # rows are comparable only when all of these agree
 
 
-def format_speedups(table: Sequence[dict], a: str = "CPU", b: str = "GPU") -> str:
-    """The speed-up table as text, and for each implementation the n from which b stays faster (chapter 11)."""
-    lines = [f"{'n':>6}  {'impl':<12}  {a + ' (ms)':>10}  {b + ' (ms)':>10}  {'speed-up':>9}"]
-    lines += [f"{r['n']:>6}  {r['impl']:<12}  {r['a_s'] * 1e3:10.3f}  {r['b_s'] * 1e3:10.3f}  {r['speedup']:8.1f}×"
-              for r in table]
-    for impl in dict.fromkeys(r["impl"] for r in table):
-        mine = sorted((r for r in table if r["impl"] == impl), key=lambda r: r["n"])
-        since = crossover([r["n"] for r in mine], [r["a_s"] for r in mine], [r["b_s"] for r in mine])
-        where = f"is faster from n = {since} on" if since is not None else "is not faster at the largest n measured"
-        lines.append(f"{impl}: the {b} {where}")
+def _measured_rows(rows: Sequence[dict]) -> list[dict]:
+    return [r for r in rows if not r.get("skipped") and r.get("median_s") is not None]
+
+
+def speedups(rows_a: Sequence[dict], rows_b: Sequence[dict]) -> dict[str, list]:
+    """Speed-up time_a / time_b for each (implementation, n) that both runs measured on the same
+    workload (same dtype, heads, batch and d); "refused" says which pairs were not compared, and why (chapter 11).
+
+    Returns {"rows": [{"impl", "n", "dtype", "heads", "batch", "d", "a_s", "a_min_s", "a_max_s",
+    "b_s", "b_min_s", "b_max_s", "speedup"}, ...], "refused": ["...", ...]}.
+    """
+    a_rows, b_rows = _measured_rows(rows_a), _measured_rows(rows_b)
+    out, refused = [], []
+    for a in a_rows:
+        same_point = [b for b in b_rows if b["impl"] == a["impl"] and b["n"] == a["n"]]
+        alike = [b for b in same_point if all(b.get(k) == a.get(k) for k in WORKLOAD)]
+        if alike:
+            b = alike[0]
+            out.append({"impl": a["impl"], "n": a["n"], **{k: a.get(k) for k in WORKLOAD},
+                        "a_s": a["median_s"], "a_min_s": a.get("min_s"), "a_max_s": a.get("max_s"),
+                        "b_s": b["median_s"], "b_min_s": b.get("min_s"), "b_max_s": b.get("max_s"),
+                        "speedup": a["median_s"] / b["median_s"]})
+        elif same_point:
+            b = same_point[0]
+            differ = ", ".join(f"{k} {a.get(k)} against {b.get(k)}" for k in WORKLOAD if a.get(k) != b.get(k))
+            refused.append(f"{a['impl']} at n = {a['n']}: not the same workload ({differ})")
+    out.sort(key=lambda r: (list(dict.fromkeys(x["impl"] for x in a_rows)).index(r["impl"]), r["n"]))
+    return {"rows": out, "refused": _shorten(refused)}
+
+
+def _shorten(refused: list[str]) -> list[str]:
+    """One line per kind of mismatch rather than one per n: 'naive-torch at n = 64, 128: ...'."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for line in refused:
+        head, why = line.split(": not the same workload ")
+        impl, n = head.split(" at n = ")
+        grouped.setdefault((impl, why), []).append(n)
+    return [f"{impl} at n = {', '.join(ns)}: not the same workload {why}" for (impl, why), ns in grouped.items()]
+
+
+def _spread(lo: float | None, hi: float | None) -> str:
+    return "" if lo is None or hi is None else f"{lo * 1e3:.3f}–{hi * 1e3:.3f}"
+
+
+def format_speedups(table: dict[str, list], a: str = "CPU", b: str = "GPU") -> str:
+    """The speed-up table as text (medians, min–max beside them), for each implementation the n from
+    which b stays faster, and what was refused (chapter 11)."""
+    rows = table["rows"]
+    lines = []
+    if rows:
+        kinds = {tuple(r[k] for k in WORKLOAD) for r in rows}
+        lines.append("workload: " + "; ".join(f"{dtype}, batch {batch} × {heads} heads, d = {d}"
+                                              for dtype, heads, batch, d in sorted(kinds, key=str)))
+        lines.append(f"{'n':>6}  {'impl':<12}  {a + ' median (ms)':>16}  {'min–max':>19}  "
+                     f"{b + ' median (ms)':>16}  {'min–max':>19}  {'speed-up':>9}")
+        lines += [f"{r['n']:>6}  {r['impl']:<12}  {r['a_s'] * 1e3:16.3f}  {_spread(r['a_min_s'], r['a_max_s']):>19}  "
+                  f"{r['b_s'] * 1e3:16.3f}  {_spread(r['b_min_s'], r['b_max_s']):>19}  {r['speedup']:8.1f}×"
+                  for r in rows]
+        for impl in dict.fromkeys(r["impl"] for r in rows):
+            mine = sorted((r for r in rows if r["impl"] == impl), key=lambda r: r["n"])
+            since = crossover([r["n"] for r in mine], [r["a_s"] for r in mine], [r["b_s"] for r in mine])
+            where = f"is faster from n = {since} on" if since is not None else "is not faster at the largest n measured"
+            lines.append(f"{impl}: the {b} {where}")
+    else:
+        lines.append("no (implementation, n) measured in both on the same workload")
+    lines += [f"not compared: {line}" for line in table["refused"]]
     return "\n".join(lines)
 
 
@@ -153,6 +203,8 @@ def describe(system: dict[str, Any]) -> str:
     if system.get("cuda"):
         software += f", CUDA {system['cuda']}"
     load = system.get("load_average_1m")
+    if system.get("gpu_capability"):
+        gpu = gpu[:-1] + f", compute capability {system['gpu_capability']})" if gpu.endswith(")") else gpu
     lines = [f"hardware: {cpu}; {gpu}; {system.get('os')}",
              f"software: {software}",
              f"run on:   {system.get('date_utc')} (UTC), device {system.get('device')}"]
@@ -161,3 +213,20 @@ def describe(system: dict[str, Any]) -> str:
     if load is not None:
         lines.append(f"load:     {load:.1f} at the start (1-minute load average, on {cores} cores)")
     return "\n".join(lines)
+
+
+def title(run: dict) -> str:
+    """A short label for a stored run: file, machine, dtype, heads, threads, date (chapter 11)."""
+    system, settings = run["system"], run["settings"]
+    machine = system.get("gpu") or (system.get("cpu_model") or "unknown CPU").split(" (")[0]
+    rows = run.get("results") or [{}]
+    heads = settings.get("heads", rows[0].get("heads"))
+    dtype = settings.get("dtype", rows[0].get("dtype"))
+    where = "" if system.get("gpu") else f", {settings.get('threads') or system.get('torch_threads')} thread(s)"
+    return f"{run.get('file', 'run')}: {machine}, {dtype}, {heads} heads{where}, {str(system.get('date_utc'))[:10]}"
+
+
+def command(run: dict) -> str:
+    """The command line that made a stored run, rebuilt from its recorded settings (chapter 11)."""
+    from .bench import command_line
+    return command_line(run["settings"], out=f"chapters/data/{run['file']}" if run.get("file") else None)

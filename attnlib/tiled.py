@@ -22,41 +22,69 @@ from .core import (Array, _broadcasts, _check_qk, _exp, _max, _same_kind, _sum, 
                    shape_of, swap_last_two)
 
 
-def tiled_attention(Q: Array, K: Array, V: Array, block: int = 256, mask: Any = None) -> Array:
-    """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (chapter 11)."""
+def tiled_attention(Q: Array, K: Array, V: Array, block: int = 256, mask: Any = None,
+                    query_block: int | None = None) -> Array:
+    """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (chapter 11).
+
+    The queries go in chunks of `query_block` rows (default: QUERY_BLOCK on a CPU, where a
+    small chunk keeps each block of scores in the cache; all rows at once on a GPU), and
+    each chunk meets the keys one block at a time. 16-bit inputs (float16, bfloat16) are
+    computed in float32, running statistics and output included (FlashAttention too keeps
+    them in float32), and only the result is rounded back to the input's format.
+    """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
     _same_kind("tiled_attention", Q, K, V)
     _check_qk("tiled_attention", Q, K)
     _check_v("tiled_attention", K, V)
-    if not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"tiled_attention: block must be a whole number of keys >= 1, not {block!r}")
+    for name, size in (("block", block), ("query_block", query_block)):
+        if size is not None and (not isinstance(size, (int, np.integer)) or size < 1):
+            raise ValueError(f"tiled_attention: {name} must be a whole number of rows >= 1, not {size!r}")
     Q, K, V = _common_float(Q, K, V)
-    n, m, d_k, d_v = Q.shape[-2], K.shape[-2], Q.shape[-1], V.shape[-1]
+    given = Q.dtype
+    Q, K, V = (_cast(x, _accumulator_dtype(x)) for x in (Q, K, V))  # 16-bit -> float32
+    n = Q.shape[-2]
     score_batch = np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
     z_batch = _batch_with_v("tiled_attention", score_batch, Q, K, V)
-    allowed = None if mask is None else _full_mask(mask, score_batch + (n, m), like=Q)
+    allowed = None if mask is None else _full_mask(mask, score_batch + (n, K.shape[-2]), like=Q)
+    if query_block is None:
+        query_block = QUERY_BLOCK if _on_cpu(Q) else max(n, 1)
 
-    Q = Q * (1 / math.sqrt(d_k))                         # scale once: (Q/√d_k)Kᵀ = QKᵀ/√d_k
-    row_max = _full(score_batch + (n, 1), -math.inf, Q)  # largest score seen so far, per query
-    row_sum = _full(score_batch + (n, 1), 0.0, Q)        # Σ exp(score - row_max) so far
-    Z = _full(z_batch + (n, d_v), 0.0, Q)                # Σ exp(score - row_max) · value so far
+    Z = _full(z_batch + (n, V.shape[-1]), 0.0, Q)
+    for start in range(0, n, query_block):
+        rows = slice(start, min(start + query_block, n))
+        Z[..., rows, :] = _attend(Q[..., rows, :], K, V, block,
+                                  None if allowed is None else allowed[..., rows, :])
+    return _cast(Z, given)
 
-    for start in range(0, m, block):
-        keys = slice(start, min(start + block, m))
-        S = Q @ swap_last_two(K[..., keys, :])           # (..., n, block): the only big array
+
+QUERY_BLOCK = 256  # queries per chunk on a CPU: a 256×256 block of float32 scores is 256 KiB
+
+
+def _attend(Q: Array, K: Array, V: Array, block: int, allowed: Array | None) -> Array:
+    """One chunk of queries against all the keys, one block of keys at a time (the online softmax)."""
+    d_k = Q.shape[-1]
+    batch = np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
+    rows = Q.shape[-2]
+    Q = Q * (1 / math.sqrt(d_k))                          # scale once: (Q/√d_k)Kᵀ = QKᵀ/√d_k
+    m = _full(batch + (rows, 1), -math.inf, Q)            # running max: largest score so far, per query
+    l = _full(batch + (rows, 1), 0.0, Q)                  # running sum: Σ exp(score - m) so far
+    Z = _full(np.broadcast_shapes(batch, shape_of(V)[:-2]) + (rows, V.shape[-1]), 0.0, Q)
+    for start in range(0, K.shape[-2], block):            # Z: Σ exp(score - m) · value so far
+        keys = slice(start, min(start + block, K.shape[-2]))
+        S = Q @ swap_last_two(K[..., keys, :])             # (..., rows, block): the only big array
         if allowed is not None:
-            _hide_(S, allowed[..., keys])                 # masked scores become -inf
-        new_max = _maximum(row_max, _max(S, -1))
-        shift = _where(new_max == -math.inf, 0.0, new_max)  # no allowed key yet in a row: shift by 0
+            _hide_(S, allowed[..., keys])                  # masked scores become -inf
+        m_new = _maximum(m, _max(S, -1))
+        shift = _where(m_new == -math.inf, 0.0, m_new)     # no allowed key yet in a row: shift by 0
         S -= shift
-        P = _exp_(S)                                     # in place: P reuses S's memory
-        rescale = _exp(row_max - shift)                  # bring the old sums to the new maximum
-        row_sum = row_sum * rescale + _sum(P, -1)
+        P = _exp_(S)                                      # in place: P reuses S's memory
+        rescale = _exp(m - shift)                         # e^(m_old - m_new): old sums to the new max
+        l = l * rescale + _sum(P, -1)
         Z *= rescale
         Z += P @ V[..., keys, :]
-        row_max = new_max
-        del S, P                                         # free this block before the next one
-    Z /= row_sum
+        m = m_new
+        del S, P                                          # free this block before the next one
+    Z /= l
     return Z
 
 
@@ -117,6 +145,27 @@ def _full(shape: tuple[int, ...], value: float, like: Array) -> Array:
     if is_torch(like):
         return like.new_full(shape, value)
     return np.full(shape, value, dtype=like.dtype)
+
+
+def _accumulator_dtype(x: Array) -> Any:
+    """float32 for 16-bit inputs (float16, bfloat16), else x's own dtype."""
+    if x.dtype.itemsize != 2:
+        return x.dtype
+    if is_torch(x):
+        import torch
+        return torch.float32
+    return np.dtype(np.float32)
+
+
+def _cast(x: Array, dtype: Any) -> Array:
+    """x in `dtype`, copied only when the dtype changes."""
+    if x.dtype == dtype:
+        return x
+    return x.to(dtype) if is_torch(x) else x.astype(dtype)
+
+
+def _on_cpu(x: Array) -> bool:
+    return not is_torch(x) or x.device.type == "cpu"
 
 
 def _maximum(a: Array, b: Array) -> Array:

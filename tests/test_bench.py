@@ -52,6 +52,17 @@ def test_available_devices_and_system_info():
         assert key in info
     assert info["date_utc"].endswith("+00:00")
     assert os.uname().nodename not in json.dumps(info)  # no host name
+    if os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as f:
+            text = f.read()
+        cpu = info["cpu"]
+        assert cpu["model_name"] and cpu["model_name"] in text
+        if "cpu family" in text:
+            assert f"family {cpu['family']}, model {cpu['model']}" in info["cpu_model"]
+        if " avx2" in text:
+            assert cpu["flags"]["avx2"] is True and "AVX2" in info["cpu_model"]
+        assert cpu["flags"]["avx512f"] == (" avx512f" in text)
+        assert ("no AVX-512" in info["cpu_model"]) == (" avx512f" not in text)
 
 
 def test_matmul_peak_is_positive():
@@ -59,9 +70,17 @@ def test_matmul_peak_is_positive():
     assert bench.matmul_peak("cpu", "float64", size=64, repeat=2, library="numpy") > 0
 
 
+def test_matmul_peak_of_a_slow_format_is_bounded():
+    """bfloat16 matmul is slow on many CPUs: without a size, the peak still takes seconds, not minutes."""
+    import time
+    start = time.perf_counter()
+    assert bench.matmul_peak("cpu", "bfloat16", repeat=5, max_seconds=1.0) > 0
+    assert time.perf_counter() - start < 15
+
+
 def test_sweep_rows_and_skips():
     rows = bench.run_sweep("cpu", "float32", [8, 16], d=4, batch=1, heads=2, repeat=1, warmup=0,
-                           peak_flops=1e9, budget_bytes=5 * 8 * 8 * 2 * 4, progress=None)
+                           peak_flops=1e9, budget_bytes=2 * 8 * 8 * 2 * 4, progress=None)
     assert len(rows) == 2 * len(bench.IMPLEMENTATIONS)
     skipped = {(r["n"], r["impl"]) for r in rows if r["skipped"]}
     assert skipped == {(16, "naive-numpy"), (16, "naive-torch")}  # over the tiny memory budget
@@ -104,8 +123,104 @@ def test_cli_smoke(tmp_path):
         assert r["a_bytes"] == r["n"] ** 2 * 2 * 4 and r["device"] == "cpu" and r["dtype"] == "float32"
 
 
-def test_cli_refuses_missing_device(capsys):
-    if "cuda" in bench.available_devices():
-        pytest.skip("this machine has CUDA")
-    with pytest.raises(SystemExit, match="not available"):
-        bench.main(["--device", "cuda", "--sizes", "8"])
+def _cli(*args, env=None, timeout=120):
+    return subprocess.run([sys.executable, "-m", "attnlib.bench", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--sizes", "64,abc"], "'abc'"), (["--sizes", "0"], "0"), (["--sizes", "-8"], "-8"),
+    (["--sizes", "64,,128"], "64,,128"), (["--sizes", ""], "''"),
+    (["--impls", "no-such-impl"], "no-such-impl"), (["--impls", "naive-numpy,fast"], "fast"),
+    (["--repeat", "0"], "0"), (["--repeat", "two"], "two"), (["--threads", "0"], "0"), (["--warmup", "-1"], "-1"),
+    (["--heads", "0"], "0"), (["--d", "0"], "0"), (["--batch", "x"], "x"), (["--peak-size", "1"], "1"),
+    (["--device", "tpu"], "tpu"), (["--device", "cuda:x"], "cuda:x"), (["--dtype", "float8"], "float8"),
+])
+def test_cli_refuses_bad_arguments_in_one_line(args, named):
+    run = _cli(*args, "--out", "/nonexistent-folder/never.json", timeout=60)
+    assert run.returncode == 2, run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""  # nothing measured, nothing printed
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and named in lines[0] and lines[0].startswith("python -m attnlib.bench: error:")
+
+
+def test_cli_refuses_a_device_that_is_not_there():
+    missing = next(d for d in ("cuda", "mps", "cuda:7") if d.split(":")[0] not in bench.available_devices())
+    run = _cli("--device", missing, "--sizes", "8")
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert f"device {missing!r} is not available here" in run.stderr and run.stdout == ""
+    with pytest.raises(SystemExit):
+        bench.main(["--device", missing, "--sizes", "8"])
+
+
+NO_TORCH = ("import sys, runpy; sys.modules['torch'] = None; sys.argv = ['attnlib.bench'] + sys.argv[1:]; "
+            "runpy.run_module('attnlib.bench', run_name='__main__')")
+ONE_THREAD = {v: "1" for v in bench.THREAD_VARIABLES}
+
+
+def test_cli_without_torch():
+    for dtype in ("bfloat16", "float16"):
+        run = subprocess.run([sys.executable, "-c", NO_TORCH, "--dtype", dtype], cwd=ROOT, capture_output=True,
+                             text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT), **ONE_THREAD})
+        assert run.returncode == 2 and "Traceback" not in run.stderr
+        assert f"--dtype {dtype} needs torch" in run.stderr
+    run = subprocess.run([sys.executable, "-c", NO_TORCH, "--sizes", "8", "--d", "4", "--heads", "1",
+                          "--repeat", "1", "--peak-size", "32"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT), **ONE_THREAD})
+    assert run.returncode == 0, run.stderr
+    assert "torch is not installed" in run.stdout and "naive-numpy" in run.stdout
+
+
+def test_cli_imports_only_the_standard_library_numpy_and_torch():
+    code = ("import sys, runpy; sys.argv = ['attnlib.bench', '--sizes', '8', '--d', '4', '--heads', '1', "
+            "'--repeat', '1', '--peak-size', '32']\n"
+            "try:\n    runpy.run_module('attnlib.bench', run_name='__main__')\nfinally:\n"
+            "    print('MODULES', sorted({m.split('.')[0] for m in sys.modules}))")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **ONE_THREAD}
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0, run.stderr
+    used = set(eval(run.stdout.split("MODULES ")[1]))
+    base = subprocess.run([sys.executable, "-c", "import sys, numpy, numpy.random, torch; print(sorted({m.split('.')[0] for m in "
+                           "sys.modules}))"], capture_output=True, text=True, timeout=120, env=env)
+    allowed = set(eval(base.stdout)) | set(sys.stdlib_module_names) | {"attnlib", "__main__"}
+    assert used - allowed == set()
+    assert "matplotlib" not in used
+
+
+def test_cli_records_threads_one_peak_and_its_command(tmp_path):
+    out_file = tmp_path / "r.json"
+    run = _cli("--sizes", "16,32", "--repeat", "2", "--warmup", "0", "--d", "8", "--heads", "2",
+               "--impls", "naive-numpy,sdpa-torch", "--peak-size", "64", "--out", str(out_file))
+    assert run.returncode == 0, run.stderr
+    report = json.loads(out_file.read_text())
+    assert report["settings"]["threads"] == 1 and report["system"]["torch_threads"] == 1
+    assert report["system"]["thread_env"] == ONE_THREAD
+    assert report["command"] == bench.command_line(report["settings"], out=str(out_file))
+    assert "--threads 1" in report["command"] and "--sizes 16,32" in report["command"]
+    # one peak: the % printed while measuring is the % in the table and in the file
+    for row in report["results"]:
+        progress = next(line for line in run.stdout.splitlines()
+                        if line.startswith("[") and f"n={row['n']} " in line and row["impl"] in line)
+        assert f"{row['pct_of_peak']:6.1f}% of peak" in progress
+        assert row["pct_of_peak"] == pytest.approx(100 * row["gflops"] * 1e9 / report["peak_flops"])
+
+
+def test_command_line_round_trips_through_the_parser():
+    settings = {"device": "cpu", "dtype": "bfloat16", "d": 32, "batch": 2, "heads": 4, "repeat": 3,
+                "warmup": 1, "threads": 2, "peak_size": 512, "sizes": [64, 4096],
+                "implementations": ["tiled-torch", "sdpa-torch"]}
+    line = bench.command_line(settings, out="x.json")
+    args = bench._parse(line.split("python -m attnlib.bench ")[1].split())
+    for key, value in settings.items():
+        assert getattr(args, {"sizes": "sizes", "implementations": "impls"}.get(key, key)) == value, key
+    assert args.out == "x.json"
+
+
+def test_failed_rows_are_recorded_not_raised(monkeypatch):
+    def out_of_memory(*args, **kwargs):
+        raise RuntimeError("CUDA out of memory. Tried to allocate 8.00 GiB")
+    monkeypatch.setattr(bench, "_timed", out_of_memory)
+    rows = bench.run_sweep("cpu", "float32", [8], d=4, heads=1, implementations=["naive-numpy"], repeat=1,
+                           peak_flops=1e9, progress=None)
+    assert rows[0]["status"] == "failed" and "out of memory" in rows[0]["skipped"]
+    assert "failed" in bench.format_table(rows)

@@ -14,7 +14,8 @@ from attnlib.exercises import ch11
 def _row(impl, n, seconds, skipped=None, peak=1e11, d=64):
     flops = bench.attention_flops(n, d)
     return {"impl": impl, "n": n, "d": d, "batch": 1, "heads": 1, "dtype": "float32", "device": "cpu",
-            "median_s": None if skipped else seconds, "min_s": None, "max_s": None,
+            "median_s": None if skipped else seconds, "min_s": None if skipped else seconds,
+            "max_s": None if skipped else seconds,
             "gflops": None if skipped else flops / seconds / 1e9,
             "pct_of_peak": None if skipped else 100 * flops / seconds / peak,
             "a_bytes": bench.attention_matrix_bytes(n), "skipped": skipped}
@@ -126,12 +127,45 @@ def test_speedups_and_their_table():
     cpu = [_row("sdpa-torch", n, s) for n, s in [(64, 1e-4), (256, 1e-3), (1024, 1e-1)]]
     gpu = [_row("sdpa-torch", n, s) for n, s in [(64, 2e-4), (256, 5e-4), (1024, 1e-3), (4096, 1e-2)]]
     table = results.speedups(cpu, gpu)
-    assert [r["n"] for r in table] == [64, 256, 1024]
-    assert [r["speedup"] for r in table] == pytest.approx([0.5, 2.0, 100.0])
+    assert [r["n"] for r in table["rows"]] == [64, 256, 1024] and table["refused"] == []
+    assert [r["speedup"] for r in table["rows"]] == pytest.approx([0.5, 2.0, 100.0])
     text = results.format_speedups(table)
     assert "sdpa-torch: the GPU is faster from n = 256 on" in text
+    assert "float32, batch 1 × 1 heads, d = 64" in text
     slower = results.format_speedups(results.speedups(gpu, cpu))
     assert "is not faster at the largest n" in slower
+
+
+@pytest.mark.parametrize("key, value", [("dtype", "bfloat16"), ("heads", 8), ("batch", 4), ("d", 128)])
+def test_speedups_refuse_rows_of_another_workload(key, value):
+    cpu = [_row("sdpa-torch", n, 1e-3) for n in (256, 1024)]
+    gpu = [{**_row("sdpa-torch", n, 1e-4), key: value} for n in (256, 1024)]
+    table = results.speedups(cpu, gpu)
+    assert table["rows"] == []
+    assert len(table["refused"]) == 1 and "n = 256, 1024" in table["refused"][0] and key in table["refused"][0]
+    text = results.format_speedups(table)
+    assert "not compared" in text and "no (implementation, n) measured in both" in text
+    mixed = results.speedups(cpu, gpu + [_row("sdpa-torch", 256, 5e-4)])  # one alike row among unlike ones
+    assert [(r["n"], r["speedup"]) for r in mixed["rows"]] == [(256, pytest.approx(2.0))]
+
+
+def test_format_speedups_shows_the_spread():
+    cpu = [{**_row("sdpa-torch", 256, 2e-3), "min_s": 1.5e-3, "max_s": 3e-3}]
+    gpu = [{**_row("sdpa-torch", 256, 1e-3), "min_s": 0.9e-3, "max_s": 1.2e-3}]
+    text = results.format_speedups(results.speedups(cpu, gpu))
+    assert "1.500–3.000" in text and "0.900–1.200" in text
+
+
+def test_command_is_rebuilt_from_the_stored_settings():
+    run = results.load_results()[0]
+    line = results.command(run)
+    args = bench._parse(line.split("python -m attnlib.bench ")[1].split())
+    settings = run["settings"]
+    assert args.sizes == settings["sizes"] and args.impls == settings["implementations"]
+    for key in ("device", "dtype", "d", "batch", "heads", "repeat", "warmup", "threads"):
+        assert getattr(args, key) == settings[key], key
+    assert args.out == f"chapters/data/{run['file']}"
+    assert "heads" in results.title(run) and settings["dtype"] in results.title(run)
 
 
 def test_describe_and_summary_name_the_machine_and_every_implementation():
@@ -187,3 +221,69 @@ def test_the_crossover_answer_is_read_from_the_committed_file():
             break
         since = n
     assert ch11.stored_crossover() == ("none" if since is None else since)
+
+
+# --- the online-softmax exercise ------------------------------------------------------------
+
+def _hint(capsys, answer, exercise_id="ch11.online_step"):
+    from attnlib import check
+    ok = check(exercise_id, answer)
+    return ok, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer", ch11._online_step.__wrapped__.right if hasattr(ch11._online_step, "__wrapped__")
+                         else [ch11._right_numpy, ch11._right_math, ch11._right_torch])
+def test_online_step_accepts_every_right_form(answer, capsys):
+    ok, out = _hint(capsys, answer)
+    assert ok and out.startswith("✓")
+
+
+@pytest.mark.parametrize("answer, words", [
+    (ch11._wrong_no_rescale_of_z, "same rescale as ℓ"),
+    (ch11._wrong_upside_down, "Which way does the rescale go"),
+    (ch11._wrong_forgets_old_max, "larger of the old max"),
+    (ch11._wrong_not_shifted, "shifted by the new max"),
+    (ch11._wrong_returns_old_max, "not the old one"),
+    (ch11._wrong_changes_z_in_place, "changed one of its inputs in place"),
+    (lambda m, l, z, s, v: (m, l), "Return three things"),
+    (lambda m, l, z, s, v: None, "return"),
+    (lambda m, l, z, s, v: (None, None, None), "still None"),
+    (lambda m, l, z, s, v: (max(m, max(s)), 1.0, [0.0]), "one entry per column"),
+])
+def test_online_step_rejects_each_slip_with_its_hint(answer, words, capsys):
+    ok, out = _hint(capsys, answer)
+    assert not ok and words in out.replace("\n  ", " "), out
+    assert "✗ Not yet. " in out and out.split("Not yet. ")[1][0].isupper()
+
+
+def test_online_step_expected_answers_come_from_private_constants(capsys):
+    """A function that changes its inputs cannot change what the checker expects."""
+    def sabotage(m, l, z, s, v):
+        s[:] = [0.0] * len(s)
+        return ch11._right_math(m, l, z, s, v)
+    assert not _hint(capsys, sabotage)[0]
+    assert _hint(capsys, ch11._right_math)[0]  # the expected values were not touched
+
+
+def test_online_step_reference_is_the_online_softmax():
+    """Run the update block by block over a row; z / ℓ must equal softmax(s) · V computed at once."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    s, V = rng.normal(0, 3, 11), rng.standard_normal((11, 2))
+    m, l, z = -math.inf, 0.0, [0.0, 0.0]
+    for start in range(0, 11, 4):
+        m, l, z = ch11._online_step_reference(m, l, z, s[start:start + 4].tolist(), V[start:start + 4].tolist())
+    weights = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    np.testing.assert_allclose(np.array(z) / l, weights @ V, rtol=1e-12)
+    assert m == s.max()
+
+
+def test_no_hint_of_chapter_11_contains_its_solution(capsys):
+    from attnlib.exercises import get
+    for exercise_id in ("ch11.flops", "ch11.time_at_2n", "ch11.memory_of_a", "ch11.crossover", "ch11.online_step"):
+        ex = get(exercise_id)
+        assert ex.catches and ex.solution and len(ex.right) >= 3 and len(ex.wrong) >= 4
+        for answer in ex.wrong:
+            ok, out = _hint(capsys, answer, exercise_id)
+            assert not ok and ex.solution not in out
+            assert out.split("Not yet. ")[1][0].isupper(), out

@@ -257,3 +257,73 @@ def test_attention_on_gpu_stays_on_gpu():
     Z, A = attention(Q, Q, Q)
     assert Z.device.type == "cuda"
     torch.testing.assert_close(Z, F.scaled_dot_product_attention(Q, Q, Q))
+
+
+# --- attention works in place on its own scores, and keeps gradients right (chapter 10) ---
+
+def test_attention_leaves_its_inputs_alone():
+    rng = np.random.default_rng(5)
+    for make in (lambda a: a, torch.from_numpy):
+        Q, K, V = (make(rng.standard_normal((2, 6, 4))) for _ in range(3))
+        mask = np.tril(np.ones((6, 6), dtype=bool))
+        copies = [x.copy() if isinstance(x, np.ndarray) else x.clone() for x in (Q, K, V)]
+        Z, A = attnlib.attention(Q, K, V, mask=mask)
+        for x, c in zip((Q, K, V), copies):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(c))
+        np.testing.assert_allclose(np.asarray(A).sum(-1), 1.0)
+        assert float(np.asarray(A)[0, 0, 1]) == 0.0  # masked: exactly 0
+
+
+def test_attention_of_integer_arrays_gives_floats():
+    ints = np.arange(12).reshape(3, 4) % 3
+    Z, A = attnlib.attention(ints, ints, ints)
+    assert A.dtype == np.float64
+    np.testing.assert_allclose(A, attnlib.softmax(ints @ ints.T / 2.0))
+
+
+def test_attention_makes_one_n_by_n_array_not_five():
+    """In place: numpy's peak is about one n×n array (the scores, which become A), not several."""
+    import tracemalloc
+    rng = np.random.default_rng(6)
+    Q, K, V = (rng.standard_normal((512, 16)) for _ in range(3))
+    tracemalloc.start()
+    try:
+        attnlib.attention(Q, K, V)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.5 * 512 * 512 * 8
+
+
+@pytest.mark.parametrize("use_mask", [False, True])
+def test_attention_gradients_match_torch_sdpa(use_mask):
+    gen = torch.Generator().manual_seed(7)
+    leaves = [torch.randn(2, 5, 3, dtype=torch.float64, generator=gen, requires_grad=True) for _ in range(2)]
+    leaves.append(torch.randn(2, 5, 4, dtype=torch.float64, generator=gen, requires_grad=True))
+    mask = torch.tril(torch.ones(5, 5, dtype=torch.bool)) if use_mask else None
+    weights = torch.randn(2, 5, 4, dtype=torch.float64, generator=gen)
+    Z, A = attnlib.attention(*leaves, mask=mask)
+    ours = torch.autograd.grad((Z * weights).sum(), leaves)
+    ref_leaves = [x.detach().clone().requires_grad_(True) for x in leaves]
+    Z_ref = F.scaled_dot_product_attention(*ref_leaves, attn_mask=mask)
+    theirs = torch.autograd.grad((Z_ref * weights).sum(), ref_leaves)
+    torch.testing.assert_close(Z, Z_ref)
+    for g, g_ref in zip(ours, theirs):
+        torch.testing.assert_close(g, g_ref)
+
+
+def test_attention_gradient_when_only_v_requires_grad():
+    gen = torch.Generator().manual_seed(8)
+    Q, K = torch.randn(4, 3, dtype=torch.float64, generator=gen), torch.randn(4, 3, dtype=torch.float64, generator=gen)
+    V = torch.randn(4, 2, dtype=torch.float64, generator=gen, requires_grad=True)
+    (g,) = torch.autograd.grad(attnlib.attention(Q, K, V)[0].sum(), [V])
+    (g_ref,) = torch.autograd.grad(F.scaled_dot_product_attention(Q, K, V).sum(), [V])
+    torch.testing.assert_close(g, g_ref)
+
+
+def test_attention_without_grad_mode_runs_in_place_on_grad_tensors():
+    Q = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    with torch.no_grad():
+        Z, A = attnlib.attention(Q, Q, Q)
+    torch.testing.assert_close(Z, F.scaled_dot_product_attention(Q.detach(), Q.detach(), Q.detach()))
+    assert not Z.requires_grad

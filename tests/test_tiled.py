@@ -21,6 +21,7 @@ def problems(draw, with_mask: bool):
     n, m = draw(st.integers(1, 12)), draw(st.integers(1, 12))
     d_k, d_v = draw(st.integers(1, 6)), draw(st.integers(1, 6))
     block = draw(st.one_of(st.just(1), st.integers(1, m + 3)))  # 1, dividing m or not, and bigger than m
+    query_block = draw(st.one_of(st.none(), st.integers(1, n + 3)))  # chunks of queries, same choices
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     scale = draw(st.sampled_from([0.1, 1.0, 5.0]))
     Q = scale * rng.standard_normal(batch + (n, d_k))
@@ -30,14 +31,15 @@ def problems(draw, with_mask: bool):
     if with_mask:
         mask = rng.random(batch + (n, m)) < draw(st.sampled_from([0.1, 0.5, 0.9]))
         mask[..., np.arange(n), rng.integers(0, m, size=n)] = True  # every query may attend somewhere
-    return Q, K, V, block, mask
+    return Q, K, V, (block, query_block), mask
 
 
 @given(problems(with_mask=False))
 @settings(max_examples=40, deadline=None)
 def test_equals_attention_numpy(problem):
-    Q, K, V, block, _ = problem
-    np.testing.assert_allclose(tiled_attention(Q, K, V, block=block), attnlib.attention(Q, K, V)[0],
+    Q, K, V, block, _ = problem  # block = (keys per block, queries per chunk)
+    np.testing.assert_allclose(tiled_attention(Q, K, V, block=block[0], query_block=block[1]),
+                               attnlib.attention(Q, K, V)[0],
                                rtol=1e-10, atol=1e-12)
 
 
@@ -45,7 +47,7 @@ def test_equals_attention_numpy(problem):
 @settings(max_examples=40, deadline=None)
 def test_equals_attention_with_mask(problem):
     Q, K, V, block, mask = problem
-    np.testing.assert_allclose(tiled_attention(Q, K, V, block=block, mask=mask),
+    np.testing.assert_allclose(tiled_attention(Q, K, V, block=block[0], query_block=block[1], mask=mask),
                                attnlib.attention(Q, K, V, mask=mask)[0], rtol=1e-10, atol=1e-12)
 
 
@@ -55,11 +57,11 @@ def test_float32_numpy_and_torch(problem):
     Q, K, V, block, mask = problem
     Q32, K32, V32 = (x.astype(np.float32) for x in (Q, K, V))
     expected = attnlib.attention(Q32, K32, V32, mask=mask)[0]
-    out = tiled_attention(Q32, K32, V32, block=block, mask=mask)
+    out = tiled_attention(Q32, K32, V32, block=block[0], query_block=block[1], mask=mask)
     assert out.dtype == np.float32
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
     Qt, Kt, Vt = (torch.from_numpy(x) for x in (Q32, K32, V32))
-    out_t = tiled_attention(Qt, Kt, Vt, block=block, mask=torch.from_numpy(mask))
+    out_t = tiled_attention(Qt, Kt, Vt, block=block[0], query_block=block[1], mask=torch.from_numpy(mask))
     assert isinstance(out_t, torch.Tensor) and out_t.dtype == torch.float32
     np.testing.assert_allclose(out_t.numpy(), expected, rtol=1e-4, atol=1e-5)
 
@@ -71,7 +73,7 @@ def test_float64_equals_torch_sdpa(problem, use_mask):
     Qt, Kt, Vt = (torch.from_numpy(x) for x in (Q, K, V))
     mask_t = torch.from_numpy(mask) if use_mask else None
     expected = F.scaled_dot_product_attention(Qt, Kt, Vt, attn_mask=mask_t)
-    torch.testing.assert_close(tiled_attention(Qt, Kt, Vt, block=block, mask=mask_t), expected,
+    torch.testing.assert_close(tiled_attention(Qt, Kt, Vt, block=block[0], query_block=block[1], mask=mask_t), expected,
                                rtol=1e-10, atol=1e-12)
 
 
@@ -167,3 +169,42 @@ def test_never_allocates_n_by_n():
 
     assert peak_bytes(lambda: attnlib.attention(Q, K, V)) >= n_by_n  # tracemalloc does see numpy arrays
     assert peak_bytes(lambda: tiled_attention(Q, K, V, block=block)) < n_by_n / 4
+
+
+def test_query_chunks_and_key_blocks_of_every_size_agree():
+    rng = np.random.default_rng(4)
+    Q, K, V = rng.standard_normal((2, 37, 5)), rng.standard_normal((2, 29, 5)), rng.standard_normal((2, 29, 3))
+    expected = attnlib.attention(Q, K, V)[0]
+    for block, query_block in [(1, 1), (7, 5), (29, 37), (64, 100), (8, None)]:
+        np.testing.assert_allclose(tiled_attention(Q, K, V, block=block, query_block=query_block), expected,
+                                   rtol=1e-12, atol=1e-12)
+    for bad in (0, -3, 1.5):
+        with pytest.raises(ValueError, match="query_block"):
+            tiled_attention(Q, K, V, query_block=bad)
+
+
+def relative_error(out, ref):
+    return float((out.double() - ref).norm() / ref.norm())
+
+
+def test_bfloat16_error_no_worse_than_sdpa_at_n_2048():
+    """float32 statistics and output: the error of bf16 inputs is the rounding of the result, not of every block."""
+    gen = torch.Generator().manual_seed(0)
+    Q, K, V = (torch.randn(1, 2, 2048, 64, generator=gen).bfloat16() for _ in range(3))
+    reference = F.scaled_dot_product_attention(Q.double(), K.double(), V.double())
+    out = tiled_attention(Q, K, V)
+    assert out.dtype == torch.bfloat16
+    ours = relative_error(out, reference)
+    sdpa = relative_error(F.scaled_dot_product_attention(Q, K, V), reference)
+    rounding = relative_error(reference.bfloat16(), reference)  # the best any bf16 result can do
+    assert ours <= sdpa, (ours, sdpa)
+    assert ours <= 1.1 * rounding, (ours, rounding)
+
+
+def test_float16_numpy_keeps_its_dtype_and_float32_accuracy():
+    rng = np.random.default_rng(9)
+    Q, K, V = (rng.standard_normal((300, 16)).astype(np.float16) for _ in range(3))
+    out = tiled_attention(Q, K, V, block=32)
+    assert out.dtype == np.float16
+    reference = attnlib.attention(*(x.astype(np.float64) for x in (Q, K, V)))[0]
+    np.testing.assert_allclose(out, reference.astype(np.float16), rtol=0, atol=2e-3)
