@@ -480,9 +480,13 @@ def prerequisite_map() -> Any:
 
 
 def save_svg(fig: Any, path: str) -> None:
-    """Save a figure as SVG with no date and a fixed id salt, so the same drawing gives the same bytes."""
+    """Save a figure as SVG with no date and a fixed id salt, so the same drawing gives the same bytes.
+
+    A saved file gets a white background (it may be opened in any viewer); figures shown in a
+    notebook keep STYLE's transparent one.
+    """
     with plt.rc_context(SVG_STYLE):
-        fig.savefig(path, format="svg", metadata={"Date": None})
+        fig.savefig(path, format="svg", metadata={"Date": None}, facecolor="white")
 
 
 # --- chapter 2: arrows become rows ----------------------------------------------------
