@@ -5,7 +5,7 @@
 
 requirements.txt is the short list people edit; requirements.lock is what `make install`
 installs, so that a fresh clone next year gets exactly the packages CI tested. The script makes
-a throw-away virtual environment, installs requirements.txt into it, and writes `pip freeze --all`
+a throw-away virtual environment, upgrades its pip, installs requirements.txt into it, and writes `pip freeze --all`
 (pip itself included) without the course's own editable package. A local build label is dropped
 (torch 2.13.0+cpu is written torch==2.13.0, which the CPU and the CUDA wheels both satisfy).
 """
@@ -56,6 +56,7 @@ def freeze(python: Path) -> tuple[list[str], str]:
 def clean_venv_python(folder: Path) -> Path:
     venv.EnvBuilder(with_pip=True).create(folder)
     python = folder / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-r", str(REQUIREMENTS)], check=True)
     return python
 
