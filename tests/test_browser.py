@@ -300,7 +300,8 @@ FIGURE_SIZES = """async ([pngDpi, pngPt]) => {
             if (!box || !scales.length) continue;
             pt = Math.min(...scales); units = +box[1]; kind = 'svg';
         }
-        out.push({src: img.src.split('/').pop(), kind, pt, px: pt * shown / units, shown});
+        out.push({src: img.src.split('/').pop(), alt: (img.alt || '').slice(0, 60), kind, pt,
+                  px: pt * shown / units, shown});
     }
     return out;
 }"""
@@ -437,7 +438,8 @@ def check_figure_text(page, docname: str) -> list[str]:
         smallest = min(sizes, key=lambda s: s["px"])
         FIGURE_TEXT[docname] = (smallest["px"], f"{smallest['src']} ({smallest['kind']}, "
                                                 f"{smallest['pt']:.0f} pt shown {smallest['shown']:.0f} px wide)")
-    small = [f"phone: text in figure {s['src']} renders at {s['px']:.1f} px (< {MIN_FIGURE_TEXT_PX} px)"
+    small = [f"phone: text in figure {s['src'][:12]}… ({s['alt']!r}) renders at {s['px']:.1f} px "
+             f"(< {MIN_FIGURE_TEXT_PX} px; {s['pt']:.0f} pt text, shown {s['shown']:.0f} px wide)"
              for s in sizes if s["px"] < MIN_FIGURE_TEXT_PX]
     SMALL_FIGURE_TEXT.extend(f"{docname}: {line}" for line in small)
     return small if os.environ.get(STRICT_FIGURE_TEXT_ENV) else []
