@@ -370,6 +370,18 @@ def check_menus(page, view: str, docname: str) -> list[str]:
     return problems
 
 
+UNDERLINED_MATH_LINKS = """() => Array.from(document.querySelectorAll('a'))
+    .filter(a => a.querySelector('mjx-container') && a.checkVisibility()
+                 && getComputedStyle(a).textDecorationLine.includes('underline'))
+    .map(a => a.textContent.trim().slice(0, 50))"""
+
+
+def check_math_links(page) -> list[str]:
+    """A link whose text holds typeset math is not underlined (the line ran through the gaps)."""
+    return [f"link with math is underlined (through the gaps between formulas): {t!r}"
+            for t in page.evaluate(UNDERLINED_MATH_LINKS)]
+
+
 def check_titles(page) -> list[str]:
     """Tab title, <link rel=prev/next> titles, prev/next buttons and the print heading: no raw TeX."""
     problems = []
@@ -467,6 +479,7 @@ def test_the_reader_view_of_every_page(request, built_book, server, browser):
                 if view == "desktop" and scheme == "light":
                     found += check_titles(page)
                     found += check_figure_sharpness(page)
+                    found += check_math_links(page)
                 if view == "phone" and scheme == "light":
                     found += [f"phone: {p}" for p in page.evaluate(TABLES)]
                     overflow = page.evaluate(OVERFLOW)
