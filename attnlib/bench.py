@@ -1,10 +1,11 @@
 """Timing attention on CPU and GPU: honest stopwatches, FLOP counts and a sweep (chapter 11).
 
 Needs only the standard library, numpy and (when present) torch, so it runs on a bare
-GPU machine. From the repository root:
+GPU machine. From the repository root::
 
     PYTHONPATH=. python -m attnlib.bench --device cpu --dtype float32 --sizes 128,256,512
-    PYTHONPATH=. python -m attnlib.bench --device cuda --dtype bfloat16 --sizes 1024,4096,16384 --out gpu.json
+    PYTHONPATH=. python -m attnlib.bench --device cuda --dtype bfloat16 \\
+        --sizes 1024,4096,16384 --out gpu.json
 
 A GPU runs asynchronously: a call returns as soon as the work is *queued*. So every
 measured run is fenced by a synchronisation (CUDA events on NVIDIA GPUs), or we would

@@ -48,9 +48,19 @@ def word_colour(word: str) -> str:
     return _OTHER_WORD_COLOURS[sum(map(ord, key)) % len(_OTHER_WORD_COLOURS)]
 
 
+#: The course style, applied to every figure by _figure. Figures are shown as SVG (see
+#: show_svg_inline below), so they are sharp at any width; dpi only sets the size of the
+#: few raster parts (an imshow heatmap's cells) and of a PNG a reader saves by hand.
+#: The background is transparent, so a figure takes the page's own background: white in the
+#: light book and in JupyterLab, dark in the book's dark mode (where _static/phone.css turns
+#: the black ink light).
 STYLE = {
     "figure.dpi": 100,
-    "savefig.dpi": 100,
+    "savefig.dpi": 200,
+    "figure.facecolor": "none",
+    "axes.facecolor": "none",
+    "savefig.facecolor": "none",
+    "legend.facecolor": "white",
     "font.size": 12,
     "axes.titlesize": 13,
     "axes.labelsize": 12,
@@ -61,6 +71,38 @@ STYLE = {
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
+
+
+#: Saved SVG is the same bytes for the same drawing: no date, fixed element ids, glyphs as paths
+#: (so a figure looks the same on a machine without matplotlib's fonts).
+SVG_STYLE = {"svg.hashsalt": "attnlib", "svg.fonttype": "path"}
+
+
+def show_svg_inline() -> bool:
+    """In a Jupyter kernel, show every figure as SVG, sharp on a phone and a retina screen (chapter 1).
+
+    Called once when attnlib.plot is imported. Outside a Jupyter kernel (a script, pytest, the
+    bench) it does nothing and returns False. In a kernel it sets matplotlib_inline's
+    `InlineBackend.figure_formats` (kept when the inline backend is first configured) and the
+    display formatter now, so `fig` at the end of a cell stores image/svg+xml; `%config
+    InlineBackend.figure_formats = {'png'}` in a notebook still switches back.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+    from matplotlib_inline.config import InlineBackend
+
+    matplotlib.rcParams.update(SVG_STYLE)
+    config = InlineBackend.instance()
+    config.figure_formats = {"svg"}
+    config.print_figure_kwargs = {**config.print_figure_kwargs, "metadata": {"Date": None}}
+    set_matplotlib_formats("svg", **config.print_figure_kwargs)
+    return True
 
 
 def _figure(width: float = 6.0, height: float = 4.0, ncols: int = 1, nrows: int = 1,
@@ -679,9 +721,13 @@ def prerequisite_map() -> Any:
 
 
 def save_svg(fig: Any, path: str) -> None:
-    """Save a figure as SVG with no date and a fixed id salt, so the same drawing gives the same bytes."""
-    with plt.rc_context({"svg.hashsalt": "attnlib", "svg.fonttype": "path"}):
-        fig.savefig(path, format="svg", metadata={"Date": None})
+    """Save a figure as SVG with no date and a fixed id salt, so the same drawing gives the same bytes.
+
+    A saved file gets a white background (it may be opened in any viewer); figures shown in a
+    notebook keep STYLE's transparent one.
+    """
+    with plt.rc_context(SVG_STYLE):
+        fig.savefig(path, format="svg", metadata={"Date": None}, facecolor="white")
 
 
 # --- chapter 2: arrows become rows ----------------------------------------------------
@@ -878,3 +924,6 @@ def timings(runs: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]],
         if title:
             fig.suptitle(title)
     return fig
+
+
+show_svg_inline()

@@ -1,18 +1,31 @@
-"""Shape tags such as X ∈ ℝ^{3×4}, read off real arrays."""
+"""Shape tags such as X ∈ ℝ³ˣ⁴, read off real arrays.
+
+One notation for a shape tag in the whole course: the prose typesets the tag (ℝ with 3×4 raised)
+and printed output writes the same thing with Unicode superscripts, 'X ∈ ℝ³ˣ⁴'.
+"""
 from __future__ import annotations
 
 from typing import Any
 
 from .core import as_array, shape_of
 
+#: digits and the times sign, raised: "3×4" -> "³ˣ⁴"
+SUPERSCRIPT = str.maketrans("0123456789×", "⁰¹²³⁴⁵⁶⁷⁸⁹ˣ")
+
+
+def superscript(text: str) -> str:
+    """'3×4' -> '³ˣ⁴': digits and × as Unicode superscripts (chapter 3)."""
+    return str(text).translate(SUPERSCRIPT)
+
 
 def shape_tag(name: str, x: Any, latex: bool = False) -> str:
-    """The tag `name ∈ ℝ^{rows×cols}` for an array, e.g. 'X ∈ ℝ^{3×4}' (chapter 3)."""
+    r"""The shape tag of an array, e.g. 'X ∈ ℝ³ˣ⁴' for 3 rows and 4 columns (chapter 3).
+
+    A 1-D array of 4 numbers is 'v ∈ ℝ⁴'; a single number is 'c ∈ ℝ'. With latex=True, the same
+    tag as TeX for a Markdown cell: `X \in \mathbb{R}^{3 \times 4}`.
+    """
     dims = [str(d) for d in shape_of(as_array(x, name))]
     if latex:
-        times, member, reals = r" \times ", r" \in ", r"\mathbb{R}"
-    else:
-        times, member, reals = "×", " ∈ ", "ℝ"
-    if not dims:
-        return f"{name}{member}{reals}"
-    return f"{name}{member}{reals}^{{{times.join(dims)}}}"
+        tag = rf"{name} \in \mathbb{{R}}"
+        return tag + "^{" + r" \times ".join(dims) + "}" if dims else tag
+    return f"{name} ∈ ℝ{superscript('×'.join(dims))}"

@@ -7,7 +7,9 @@ with the build's warnings in the message; it never skips them.
 
 The build happens once per session however many test files use it. Under pytest-xdist every
 worker is its own process: the first to take a lock builds, and the others read its result
-(keyed by the run's id), so `-n` works too.
+(keyed by the run's id), so `-n` works too. With ATTNLIB_BOOK_HTML set to a folder of built
+HTML, nothing is built and that folder is tested (used to watch the browser test fail on an
+older build).
 """
 from __future__ import annotations
 
@@ -121,9 +123,19 @@ def _build_once_per_run() -> BookBuild:
         return build
 
 
+#: set to a folder of built HTML (e.g. a copy of another branch's _build/html) to test that
+#: instead of building: `ATTNLIB_BOOK_HTML=/tmp/main_html pytest tests/test_browser.py`
+PREBUILT_ENV = "ATTNLIB_BOOK_HTML"
+
+
 @pytest.fixture(scope="session")
 def built_book() -> BookBuild:
     """The book built into _build/html; fails (never skips) when the build does."""
+    prebuilt = os.environ.get(PREBUILT_ENV)
+    if prebuilt:
+        if not (Path(prebuilt) / "index.html").is_file():
+            pytest.fail(f"{PREBUILT_ENV}={prebuilt}: no index.html there", pytrace=False)
+        return BookBuild(0, f"(not built: {PREBUILT_ENV}={prebuilt})", 0.0, [], str(Path(prebuilt).resolve()))
     build = _build_once_per_run()
     if build.returncode != 0:
         pytest.fail(f"`{' '.join(build_command())}` failed (exit {build.returncode}); "

@@ -209,3 +209,45 @@ def test_reference_links_each_function_to_its_chapter(built_book):
                 if not re.search(rf'href="chapters/{int(number):02d}_[^"]*\.html"', entries.get(name, "")):
                     problems.append(f"{name}: says chapter {number}, no link to it in the reference")
     assert not problems, "\n".join(problems)
+
+
+# ----------------------------------------------------------------------------- plain-text titles
+
+
+def _plain_titles():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("plain_titles", ROOT / "_ext" / "plain_titles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tex_in_titles_becomes_unicode():
+    t = _plain_titles().tex_to_unicode
+    assert t(r"\sqrt{d_k}") == "√dₖ"
+    assert t(r"K^{\mathsf T}") == t(r"K^\top") == t("K^T") == "Kᵀ"
+    assert t(r"S = QK^{\mathsf T}") == "S = QKᵀ"
+    assert t(r"X \in \mathbb{R}^{3 \times 4}") == "X ∈ ℝ³ˣ⁴"
+    assert t(r"X \in \mathbb{R}^{n \times d_{\text{model}}}") == "X ∈ ℝ^(n×d_model)"
+    assert t(r"d_{\text{model}}") == "d_model" and t("W_Q") == "W_Q" and t("d_v") == "dᵥ"
+    assert t(r"\mathrm{softmax}\left(\frac{QK^{\mathsf T}}{\sqrt{d_k}}\right)V") == "softmax(QKᵀ/√dₖ)V"
+    assert t("O(n^2)") == "O(n²)" and t("Z = AV") == "Z = AV"
+
+
+def test_search_index_titles_have_no_raw_tex(built_book):
+    text = (built_book.html_dir / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    titles = list(index["titles"]) + list(index["alltitles"])
+    raw = [t for t in titles if re.search(r"\\[a-zA-Z(]|[_^]\{", t)]
+    assert not raw, f"search titles with raw TeX: {raw[:8]}"
+    assert any("√dₖ" in t for t in titles), "chapter 8's title should read 'Why divide by √dₖ'"
+
+
+def test_reference_shows_the_bench_commands_as_literal_blocks(built_book):
+    text = (built_book.html_dir / "reference.html").read_text(encoding="utf-8")
+    blocks = [re.sub(r"<[^>]+>", "", b) for b in re.findall(r"<pre>(.*?)</pre>", text, flags=re.S)]
+    commands = [b for b in blocks if "python -m attnlib.bench" in b]
+    assert commands, "the attnlib.bench commands are not in a literal block on the reference page"
+    assert all("--device" in b for b in commands)
+    assert "–device" not in text and "—device" not in text, "a -- became a dash"

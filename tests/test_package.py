@@ -64,10 +64,13 @@ def test_random_weights_are_seeded_and_shaped():
 
 def test_shape_tag():
     X = np.zeros((3, 4))
-    assert attnlib.shape_tag("X", X) == "X ∈ ℝ^{3×4}"
+    # printed tags use Unicode superscripts, as the prose's typeset ℝ^{3×4} reads: one notation
+    assert attnlib.shape_tag("X", X) == "X ∈ ℝ³ˣ⁴"
     assert attnlib.shape_tag("X", X, latex=True) == r"X \in \mathbb{R}^{3 \times 4}"
-    assert attnlib.shape_tag("v", [1, 2]) == "v ∈ ℝ^{2}"
+    assert attnlib.shape_tag("v", [1, 2]) == "v ∈ ℝ²"
     assert attnlib.shape_tag("c", 2.0) == "c ∈ ℝ"
+    assert attnlib.shape_tag("W", np.zeros((12, 10))) == "W ∈ ℝ¹²ˣ¹⁰"
+    assert "^" not in attnlib.shape_tag("S", np.zeros((6, 6))) and "{" not in attnlib.shape_tag("S", np.zeros((6, 6)))
 
 
 FIGURES = {

@@ -1,0 +1,117 @@
+"""Put every chapter notebook in the form the reader and JupyterLab expect. Idempotent.
+
+    .venv/bin/python tools/prepare_notebooks.py            # rewrite chapters/[0-9][0-9]_*.ipynb
+    .venv/bin/python tools/prepare_notebooks.py --check    # exit 1 and list what would change
+    .venv/bin/python tools/prepare_notebooks.py path.ipynb ...
+
+Two things, neither of which changes a stored output:
+
+1. The course-package guard. A notebook downloaded from the book (its download button) and
+   opened anywhere else used to stop at `import attnlib` with a bare ModuleNotFoundError and its
+   traceback. The first code cell that imports attnlib now begins with GUARD: inside the course
+   the import just works and the cell prints nothing new; elsewhere the cell shows one line that
+   says how to get the course, and "Run all" stops there.
+
+2. What JupyterLab rewrites on open. Opening a notebook in JupyterLab 4.6 and starting its
+   kernel replaces `metadata.kernelspec` with the running kernel's own spec; ours said
+   "display_name": "Python 3", ipykernel's spec says "Python 3 (ipykernel)", so every chapter
+   opened already marked modified. (Found by opening each chapter headless in JupyterLab and
+   saving it: that was the only difference.) Here the kernelspec is stored as ipykernel writes it,
+   and the file is written as JupyterLab and nbformat write it (nbformat 4.5 with cell ids,
+   indent 1, sorted keys, UTF-8, final newline).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = "chapters/[0-9][0-9]_*.ipynb"
+
+#: the kernelspec of ipykernel's python3 kernel, as JupyterLab stores it once the kernel starts
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+MARKER = "# The course package, attnlib."
+#: the one line a learner sees when attnlib cannot be imported (two source lines, for a phone)
+MESSAGE_LINES = ("This notebook needs attnlib, the package of the course 'Attention, from the ground up'. ",
+                 "Get the whole course folder, run `make lab` in it, and open the notebook from chapters/.")
+MESSAGE = "".join(MESSAGE_LINES)
+#: the first lines of the first code cell that imports attnlib. IPython shows an exception that has
+#: a _render_traceback_ method as the lines it returns: here the one line of MESSAGE.
+GUARD = f'''{MARKER} Outside the course folder, say in one line how to get it.
+try:
+    import attnlib
+except ModuleNotFoundError:
+    class CourseNotFound(Exception):
+        def _render_traceback_(self):
+            return [str(self)]
+    raise CourseNotFound(
+        "{MESSAGE_LINES[0]}"
+        "{MESSAGE_LINES[1]}") from None
+'''
+
+
+def imports_attnlib(source: str) -> bool:
+    return any(line.split("#")[0].strip().startswith(("import attnlib", "from attnlib"))
+               for line in source.splitlines())
+
+
+def add_guard(source: str) -> str:
+    """GUARD, then the cell's own lines without a now-repeated plain `import attnlib`."""
+    if source.startswith(MARKER):
+        return source
+    rest = [line for line in source.splitlines() if line.strip() != "import attnlib"]
+    while rest and not rest[0].strip():
+        rest.pop(0)
+    return GUARD + "\n" + "\n".join(rest) if rest else GUARD.rstrip("\n")
+
+
+def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook with the guard in its first attnlib-importing code cell and Lab's kernelspec."""
+    nb.nbformat, nb.nbformat_minor = 4, max(5, nb.get("nbformat_minor", 0))
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and imports_attnlib(cell.source):
+            cell.source = add_guard(cell.source)
+            break
+    _changed, nb = nbformat.validator.normalize(nb)  # adds a missing cell id, drops stray keys
+    return nbformat.from_dict(nb)
+
+
+def as_text(nb: nbformat.NotebookNode) -> str:
+    return nbformat.writes(nb) + "\n"
+
+
+def process(path: Path, check: bool = False) -> bool:
+    """Rewrite one notebook in place (or, with check, only compare); True when it changes."""
+    before = path.read_text(encoding="utf-8")
+    after = as_text(prepare(nbformat.reads(before, as_version=4)))
+    if after == before:
+        return False
+    if not check:
+        path.write_text(after, encoding="utf-8")
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help=f"default: {CHAPTERS}")
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a notebook would change")
+    args = parser.parse_args(argv)
+    paths = args.notebooks or sorted(ROOT.glob(CHAPTERS))
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        parser.error(f"no such notebook: {', '.join(missing)}")
+    changed = [p for p in paths if process(p, check=args.check)]
+    verb = "would change" if args.check else "changed"
+    for p in changed:
+        print(f"{verb}: {p}")
+    print(f"{len(changed)} of {len(paths)} notebooks {verb}")
+    return 1 if args.check and changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
