@@ -182,19 +182,27 @@ def stacked_rows(sentence_words: Sequence[str], X: Any, title: str = "A sentence
 
 
 def heatmap(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
-            title: str = "", xlabel: str = "key (word j)", ylabel: str = "query (word i)",
+            title: str = "", xlabel: str = r"key (word $j$)", ylabel: str = r"query (word $i$)",
             annotate: bool = True, vmin: float | None = None, vmax: float | None = None,
-            colorbar_label: str = "") -> Any:
-    """Colour each cell of a matrix (scores S or weights A) and label its rows and columns by word (chapter 7)."""
+            colorbar_label: str = "", size: tuple[float, float] | None = None,
+            colour_labels: bool = False, fmt: str = "{:.2f}") -> Any:
+    """Colour each cell of a matrix (scores S or weights A) and label its rows and columns by word (chapter 7).
+
+    size=(width, height) in inches overrides the automatic size; colour_labels=True writes each
+    row and column label in its word's colour (plot.word_colour), as chapters 9 and 10 do.
+    """
     M = _np(M)
     rows, cols = M.shape
-    fig, ax = _figure(max(4.0, 0.75 * cols + 2.5), max(3.2, 0.6 * rows + 1.8))
+    width, height = size or (max(4.0, 0.75 * cols + 2.5), max(3.2, 0.6 * rows + 1.8))
+    fig, ax = _figure(width, height)
     with plt.rc_context(STYLE):
         im = ax.imshow(M, cmap=HEATMAP, vmin=vmin, vmax=vmax, aspect="auto")
         ax.set_xticks(range(cols))
         ax.set_yticks(range(rows))
         ax.set_xticklabels(col_labels if col_labels is not None else range(cols), rotation=30 if cols > 4 else 0)
         ax.set_yticklabels(row_labels if row_labels is not None else range(rows))
+        if colour_labels:
+            _colour_tick_labels(ax)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if title:
@@ -204,12 +212,20 @@ def heatmap(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequenc
             for i in range(rows):
                 for j in range(cols):
                     bright = (M[i, j] - lo) / (hi - lo + 1e-12) > 0.6
-                    ax.text(j, i, f"{M[i, j]:.2f}", ha="center", va="center", fontsize=10,
+                    ax.text(j, i, fmt.format(M[i, j]), ha="center", va="center", fontsize=11,
                             color="black" if bright else "white")
         bar = fig.colorbar(im, ax=ax, shrink=0.85)
         if colorbar_label:
             bar.set_label(colorbar_label)
     return fig
+
+
+def _colour_tick_labels(ax: Any) -> None:
+    """Write every tick label of ax that is a word of the vocabulary in that word's colour, in bold (chapters 9 and 10)."""
+    for label in ax.get_xticklabels() + ax.get_yticklabels():
+        if label.get_text().strip().strip("“”\"'").lower() in WORD_COLOURS:
+            label.set_color(word_colour(label.get_text()))
+            label.set_fontweight("bold")
 
 
 # --- chapter 4: one row times one column ---------------------------------------
@@ -401,52 +417,96 @@ def lines(x: Sequence[float], ys: dict[str, Sequence[float]], xlabel: str, ylabe
 # --- chapter 9: softmax as shares -----------------------------------------------------
 
 
-def softmax_shares(row_scores: Sequence[float], labels: Sequence[str], title: str = "") -> Any:
+def softmax_shares(row_scores: Sequence[float], labels: Sequence[str], title: str = "",
+                   size: tuple[float, float] = (6.4, 3.4)) -> Any:
     """One row of scores beside the shares softmax makes of it, as bars that add up to 1 (chapter 9)."""
     s = _np(row_scores)
     w = np.exp(s - s.max())
     w = w / w.sum()
-    fig, axes = _figure(8.0, 3.6, ncols=2)
+    fig, axes = _figure(*size, ncols=2)
     with plt.rc_context(STYLE):
-        colours = [PALETTE[i % len(PALETTE)] for i in range(len(s))]
-        axes[0].bar(labels, s, color=colours)
+        colours = [word_colour(label) for label in labels]
+        at = np.arange(len(labels))  # positions, so a word that occurs twice gets two bars
+        axes[0].bar(at, s, color=colours)
         axes[0].axhline(0, color="0.5", lw=0.8)
-        axes[0].set_title("scores (any real numbers)")
-        axes[0].set_ylabel("score")
-        bars = axes[1].bar(labels, w, color=colours)
-        axes[1].set_ylim(0, 1.08)
-        axes[1].set_title("softmax: shares that add up to 1")
-        axes[1].set_ylabel("weight")
+        axes[0].set_title(r"scores $x_j$ (any numbers)")
+        bars = axes[1].bar(at, w, color=colours)
+        axes[1].set_ylim(0, 1.12)
+        axes[1].set_title(r"weights $\mathrm{softmax}(x)_j$")
         for b, v in zip(bars, w):
             axes[1].text(b.get_x() + b.get_width() / 2, v + 0.02, f"{v:.2f}", ha="center", fontsize=11)
-        fig.suptitle(title or "softmax turns a row of scores into a share-out")
+        for ax in axes:
+            ax.set_xticks(at)
+            ax.set_xticklabels(labels, rotation=30 if len(labels) > 3 else 0)
+            _colour_tick_labels(ax)
+        fig.suptitle(title or "softmax turns a row of scores into shares of 1")
     return fig
 
 
 # --- chapter 10: one output as a blend of values ---------------------------------------
 
 
-def blend(weights: Sequence[float], V: Any, labels: Sequence[str], target: str = "z") -> Any:
-    """One output row z = Σ_j α_j v_j drawn as value rows flowing in with their weights on the arrows (chapter 10)."""
+def blend(weights: Sequence[float], V: Any, labels: Sequence[str], target: str = "z",
+          size: tuple[float, float] | None = None) -> Any:
+    """One output row z_i = Σ_j A_ij v_j drawn as value rows flowing in with their weights on the arrows (chapter 10).
+
+    Each value row is written in its word's colour; an arrow's thickness is its weight.
+    `target` is the name of the output, e.g. the mathtext label "$z_{sat}$".
+    """
     w, V = _np(weights), _np(V)
     n = len(w)
-    fig, ax = _figure(7.5, 1.2 + 0.9 * n)
     z = w @ V
+    fig, ax = _figure(*(size or (5.6, 1.3 + 0.62 * n)))
     with plt.rc_context(STYLE):
         ax.set_xlim(0, 10)
-        ax.set_ylim(-0.5, n)
+        ax.set_ylim(-0.9, n - 0.2)
         ax.axis("off")
         mid = (n - 1) / 2
         for j in range(n):
             y = n - 1 - j
-            colour = PALETTE[j % len(PALETTE)]
-            ax.text(0.1, y, f"v ({labels[j]}) = {_vec_text(np.round(V[j], 2))}", va="center", fontsize=11,
+            colour = word_colour(labels[j])
+            ax.text(0.0, y, f"{labels[j]}  {_vec_text(np.round(V[j], 2))}", va="center", fontsize=11,
                     color=colour, fontweight="bold")
-            ax.add_patch(FancyArrowPatch((5.0, y), (7.0, mid), arrowstyle="-|>", mutation_scale=14,
-                                         color=colour, lw=1 + 6 * w[j]))
-            ax.text(5.7, (y + mid) / 2 + 0.15, f"{w[j]:.2f}", fontsize=11, color=colour)
-        ax.text(7.2, mid, f"{target} = {_vec_text(np.round(z, 2))}", va="center", fontsize=12, fontweight="bold")
-        ax.set_title(f"{target}: a weighted average of the value rows (weights add up to {w.sum():.2f})")
+            ax.add_patch(FancyArrowPatch((5.5, y), (7.3, mid), arrowstyle="-|>", mutation_scale=12,
+                                         color=colour, lw=0.6 + 7 * w[j]))
+            ax.text(5.35, y, f"{w[j]:.2f}", fontsize=11, color=colour, va="center", ha="right",
+                    fontweight="bold")
+        ax.text(7.45, mid + 0.35, target, va="bottom", fontsize=13, fontweight="bold")
+        ax.text(7.45, mid - 0.1, _vec_text(np.round(z, 2)), va="top", fontsize=11, fontweight="bold")
+        ax.text(0.0, -0.75, r"value rows $v_j$; the weights $A_{ij}$ of row $i$ beside the arrows",
+                fontsize=10, color="0.35", va="center")
+        ax.set_title(f"{target}: a weighted average of the value rows", fontsize=12)
+    return fig
+
+
+def before_after(X: Any, Z: Any, row_labels: Sequence[str], col_labels: Sequence[str],
+                 names: tuple[str, str] = ("$X$: each word alone", "$Z = AV$: each word after attention"),
+                 title: str = "") -> Any:
+    """X above Z, the same rows and columns, each row labelled in its word's colour: what attention changed (chapter 10)."""
+    X, Z = _np(X), _np(Z)
+    rows, cols = X.shape
+    fig, axes = _figure(4.6, 1.6 + 1.05 * rows, nrows=2)
+    lo, hi = float(min(X.min(), Z.min())), float(max(X.max(), Z.max()))
+    with plt.rc_context(STYLE):
+        for ax, M, name in zip(axes, (X, Z), names):
+            ax.imshow(M, cmap=HEATMAP, vmin=lo, vmax=hi, aspect="auto")
+            ax.set_xticks(range(cols))
+            ax.set_xticklabels(col_labels)
+            ax.set_yticks(range(rows))
+            ax.set_yticklabels(row_labels)
+            ax.xaxis.set_ticks_position("top")
+            ax.tick_params(length=0)
+            _colour_tick_labels(ax)
+            for side in ("left", "bottom", "top", "right"):
+                ax.spines[side].set_visible(False)
+            for i in range(rows):
+                for j in range(cols):
+                    bright = (M[i, j] - lo) / (hi - lo + 1e-12) > 0.6
+                    ax.text(j, i, f"{M[i, j]:.2f}", ha="center", va="center", fontsize=11,
+                            color="black" if bright else "white")
+            ax.set_title(name, fontsize=12, pad=22)
+        if title:
+            fig.suptitle(title)
     return fig
 
 

@@ -1,22 +1,12 @@
-"""Chapter 9: the softmax exercises give specific hints, and the chapter's A is what the checker reads."""
+"""Chapter 9: the running example's A is sharp where the text says, and the softmax graders catch each slip."""
 import numpy as np
+import pytest
 
 import attnlib
 from attnlib import check
-from attnlib.exercises import ch09
+from attnlib.exercises import ch09, get
 
-
-def test_the_checker_reads_the_same_A_as_the_chapter():
-    X = attnlib.sentence_matrix(ch09.SENTENCE)
-    W_Q, W_K, W_V = attnlib.random_weights(d_model=4, d_k=ch09.D_K, seed=ch09.SEED)
-    _, A = attnlib.self_attention(X, W_Q, W_K, W_V)
-    assert np.allclose(A, ch09.attention_weights())
-    assert np.allclose(A.sum(axis=-1), 1)
-
-
-def test_most_attended_wrong_answers_are_all_different_words():
-    wrong = ["drove", ch09._COLUMN_MISTAKE, ch09._SECOND]
-    assert ch09._ANSWER not in wrong and len(set(wrong)) == 3
+WORDS = attnlib.words(attnlib.RUNNING_SENTENCE)
 
 
 def _hint(exercise_id, answer, capsys):
@@ -24,19 +14,136 @@ def _hint(exercise_id, answer, capsys):
     return " ".join(capsys.readouterr().out.split())  # check() may wrap long hints
 
 
-def test_stable_softmax_hints_name_the_mistake(capsys):
-    assert "largest score" in _hint("ch09.stable_softmax", ch09._naive, capsys)
-    assert "row's own" in _hint("ch09.stable_softmax", ch09._whole_array_max, capsys)
-    assert "columns add up to 1" in _hint("ch09.stable_softmax", ch09._columns, capsys)
-    assert "keepdims" in _hint("ch09.stable_softmax", ch09._no_keepdims, capsys)
+def _passes(exercise_id, answer, capsys):
+    ok = check(exercise_id, answer)
+    out = capsys.readouterr().out
+    assert ok is True, out
+    assert out.startswith("✓")
+
+
+# --- the running example, as chapter 9 shows it ----------------------------------------
+
+def test_the_running_example_has_a_sharp_row_on_the_word_the_text_names():
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    _, A = attnlib.self_attention(X, *attnlib.running_lenses())
+    assert np.allclose(A, ch09.running_attention()[1])
+    assert np.allclose(A.sum(axis=-1), 1)
+    sat, kitten = WORDS.index("sat"), WORDS.index("kitten")
+    assert A[sat].argmax() == kitten and round(float(A[sat, kitten]), 2) == 0.89
+    assert A[kitten].argmax() == sat and round(float(A[kitten, sat]), 2) == 0.53
+    assert ch09._SHARPEST == "sat"
+
+
+def test_mat_looks_for_nothing_so_its_row_is_the_even_share():
+    W_Q, _, _ = attnlib.running_lenses()
+    q_mat = attnlib.embed("mat") @ W_Q
+    assert np.allclose(q_mat, 0)
+    _, A = ch09.running_attention()
+    assert np.allclose(A[WORDS.index("mat")], 1 / len(WORDS))
+
+
+def test_doubling_every_score_leaves_only_the_row_of_mat_unchanged():
+    scaled, A = ch09.running_attention()
+    changed = ~np.all(np.isclose(attnlib.softmax(2 * scaled), A), axis=1)
+    assert [w for w, c in zip(WORDS, changed) if not c] == ["mat"]
+    assert ch09._DOUBLED_ANSWER == "mat"
+
+
+# --- ch09.by_hand -------------------------------------------------------------------------
+
+def test_by_hand_accepts_tensors_of_any_float_dtype(capsys):
+    torch = pytest.importorskip("torch")
+    for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):
+        _passes("ch09.by_hand", torch.tensor(ch09.BY_HAND.tolist(), dtype=dtype), capsys)
+
+
+def test_by_hand_hints_name_the_mistake(capsys):
+    assert "add up to" in _hint("ch09.by_hand", np.exp([0.0, 2.0, -1.0]), capsys)
+    assert "order" in _hint("ch09.by_hand", np.sort(ch09.BY_HAND), capsys)
+    assert "order" in _hint("ch09.by_hand", ch09.BY_HAND[::-1], capsys)
+    assert "rounded too coarsely" in _hint("ch09.by_hand", [0.11, 0.84, 0.04], capsys)
+    assert "Equal shares" in _hint("ch09.by_hand", [1 / 3] * 3, capsys)
+    assert "three in all" in _hint("ch09.by_hand", [0.114, 0.844], capsys)
+
+
+# --- ch09.stable_softmax -------------------------------------------------------------------
+
+@pytest.mark.parametrize("wrong, words", [
+    (ch09._naive, "inf or nan"),
+    (ch09._whole_array_max, "whole array's largest"),
+    (ch09._mean_shift, "mean"),
+    (ch09._columns, "columns add up to 1"),
+    (ch09._axis_one, "axis=-1"),
+    (ch09._no_keepdims, "keepdims"),
+    (ch09._in_place, "changed its input"),
+    (ch09._no_return, "return"),
+])
+def test_stable_softmax_hints_name_the_mistake(wrong, words, capsys):
+    hint = _hint("ch09.stable_softmax", wrong, capsys)
+    if words == "changed its input":  # attnlib.exercises.call may word this itself
+        assert "input" in hint and "chang" in hint.lower(), hint
+    else:
+        assert words in hint, hint
+
+
+def test_stable_softmax_catches_a_softmax_without_the_max_even_on_one_row(capsys):
+    def naive_rows_only(x):  # right on every input that cannot overflow
+        e = np.exp(x)
+        return e / e.sum(axis=-1, keepdims=True)
+    assert check("ch09.stable_softmax", naive_rows_only) is False
+    assert all(np.isfinite(ch09._stable(x)).all() for x in ch09._STABLE_CASES)
+    with np.errstate(all="ignore"):
+        overflowing = [x for x in ch09._STABLE_CASES if not np.isfinite(naive_rows_only(x)).all()]
+    assert len(overflowing) >= 3
+
+
+def test_stable_softmax_hidden_cases_include_non_square_one_row_and_one_column_inputs():
+    shapes = {x.shape for x in ch09._STABLE_CASES}
+    assert any(len(s) == 1 for s in shapes)
+    assert (1, 3) in shapes and (3, 1) in shapes
+    assert any(len(s) == 2 and s[0] != s[1] and s[0] > 1 and s[1] > 1 for s in shapes)
+
+
+def test_stable_softmax_accepts_a_softmax_that_returns_a_list_or_a_tensor(capsys):
+    _passes("ch09.stable_softmax", lambda x: ch09._stable(x).tolist(), capsys)
+    torch = pytest.importorskip("torch")
+    _passes("ch09.stable_softmax", lambda x: torch.softmax(torch.as_tensor(x), dim=-1), capsys)
 
 
 def test_stable_softmax_does_not_let_numpy_warn(recwarn, capsys):
-    check("ch09.stable_softmax", ch09._naive)
+    for wrong in get("ch09.stable_softmax").wrong:
+        check("ch09.stable_softmax", wrong)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
-def test_by_hand_hints(capsys):
-    assert "add up to" in _hint("ch09.by_hand", np.exp([0.0, 2.0, -1.0]), capsys)
-    assert "order" in _hint("ch09.by_hand", np.sort(ch09.BY_HAND), capsys)
-    assert "column" in _hint("ch09.most_attended", ch09._COLUMN_MISTAKE, capsys)
+def test_the_learner_cannot_change_the_hidden_cases(capsys):
+    before = [x.copy() for x in ch09._STABLE_CASES]
+    check("ch09.stable_softmax", ch09._in_place)
+    assert all(np.array_equal(a, b) for a, b in zip(before, ch09._STABLE_CASES))
+
+
+# --- ch09.doubled --------------------------------------------------------------------------
+
+def test_doubled_hints_explain_without_naming_the_answer(capsys):
+    for answer in get("ch09.doubled").wrong:
+        hint = _hint("ch09.doubled", answer, capsys)
+        assert "mat" not in hint.lower(), hint
+    assert "gaps" in _hint("ch09.doubled", "sat", capsys)
+    assert "fair guess" not in _hint("ch09.doubled", "kitten", capsys)
+    assert "not a word of the sentence" in _hint("ch09.doubled", "puppy", capsys)
+    assert len(_hint("ch09.doubled", "x" * 20_000, capsys)) < 300
+
+
+# --- every chapter 9 grader follows the contract ----------------------------------------
+
+@pytest.mark.parametrize("exercise_id", ["ch09.by_hand", "ch09.stable_softmax", "ch09.doubled"])
+def test_chapter_9_graders_follow_the_contract(exercise_id, capsys):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4 and ex.catches and ex.solution
+    for answer in ex.right:
+        _passes(exercise_id, answer, capsys)
+    for answer in ex.wrong:
+        hint = _hint(exercise_id, answer, capsys)
+        assert ex.solution not in hint
+        text = hint.removeprefix("✗ Not yet. ")
+        assert text[0].isupper(), hint

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlib
-from attnlib.exercises import ch10
+from attnlib.exercises import ch10, get
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -43,15 +43,165 @@ def test_self_attention_matches_pytorch(case, causal):
     assert np.abs(Z_torch.numpy() - Z).max() < 1e-10
 
 
-def test_the_chapter_sentence_agrees_with_pytorch_in_float32():
-    X = attnlib.sentence_matrix("the dog drove a truck")
-    W_Q, W_K, W_V = attnlib.random_weights(d_model=4, d_k=3, d_v=2, seed=0)
+def test_the_running_example_agrees_with_pytorch_in_float32():
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    W_Q, W_K, W_V = attnlib.running_lenses()
     Z, _ = attnlib.self_attention(X, W_Q, W_K, W_V)
     Q, K, V = (torch.tensor(X @ W, dtype=torch.float32) for W in (W_Q, W_K, W_V))
-    assert np.abs(F.scaled_dot_product_attention(Q, K, V).numpy() - Z).max() < 1e-6
+    Z_torch = F.scaled_dot_product_attention(Q, K, V)
+    assert Z_torch.dtype == torch.float32  # PyTorch computes in the dtype of its inputs
+    assert np.abs(Z_torch.numpy() - Z).max() < 1e-6
+
+
+def test_the_running_example_z_borrows_what_chapter_10_says():
+    words = attnlib.words(attnlib.RUNNING_SENTENCE)
+    X = attnlib.sentence_matrix(words)
+    Z, A = attnlib.self_attention(X, *attnlib.running_lenses())
+    sat, kitten = words.index("sat"), words.index("kitten")
+    assert np.allclose(Z[sat], [0.72, 0.01, 0.81, 0.13], atol=0.005)
+    assert round(float(Z[kitten, 3]), 2) == 0.53
+    moved = np.linalg.norm(Z - X, axis=1)
+    assert {words[i] for i in np.argsort(moved)[-2:]} == {"sat", "kitten"}
 
 
 def test_exercise_constants_match_the_text():
     assert np.allclose(ch10.A_EX.sum(axis=1), 1.0)
     assert np.allclose(ch10.A_EX[ch10.ROW] @ ch10.V_EX, [0.9, 1.5])
     assert ch10.FLOPS == 1_536_000_000
+
+
+# --- the graders -------------------------------------------------------------------------
+
+def _hint(exercise_id, answer, capsys):
+    assert attnlib.check(exercise_id, answer) is False
+    return " ".join(capsys.readouterr().out.split())
+
+
+def _passes(exercise_id, answer, capsys):
+    ok = attnlib.check(exercise_id, answer)
+    out = capsys.readouterr().out
+    assert ok is True, out
+
+
+@pytest.mark.parametrize("wrong, words", [
+    (ch10._no_scaling, "not scaled"),
+    (ch10._divide_by_d_k, "d_k itself"),
+    (ch10._scale_by_d_model, "√d_model"),
+    (ch10._softmax_down_columns, "columns"),
+    (ch10._transposed_scores, "transposed"),
+    (ch10._no_max_shift, "overflows"),
+    (ch10._returns_weights, "weights A"),
+    (ch10._zeroes_W_V, "changed its input W_V"),
+    (ch10._shifts_X_in_place, "changed its input X"),
+    (ch10._no_return, "return"),
+])
+def test_self_attention_hints_name_the_mistake(wrong, words, capsys):
+    hint = _hint("ch10.self_attention", wrong, capsys)
+    if words.startswith("changed its input"):  # attnlib.exercises.call may word this itself
+        assert "chang" in hint.lower() and "input" in hint, hint
+    else:
+        assert words in hint, hint
+
+
+def test_self_attention_hidden_cases_cover_the_space():
+    shapes = [(X.shape[0], X.shape[1], W_Q.shape[1], W_V.shape[1]) for X, W_Q, _, W_V in ch10._SA_CASES]
+    assert any(n == 1 for n, *_ in shapes)
+    assert all(d_k != d_v for _, _, d_k, d_v in shapes[:2])
+    n, d_model, d_k, d_v = shapes[0]
+    assert len({n, d_model, d_k, d_v, np.sqrt(d_model)}) == 5
+    with np.errstate(all="ignore"):
+        overflowing = [c for c in ch10._SA_CASES if not np.isfinite(ch10._no_max_shift(*c)).all()]
+    assert overflowing, "no hidden case overflows without the max-subtraction"
+    # ... and that case is not saturated, so it still tells scaled from unscaled scores apart
+    X, W_Q, W_K, W_V = overflowing[0]
+    _, A = ch10._solution(X, W_Q, W_K, W_V)
+    assert A.max() < 0.9
+
+
+def test_the_learner_cannot_change_the_hidden_cases(capsys):
+    before = [tuple(M.copy() for M in case) for case in ch10._SA_CASES]
+    attnlib.check("ch10.self_attention", ch10._zeroes_W_V)
+    attnlib.check("ch10.self_attention", ch10._shifts_X_in_place)
+    for old, case in zip(before, ch10._SA_CASES):
+        assert all(np.array_equal(a, b) for a, b in zip(old, case))
+    assert all(np.allclose(want, ch10._solution(*case)[0]) for want, case in zip(ch10._SA_WANT, ch10._SA_CASES))
+
+
+def test_self_attention_accepts_a_list_pair_and_tensors(capsys):
+    _passes("ch10.self_attention", lambda *a: list(ch10._solution(*a)), capsys)
+    _passes("ch10.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]), capsys)
+    _passes("ch10.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]).to(torch.float32), capsys)
+
+
+def test_self_attention_demands_the_value_error(capsys):
+    def no_check(X, W_Q, W_K, W_V):
+        if W_Q.shape[0] != X.shape[1]:
+            return np.zeros((X.shape[0], W_V.shape[1]))
+        return ch10._solution(X, W_Q, W_K, W_V)
+    assert "ValueError" in _hint("ch10.self_attention", no_check, capsys)
+
+
+def test_what_changes_hints_never_name_the_answer(capsys):
+    for wrong in get("ch10.what_changes").wrong:
+        hint = _hint("ch10.what_changes", wrong, capsys)
+        assert "Z" not in hint.replace("Z = AV", ""), hint
+    assert "not one of" in _hint("ch10.what_changes", ["V", "W"], capsys)
+    assert "names nothing" in _hint("ch10.what_changes", [], capsys)
+
+
+def test_flops_hints_never_fill_in_the_formula(capsys):
+    for wrong in get("ch10.flops").wrong + [1, 10**12]:
+        hint = _hint("ch10.flops", wrong, capsys)
+        assert "2000" not in hint and "2,000" not in hint and "2·n²" not in hint, hint
+
+
+def test_causal_mask_hints_name_the_mistake(capsys):
+    assert "AFTER" in _hint("ch10.causal_mask", ch10._upper, capsys)
+    assert "may NOT" in _hint("ch10.causal_mask", ch10._inverted, capsys)
+    assert "diagonal is False" in _hint("ch10.causal_mask", ch10._strict, capsys)
+    assert "dtype=bool" in _hint("ch10.causal_mask", ch10._numbers, capsys)
+    assert "shape" in _hint("ch10.causal_mask", ch10._fixed_size, capsys)
+    _passes("ch10.causal_mask", ch10._causal_torch, capsys)
+
+
+@pytest.mark.parametrize("exercise_id", ["ch10.z_row", "ch10.self_attention", "ch10.what_changes",
+                                         "ch10.flops", "ch10.causal_mask"])
+def test_chapter_10_graders_follow_the_contract(exercise_id, capsys):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4 and ex.catches and ex.solution
+    for answer in ex.right:
+        _passes(exercise_id, answer, capsys)
+    for answer in ex.wrong:
+        hint = _hint(exercise_id, answer, capsys)
+        assert ex.solution not in hint
+        assert hint.removeprefix("✗ Not yet. ")[0].isupper(), hint
+
+
+def test_z_row_accepts_bfloat16(capsys):
+    _passes("ch10.z_row", torch.tensor([0.9, 1.5], dtype=torch.bfloat16), capsys)
+
+
+def test_before_after_draws_x_above_z_with_words_in_their_colours():
+    import matplotlib.pyplot as plt
+    from attnlib import plot
+    words = attnlib.words(attnlib.RUNNING_SENTENCE)
+    X = attnlib.sentence_matrix(words)
+    Z, _ = attnlib.self_attention(X, *attnlib.running_lenses())
+    fig = plot.before_after(X, Z, words, attnlib.FEATURES)
+    top, bottom = fig.axes[:2]
+    assert "$X$" in top.get_title() and "$Z = AV$" in bottom.get_title()
+    labels = bottom.get_yticklabels()
+    assert [t.get_text() for t in labels] == words
+    assert labels[1].get_color() == plot.word_colour("kitten")
+    assert [t.get_text() for t in bottom.texts][2 * 4:3 * 4] == ["0.72", "0.01", "0.81", "0.13"]
+    fig.canvas.draw()
+    plt.close(fig)
+
+
+def test_softmax_shares_draws_one_bar_per_word_even_when_a_word_repeats():
+    import matplotlib.pyplot as plt
+    from attnlib import plot
+    words = attnlib.words(attnlib.RUNNING_SENTENCE)
+    fig = plot.softmax_shares(np.arange(6.0), words)
+    assert all(len(ax.patches) == len(words) for ax in fig.axes)
+    plt.close(fig)

@@ -6,53 +6,90 @@ from typing import Any
 import numpy as np
 
 from . import Wrong, call, exercise, expect_array, expect_word, to_numpy
-from ..core import scale, scores, softmax
-from ..data import random_weights, sentence_matrix, words
+from ..core import is_torch, scale, scores, softmax
+from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
+
+
+def _plain(answer: Any) -> Any:
+    """A torch tensor of any float dtype (bfloat16 included) as float64 numpy; anything else as it is."""
+    if is_torch(answer):
+        return answer.detach().cpu().double().numpy()
+    return answer
+
 
 # ch09.by_hand -----------------------------------------------------------------
 
 BY_HAND_SCORES = np.array([0.0, 2.0, -1.0])
-BY_HAND = np.exp(BY_HAND_SCORES) / np.exp(BY_HAND_SCORES).sum()
+BY_HAND = np.exp(BY_HAND_SCORES) / np.exp(BY_HAND_SCORES).sum()  # [0.114, 0.844, 0.042]
 
 
-@exercise("ch09.by_hand", right=[BY_HAND, [0.114, 0.844, 0.042], BY_HAND.tolist()],
+@exercise("ch09.by_hand",
+          right=[BY_HAND, [0.114, 0.844, 0.042], tuple(BY_HAND.tolist()), BY_HAND.astype(np.float32)],
           wrong=[np.exp(BY_HAND_SCORES), BY_HAND_SCORES / BY_HAND_SCORES.sum(), np.sort(BY_HAND),
-                 [1 / 3, 1 / 3, 1 / 3]])
+                 [1 / 3, 1 / 3, 1 / 3], [0.11, 0.84, 0.04], BY_HAND[::-1].copy(), [0.114, 0.844]],
+          catches="e^x not divided by the total, scores divided by their total, the right weights "
+                  "sorted or reversed, equal shares, rounded to 2 decimals, a weight left out",
+          solution="answer = e / total")
 def _by_hand(answer: Any) -> None:
-    got = to_numpy(answer, "your weights")
+    got = to_numpy(_plain(answer), "your weights")
     if got.shape == BY_HAND.shape and np.all(np.isfinite(got)):
+        if np.allclose(got, BY_HAND, atol=1e-3):
+            return
+        if np.allclose(got, BY_HAND, atol=1e-2):
+            raise Wrong("Close, but rounded too coarsely: give each weight to three decimals.")
         if np.any(got < 0):
-            raise Wrong("a weight is negative. e to any power is positive, so every softmax weight is too: "
-                        "take e^x of each score before dividing.")
-        if not np.isclose(got.sum(), 1.0, atol=2e-3):
-            raise Wrong(f"your weights add up to {got.sum():.4g}, not 1. After taking e^x of each score, "
-                        "divide each one by their total.")
-        if np.allclose(got, np.sort(BY_HAND), atol=1e-3) and not np.allclose(got, BY_HAND, atol=1e-3):
-            raise Wrong("the right numbers in the wrong order. Weight j belongs to score j: "
-                        "keep the order of the scores.")
+            raise Wrong("A weight is negative. e to any power is positive, so every softmax weight is "
+                        "too: look again at step 1 of 'From scores to shares'.")
+        if np.allclose(got, np.sort(BY_HAND), atol=1e-3) or np.allclose(got, BY_HAND[::-1], atol=1e-3):
+            raise Wrong("The right numbers in the wrong order. Weight j belongs to score j: "
+                        "keep the order of the scores [0, 2, -1].")
         if np.allclose(got, 1 / 3, atol=1e-3):
-            raise Wrong("equal shares ignore the scores. A bigger score must get a bigger share.")
-    expect_array(answer, BY_HAND, what="your weights", atol=1e-3, rtol=0)
+            raise Wrong("Equal shares ignore the scores. A bigger score must get a bigger share.")
+        if not np.isclose(got.sum(), 1.0, atol=2e-3):
+            raise Wrong(f"Your weights add up to {got.sum():.4g}, not 1, so step 3 of 'From scores to "
+                        "shares' is missing or divides by something other than the total of the e^x.")
+    if got.ndim == 1 and got.size != BY_HAND.size:
+        raise Wrong(f"Your answer has {got.size} number(s); there is one weight per score, three in all.")
+    expect_array(got, BY_HAND, what="your weights", atol=1e-3, rtol=0)
 
 
 # ch09.stable_softmax ----------------------------------------------------------
 
-STABLE_CASES = [
-    np.array([1.0, 2.0, 3.0]),
-    np.array([1000.0, 1001.0, 1002.0]),
-    np.array([-1000.0, -1001.0, -1002.0]),
-    np.array([5.0]),
-    np.array([[1.0, 2.0, 3.0], [1000.0, 1000.0, 1000.0]]),
-    np.array([[0.0, 1.0, 2.0], [5.0, 3.0, 1.0], [-1.0, 0.0, 4.0]]),
-    np.array([[2.0, -1.0], [0.5, 0.5], [3.0, 1.0], [-2.0, 0.0]]),
-    np.array([[1000.0, -1000.0, 0.0, 999.0], [-500.0, -501.0, -502.0, -503.0]]),
-]
+# Hidden inputs: each catches a class of wrong softmax (see `catches` below).
+_STABLE_CASES = (
+    np.array([1.0, 2.0, 3.0]),                                   # one row, small scores
+    np.array([1000.0, 1001.0, 1002.0]),                          # overflows without the max-subtraction
+    np.array([-1000.0, -1001.0, -1002.0]),                       # underflows to 0/0 without it
+    np.array([5.0]),                                             # a single score
+    np.array([[1000.0, 998.0, 1001.0]]),                         # a 1-row matrix: the columns would give 1s
+    np.array([[2.0], [-1.0], [1000.0]]),                         # one score per row: every weight is 1
+    np.array([[1.0, 2.0, 3.0], [1000.0, 1000.0, 1000.0]]),       # 2×3, a small row beside a huge one
+    np.array([[0.0, 1.0, 2.0], [5.0, 3.0, 1.0], [-1.0, 0.0, 4.0]]),  # square
+    np.array([[2.0, -1.0], [0.5, 0.5], [3.0, 1.0], [-2.0, 0.0]]),    # 4×2, more rows than columns
+    np.array([[1000.0, -1000.0, 0.0, 999.0], [-500.0, -501.0, -502.0, -503.0]]),  # rows far apart
+    np.array([[-800.0, 0.0, 800.0], [3.0, 1.0, 2.0]]),           # the mean or the min would still overflow
+)
 
 
 def _stable(x: Any) -> np.ndarray:
     shifted = x - x.max(axis=-1, keepdims=True)
     e = np.exp(shifted)
     return e / e.sum(axis=-1, keepdims=True)
+
+
+with np.errstate(all="ignore"):
+    _STABLE_WANT = tuple(_stable(x) for x in _STABLE_CASES)  # computed before any learner code runs
+
+
+def _stable_rows_loop(x: Any) -> np.ndarray:
+    rows = np.atleast_2d(x)
+    out = np.array([np.exp(r - max(r)) / np.exp(r - max(r)).sum() for r in rows])
+    return out.reshape(np.shape(x))
+
+
+def _stable_np_max(x: Any) -> np.ndarray:
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
 
 
 def _naive(x: Any) -> np.ndarray:
@@ -65,9 +102,19 @@ def _whole_array_max(x: Any) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _mean_shift(x: Any) -> np.ndarray:
+    e = np.exp(x - x.mean(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def _columns(x: Any) -> np.ndarray:
     e = np.exp(x - x.max(axis=0, keepdims=True))
     return e / e.sum(axis=0, keepdims=True)
+
+
+def _axis_one(x: Any) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
 
 def _no_keepdims(x: Any) -> np.ndarray:
@@ -75,82 +122,110 @@ def _no_keepdims(x: Any) -> np.ndarray:
     return e / e.sum(axis=-1)
 
 
+def _in_place(x: Any) -> np.ndarray:
+    x -= x.max(axis=-1, keepdims=True)  # changes the caller's array
+    e = np.exp(x)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def _no_return(x: Any) -> None:
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     e / e.sum(axis=-1, keepdims=True)
 
 
-@exercise("ch09.stable_softmax", right=[_stable, lambda x: softmax(x, axis=-1)],
-          wrong=[_naive, _whole_array_max, _columns, _no_keepdims, _no_return])
+@exercise("ch09.stable_softmax",
+          right=[_stable, lambda x: softmax(x, axis=-1), _stable_rows_loop, _stable_np_max],
+          wrong=[_naive, _whole_array_max, _mean_shift, _columns, _axis_one, _no_keepdims, _in_place,
+                 _no_return],
+          catches="no max-subtraction (scores near ±1000 overflow or give 0/0), the whole array's max "
+                  "(rows 1500 apart), the mean or min instead of the max (a row [-800, 0, 800]), softmax "
+                  "down the columns (1-row, n×1 and non-square inputs), axis=1 (a 1-D row), no keepdims, "
+                  "a function that changes its input, a missing return",
+          solution="shifted = x - x.max(axis=-1, keepdims=True)")
 def _stable_softmax(fn: Any) -> None:
-    for x in STABLE_CASES:
-        want = _stable(x)
+    for x, want in zip(_STABLE_CASES, _STABLE_WANT):
+        case = f"softmax({x.tolist()})"
+        given = x.copy()  # the learner's own copy; x stays private
         with np.errstate(all="ignore"):
             try:
-                got = call(fn, x.copy(), what="your function `softmax`")
+                got = call(fn, given, what="your function `softmax`")
             except Wrong as hint:
                 if x.ndim == 2 and "broadcast" in str(hint):
                     raise Wrong(f"{hint} The max of each row must stay a column that lines up with "
                                 "its row: use keepdims=True.") from None
+                if x.ndim == 1 and "axis" in str(hint).lower():
+                    raise Wrong(f"{hint} A single row (1-D input) has only one axis: work along the "
+                                "last axis, axis=-1, so rows and matrices both work.") from None
                 raise
-            got = to_numpy(got, f"softmax of an input of shape {x.shape}")
-        case = f"softmax({x.tolist()})"
+            if not np.array_equal(given, x, equal_nan=True):
+                raise Wrong(f"Your function changed its input: after {case} the scores it was given were "
+                            "different. Compute the shifted scores into a new array (x - ..., not x -= ...), "
+                            "so the caller's scores stay as they were.")
+            got = to_numpy(_plain(got), f"softmax of an input of shape {x.shape}")
         if got.shape != want.shape:
-            raise Wrong(f"the result for {case} has shape {got.shape}, but softmax keeps the shape of its input, {x.shape}. "
-                        "Use keepdims=True when you take the max and the sum of each row.")
-        if not np.all(np.isfinite(got)):
-            if x.ndim == 1 or np.abs(x).max() > 100:
-                raise Wrong(f"the result for {case} contains inf or nan: np.exp overflowed or a whole row underflowed to 0. "
-                            "Subtract each row's own largest score (x.max(axis=-1, keepdims=True)) "
-                            "before np.exp.")
-        if got.ndim == 2 and np.allclose(got.sum(axis=0), 1) and not np.allclose(got.sum(axis=-1), 1):
-            raise Wrong(f"in {case} the columns add up to 1 instead of the rows. Work along the last axis: "
-                        "axis=-1 in both the max and the sum.")
-        if not np.allclose(got, want, atol=1e-9, rtol=1e-6):
+            raise Wrong(f"The result for {case} has shape {got.shape}, but softmax keeps the shape of its "
+                        f"input, {x.shape}. Use keepdims=True when you take the max and the sum of each row.")
+        with np.errstate(all="ignore"):
             if not np.all(np.isfinite(got)):
-                raise Wrong(f"the result for {case} contains inf or nan. Subtract each row's own largest score "
-                            "(x.max(axis=-1, keepdims=True)), not the largest of the whole array.")
-            if np.allclose(got.sum(axis=-1), 1):
-                raise Wrong(f"the result for {case} has rows that add up to 1, but the shares are off. Subtract each "
-                            "row's own maximum, with keepdims=True so it lines up with its row.")
-            raise Wrong(f"the result for {case} is not right yet: each row should become e^x divided by the row's total "
-                        "of e^x (shift the row by its max first).")
+                raise Wrong(f"The result for {case} contains inf or nan: np.exp overflowed, or a whole row "
+                            "underflowed to 0. Shift each row by its own largest score before np.exp "
+                            "(section 'Overflow, and the max trick'); a shift by the mean, the smallest "
+                            "score or the whole array's largest does not keep every row safe.")
+            if got.ndim == 2 and np.allclose(got.sum(axis=0), 1) and not np.allclose(got.sum(axis=-1), 1):
+                raise Wrong(f"In {case} the columns add up to 1 instead of the rows. Work along the last "
+                            "axis, axis=-1, in both the max and the sum.")
+            if not np.allclose(got, want, atol=1e-9, rtol=1e-6):
+                if np.allclose(got.sum(axis=-1), 1):
+                    raise Wrong(f"The result for {case} has rows that add up to 1, but the shares are off. "
+                                "Shift each row by its own maximum, with keepdims=True so it lines up with "
+                                "its row.")
+                raise Wrong(f"The result for {case} is not right yet: each row should become e^x divided by "
+                            "the row's total of e^x (shift the row by its max first).")
 
 
-# ch09.most_attended -------------------------------------------------------------
+# ch09.doubled -------------------------------------------------------------------
+# A prediction on the running example: every scaled score doubles; which row of A stays the same?
 
-SENTENCE = "a puppy drove the car"
-D_K = 4
-SEED = 2
-
-
-def attention_weights() -> np.ndarray:
-    """A = softmax(QKᵀ/√d_k) for the chapter 9 sentence, with seeded random lenses."""
-    X = sentence_matrix(SENTENCE)
-    W_Q, W_K, _ = random_weights(X.shape[1], D_K, seed=SEED)
-    return softmax(scale(scores(X @ W_Q, X @ W_K), D_K))
+_WORDS = words(RUNNING_SENTENCE)
+_OPTIONS = list(dict.fromkeys(_WORDS))  # "the" appears twice in the sentence
 
 
-_WORDS = words(SENTENCE)
-_ROW = _WORDS.index("drove")
-_A = attention_weights()
-_ANSWER = _WORDS[int(_A[_ROW].argmax())]
-_COLUMN_MISTAKE = _WORDS[int(_A[:, _ROW].argmax())]
-_SECOND = _WORDS[int(np.argsort(_A[_ROW])[-2])]
+def running_attention() -> tuple[np.ndarray, np.ndarray]:
+    """The running example's scaled scores S/√d_k and A = softmax of them (chapter 9)."""
+    W_Q, W_K, _ = running_lenses()
+    X = sentence_matrix(RUNNING_SENTENCE)
+    scaled = scale(scores(X @ W_Q, X @ W_K), W_Q.shape[1])
+    return scaled, softmax(scaled)
 
 
-@exercise("ch09.most_attended", right=[_ANSWER, f" {_ANSWER.upper()} "],
-          wrong=["drove", _COLUMN_MISTAKE, _SECOND])
-def _most_attended(answer: Any) -> None:
+_SCALED, _A = running_attention()
+_A_DOUBLED = softmax(2 * _SCALED)
+_UNCHANGED = [w for w, same in zip(_WORDS, np.all(np.isclose(_A_DOUBLED, _A, atol=1e-9), axis=1)) if same]
+assert len(set(_UNCHANGED)) == 1, _UNCHANGED  # the question has exactly one right answer
+_DOUBLED_ANSWER = _UNCHANGED[0]
+_SHARPEST = _WORDS[int(_A.max(axis=1).argmax())]
+
+
+@exercise("ch09.doubled", right=[_DOUBLED_ANSWER, f" {_DOUBLED_ANSWER.upper()} ", f'"{_DOUBLED_ANSWER}"',
+                                 _DOUBLED_ANSWER.capitalize()],
+          wrong=[w for w in _OPTIONS if w != _DOUBLED_ANSWER] + ["none"],
+          catches="every other word of the sentence (each has unequal scores, so its row sharpens), "
+                  "\"none\", and words outside the sentence",
+          solution="A_doubled = attnlib.softmax(2 * S_scaled)")
+def _doubled(answer: Any) -> None:
     if isinstance(answer, str):
         word = answer.strip().strip("\"'“”").lower()
-        if word == "drove" and _ANSWER != "drove":
-            raise Wrong("a word need not attend most to itself. Read the row of \"drove\" and find its "
-                        "largest weight.")
-        if word == _COLUMN_MISTAKE and word != _ANSWER:
-            raise Wrong(f"\"{word}\" is the word that attends most TO \"drove\": you read down a column. "
-                        "Row i holds the weights of word i, so read along the row of \"drove\".")
-        if word == _SECOND and word != _ANSWER:
-            raise Wrong(f"\"{word}\" gets the second-largest weight in that row. Compare the numbers "
-                        "in the row again, to three decimals.")
-    expect_word(answer, _ANSWER, _WORDS)
+        if word in ("none", "no row", "nothing", "no", "no word"):
+            raise Wrong("One row does stay exactly the same. Think about a row in which doubling has no "
+                        "gaps to widen.")
+        if word == _SHARPEST and word != _DOUBLED_ANSWER:
+            raise Wrong(f"Row \"{word}\" changes: doubling every score doubles the gaps between them, and "
+                        "softmax amplifies gaps (section 'Three properties, three reasons'), so its largest "
+                        "weight grows even closer to 1.")
+        if word in _OPTIONS and word != _DOUBLED_ANSWER:
+            raise Wrong(f"Row \"{word}\" changes too: its scores are not all equal, so doubling widens the "
+                        "gaps between them and softmax moves weight towards its larger scores.")
+        if word not in _OPTIONS:
+            raise Wrong(f"{word[:40]!r} is not a word of the sentence; the choices are: "
+                        f"{', '.join(_OPTIONS)}.")
+    expect_word(answer, _DOUBLED_ANSWER, _OPTIONS)

@@ -2,12 +2,26 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
 
 from . import Wrong, call, exercise, expect_array, expect_number, expect_value_error, to_numpy
+from ..core import is_torch
 from ..core import self_attention as _reference
+
+
+def _plain(answer: Any) -> Any:
+    """A torch tensor of any float dtype (bfloat16 included) as float64 numpy; anything else as it is."""
+    if is_torch(answer):
+        return answer.detach().cpu().double().numpy()
+    return answer
+
+
+def _close(got: np.ndarray, want: np.ndarray) -> bool:
+    return got.shape == want.shape and bool(np.allclose(got, want, atol=1e-6))
+
 
 # --- one row of Z by hand ----------------------------------------------------------
 
@@ -18,41 +32,64 @@ V_EX = np.array([[2.0, 0.0],
                  [0.0, 4.0],
                  [1.0, 1.0]])
 ROW = 1  # the second row, word 1 in Python's counting
+_Z_ROW = A_EX[ROW] @ V_EX  # [0.9, 1.5]
 
 
-def _close(got: np.ndarray, want: np.ndarray) -> bool:
-    return got.shape == want.shape and bool(np.allclose(got, want, atol=1e-6))
-
-
-@exercise("ch10.z_row", right=[[0.9, 1.5], np.array([0.9, 1.5]), (0.9, 1.5)],
-          wrong=[[0.8, 1.1], [1.25, 1.25], [1.0, 5 / 3], [3.0, 5.0], [1.5, 0.9]])
+@exercise("ch10.z_row", right=[[0.9, 1.5], np.array([0.9, 1.5]), (0.9, 1.5), np.float32([0.9, 1.5])],
+          wrong=[[0.8, 1.1], [1.25, 1.25], [1.0, 5 / 3], [3.0, 5.0], [1.5, 0.9], [1.0, 1.0]],
+          catches="column 1 of A used as the weights, row 0 instead of row 1, the plain average, the "
+                  "unweighted sum, the two numbers swapped, a single value row copied",
+          solution="answer = [0.1 * 2 + 0.2 * 0 + 0.7 * 1,")
 def _z_row(answer: Any) -> None:
-    got = to_numpy(answer, "your row")
-    want = A_EX[ROW] @ V_EX
+    got = to_numpy(_plain(answer), "your row")
+    want = _Z_ROW
     if got.shape == want.shape:
+        if np.allclose(got, want, atol=2e-3, rtol=0):  # bfloat16 keeps about 3 digits
+            return
         if _close(got, A_EX[:, ROW] @ V_EX):
-            raise Wrong("you used column 1 of A as the weights. Word i's weights are ROW i of A "
+            raise Wrong("You used column 1 of A as the weights. Word i's weights are ROW i of A "
                         "(they add up to 1 across the row).")
         if _close(got, A_EX[0] @ V_EX):
-            raise Wrong("that is row 0, the first word. The exercise asks for the second row (row 1).")
+            raise Wrong("That is row 0, the first word. The exercise asks for the second row (row 1).")
         if _close(got, V_EX.mean(axis=0)):
-            raise Wrong("that is the plain average of the value rows. Multiply each value row by its "
+            raise Wrong("That is the plain average of the value rows. Multiply each value row by its "
                         "weight from row 1 of A before adding.")
         if _close(got, V_EX.sum(axis=0)):
-            raise Wrong("that is the sum of the value rows without weights. Multiply each value row "
+            raise Wrong("That is the sum of the value rows without weights. Multiply each value row "
                         "by its weight first.")
+        if _close(got, want[::-1]):
+            raise Wrong("The right two numbers in the wrong order: the first number of z comes from the "
+                        "first numbers of the value rows.")
+        if any(_close(got, v) for v in V_EX):
+            raise Wrong("That is one value row copied whole. Row 1 of A spreads its weight over all three "
+                        "words: blend all three value rows.")
     expect_array(got, want, what="your row")
 
 
 # --- the whole of self-attention -----------------------------------------------------
 
-SHAPES = [(3, 4, 2, 5), (5, 3, 4, 2), (1, 4, 3, 3), (4, 2, 6, 1)]  # (n, d_model, d_k, d_v)
+# (n, d_model, d_k, d_v): no two of them equal in the first case, so √d_k, d_k and √d_model all differ
+_SHAPES = [(5, 3, 4, 2), (3, 4, 2, 5), (1, 4, 3, 3), (4, 2, 6, 1)]
+
+
+def _overflow_case() -> tuple[np.ndarray, ...]:
+    """Scores near 25,000 with gaps of about 1: e^x overflows unless each row's max is subtracted first."""
+    u = np.array([1.5, -1.0, 0.5, 2.0, -0.5])
+    w = np.array([0.3, -0.7, 1.1, 0.0, 0.6])
+    X = np.stack([np.full(5, 30.0), u, w], axis=1)            # n = 5, d_model = 3
+    W_Q = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])      # d_k = 2
+    W_K = np.array([[40.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    W_V = np.array([[0.1, 0.0, -0.05, 0.02],                  # d_v = 4
+                    [1.0, -0.5, 0.0, 2.0],
+                    [0.0, 1.5, 1.0, -1.0]])
+    return X, W_Q, W_K, W_V
 
 
 def _cases() -> list[tuple[np.ndarray, ...]]:
     rng = np.random.default_rng(10)
-    return [(rng.normal(size=(n, d)), rng.normal(size=(d, k)), rng.normal(size=(d, k)), rng.normal(size=(d, v)))
-            for n, d, k, v in SHAPES]
+    cases = [(rng.normal(size=(n, d)), rng.normal(size=(d, k)), rng.normal(size=(d, k)), rng.normal(size=(d, v)))
+             for n, d, k, v in _SHAPES]
+    return cases + [_overflow_case()]
 
 
 def _softmax_rows(S: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -66,8 +103,28 @@ def _solution(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> tuple[np.ndarray, np.ndar
     return A @ V, A
 
 
+# Private hidden cases and their answers, made before any learner code runs.
+_SA_CASES = tuple(_cases())
+_SA_WANT = tuple(_solution(*case)[0] for case in _SA_CASES)
+
+
 def _solution_z_only(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
     return _solution(X, W_Q, W_K, W_V)[0]
+
+
+def _solution_as_list(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> list:
+    Z, A = _solution(X, W_Q, W_K, W_V)
+    return [Z, A]
+
+
+def _solution_loops(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    Z = []
+    for q in Q:  # one word at a time: its scores, its weights, its blend
+        s = K @ q / math.sqrt(K.shape[1])
+        a = np.exp(s - s.max())
+        Z.append((a / a.sum()) @ V)
+    return np.array(Z)
 
 
 def _no_scaling(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
@@ -80,65 +137,160 @@ def _divide_by_d_k(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
     return _softmax_rows(Q @ K.T / K.shape[1]) @ V
 
 
+def _scale_by_d_model(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    return _softmax_rows(Q @ K.T / np.sqrt(X.shape[1])) @ V
+
+
 def _softmax_down_columns(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
     return _softmax_rows(Q @ K.T / np.sqrt(K.shape[1]), axis=0) @ V
+
+
+def _transposed_scores(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    return _softmax_rows(K @ Q.T / np.sqrt(K.shape[1])) @ V
+
+
+def _no_max_shift(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    E = np.exp(Q @ K.T / np.sqrt(K.shape[1]))
+    return E / E.sum(axis=1, keepdims=True) @ V
 
 
 def _returns_weights(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
     return _solution(X, W_Q, W_K, W_V)[1]
 
 
+def _zeroes_W_V(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    W_V[...] = 0.0  # changes the caller's matrix
+    return _solution(X, W_Q, W_K, W_V)[0]
+
+
+def _shifts_X_in_place(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    Z = _solution(X, W_Q, W_K, W_V)[0]
+    X -= X.mean(axis=0)  # right Z, but the caller's X is changed
+    return Z
+
+
 def _no_return(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> None:
     _solution(X, W_Q, W_K, W_V)
 
 
-def _z_from(result: Any) -> np.ndarray:
-    if isinstance(result, tuple):
-        if len(result) != 2:
-            raise Wrong(f"your function returned a tuple of {len(result)} things; return Z, or the pair (Z, A).")
+def _z_from(result: Any, n: int) -> np.ndarray:
+    """Z from what the function returned: Z itself, or the pair (Z, A) as a tuple or a list."""
+    if isinstance(result, (tuple, list)) and len(result) == 2 and all(
+            np.ndim(_plain(part)) == 2 for part in result):
         result = result[0]
-    return to_numpy(result, "the Z your function returned")
+    elif isinstance(result, tuple):
+        raise Wrong(f"Your function returned a tuple of {len(result)} things; return Z, or the pair (Z, A).")
+    return to_numpy(_plain(result), "the Z your function returned")
 
 
 def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> None:
     """Name the usual slip when Z matches one of them."""
-    n, d_k = X.shape[0], W_Q.shape[1]
+    d_k = W_Q.shape[1]
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
     S = Q @ K.T
     if _close(Z, _softmax_rows(S / np.sqrt(d_k))):
-        raise Wrong("your function returned the weights A. Z is the blend of the value rows: multiply A by V.")
+        raise Wrong("Your function returned the weights A. Z is the blend of the value rows: multiply A by V.")
     if _close(Z, _softmax_rows(S) @ V):
-        raise Wrong("the scores were not scaled. Divide QKᵀ by √d_k before the softmax.")
-    if _close(Z, _softmax_rows(S / d_k) @ V):
-        raise Wrong("you divided by d_k itself. Divide by its square root, np.sqrt(d_k).")
+        raise Wrong("The scores were not scaled. Divide QKᵀ by √d_k before the softmax (chapter 8).")
+    if d_k != np.sqrt(X.shape[1]) and _close(Z, _softmax_rows(S / d_k) @ V):
+        raise Wrong("You divided by d_k itself. Divide by its square root (chapter 8).")
     if _close(Z, _softmax_rows(S / np.sqrt(d_k), axis=0) @ V):
-        raise Wrong("the softmax ran down the columns. Each ROW of A must add up to 1: use axis=-1 (or axis=1).")
+        raise Wrong("The softmax ran down the columns. Each ROW of A must add up to 1 (chapter 9).")
     if _close(Z, _softmax_rows(K @ Q.T / np.sqrt(d_k)) @ V):
-        raise Wrong("the scores are transposed. S = QKᵀ: row i holds query i against every key.")
-    if _close(Z, _softmax_rows(S / np.sqrt(X.shape[1])) @ V) and X.shape[1] != d_k:
-        raise Wrong("you scaled by √d_model. d_k is the width of Q and K (Q.shape[1]), not of X.")
+        raise Wrong("The scores are transposed. S = QKᵀ: row i holds query i against every key (chapter 7).")
+    if X.shape[1] != d_k and _close(Z, _softmax_rows(S / np.sqrt(X.shape[1])) @ V):
+        raise Wrong("You scaled by √d_model. d_k is the width of Q and K, not of X.")
 
 
-@exercise("ch10.self_attention", right=[_solution, _solution_z_only, _reference],
-          wrong=[_no_scaling, _divide_by_d_k, _softmax_down_columns, _returns_weights, _no_return])
+_NAMES = ("X", "W_Q", "W_K", "W_V")
+
+
+@exercise("ch10.self_attention",
+          right=[_solution, _solution_z_only, _reference, _solution_as_list, _solution_loops],
+          wrong=[_no_scaling, _divide_by_d_k, _scale_by_d_model, _softmax_down_columns, _transposed_scores,
+                 _no_max_shift, _returns_weights, _zeroes_W_V, _shifts_X_in_place, _no_return],
+          catches="no √d_k, d_k or √d_model instead of √d_k, softmax down the columns, S = KQᵀ (all by "
+                  "non-square shapes with d_k ≠ d_v ≠ d_model and n = 1), no max-subtraction (scores "
+                  "near 25,000), returning A, changing X or W_V in place, a missing return, no ValueError "
+                  "for a W_Q with the wrong number of rows",
+          solution="S = Q @ K.T / np.sqrt(d_k)")
 def _self_attention(fn: Any) -> None:
-    for X, W_Q, W_K, W_V in _cases():
+    for case, want in zip(_SA_CASES, _SA_WANT):
+        X, W_Q, W_K, W_V = case
         n, d_model, d_k, d_v = X.shape[0], X.shape[1], W_Q.shape[1], W_V.shape[1]
-        got = call(fn, X, W_Q, W_K, W_V, what="your function `self_attention`")
-        Z = _z_from(got)
-        want = _solution_z_only(X, W_Q, W_K, W_V)
         label = f"Z for n={n}, d_model={d_model}, d_k={d_k}, d_v={d_v}"
+        given = tuple(M.copy() for M in case)  # the learner's own copies; the case stays private
+        with np.errstate(all="ignore"):
+            got = call(fn, *given, what="your function `self_attention`")
+        for name, before, after in zip(_NAMES, case, given):
+            if not np.array_equal(before, after):
+                raise Wrong(f"Your function changed its input {name} in place. Leave the inputs as they "
+                            "are and build new arrays for Q, K, V, S, A and Z.")
+        Z = _z_from(got, n)
         if _close(Z, want):
             continue
+        if Z.shape == want.shape and not np.all(np.isfinite(Z)):
+            raise Wrong(f"{label} contains inf or nan: these hidden inputs have scores near 25,000, and "
+                        "e^x overflows. Subtract each row's largest score before np.exp (chapter 9, "
+                        "'Overflow, and the max trick').")
         if Z.shape == want.shape or Z.shape == (n, n):
-            _diagnose(Z, X, W_Q, W_K, W_V)
+            _diagnose(Z, *case)
         if Z.shape != want.shape:
             raise Wrong(f"{label} has shape {Z.shape}, but it should be (n, d_v) = {want.shape}. "
                         "Check which weight matrix makes V, and that Z = A @ V.")
         expect_array(Z, want, what=label)
-    X, W_Q, W_K, W_V = _cases()[0]
+    X, W_Q, W_K, W_V = (M.copy() for M in _SA_CASES[0])
     expect_value_error(fn, X, np.ones((X.shape[1] + 1, 2)), W_K, W_V, what="your function `self_attention`")
+
+
+# --- what depends on W_V? (a prediction) --------------------------------------------------
+
+_PIECES = ("Q", "K", "V", "S", "A", "Z")
+_CHANGES = {"V", "Z"}  # V = XW_V, Z = AV; Q, K, S and A never see W_V
+
+
+def _letters(answer: Any) -> set[str]:
+    """The set of names in the answer: a list, tuple or set of names, or one text such as "V, Z"."""
+    if isinstance(answer, str):
+        tokens = [t for t in re.findall(r"[A-Za-z]+", answer) if t.lower() not in ("and", "or")]
+    elif isinstance(answer, (list, tuple, set, frozenset)):
+        if not all(isinstance(t, str) for t in answer):
+            raise Wrong("Give the names as text in quotes, such as [\"Q\", \"K\"].")
+        tokens = [t.strip() for t in answer]
+    else:
+        raise Wrong(f"Your answer should be a list of names in quotes, such as [\"Q\", \"K\"], "
+                    f"but it is a {type(answer).__name__}.")
+    names = {t.upper() for t in tokens}
+    unknown = sorted(names - set(_PIECES))
+    if unknown:
+        raise Wrong(f"{', '.join(repr(u) for u in unknown)[:80]} is not one of Q, K, V, S, A, Z.")
+    if not names:
+        raise Wrong("Your answer names nothing. Something does change: list the names that do.")
+    return names
+
+
+@exercise("ch10.what_changes", right=[["V", "Z"], ("Z", "V"), {"V", "Z"}, "V, Z", "v and z"],
+          wrong=[["V"], ["Z"], ["V", "A", "Z"], list(_PIECES), ["A", "Z"], ["V", "S", "A", "Z"], ["Q", "V", "Z"]],
+          catches="forgetting V or Z, thinking S or A depend on the values, thinking Q or K change, "
+                  "everything changes",
+          solution="Z_new, A_new = attnlib.self_attention(X, W_Q, W_K, W_V_new)")
+def _what_changes(answer: Any) -> None:
+    names = _letters(answer)
+    if names == _CHANGES:
+        return
+    if names & {"Q", "K"}:
+        raise Wrong("Q and K are made from X with W_Q and W_K (chapter 5), and none of those changed.")
+    if names & {"S", "A"}:
+        raise Wrong("Look at the formula A = softmax(QKᵀ/√d_k) again (section 'The whole formula on the "
+                    "running example'): which of its letters is made with W_V? Who attends to whom is decided "
+                    "before the values come in.")
+    if "V" not in names:
+        raise Wrong("V itself is made with W_V: V = XW_V.")
+    raise Wrong("V changes, and something is computed from V. Follow it one more step.")
 
 
 # --- counting the work -------------------------------------------------------------------
@@ -147,26 +299,36 @@ N_FLOPS, D_K, D_V = 2000, 64, 128
 FLOPS = 2 * N_FLOPS**2 * D_K + 2 * N_FLOPS**2 * D_V  # 1,536,000,000
 
 
-@exercise("ch10.flops", right=[FLOPS, 1.536e9, float(FLOPS)],
-          wrong=[N_FLOPS**2 * (D_K + D_V), 2 * N_FLOPS**2 * D_K, 2 * N_FLOPS**2 * D_V, 2 * N_FLOPS * (D_K + D_V)])
+@exercise("ch10.flops", right=[FLOPS, 1.536e9, float(FLOPS), np.int64(FLOPS)],
+          wrong=[N_FLOPS**2 * (D_K + D_V), 2 * N_FLOPS**2 * D_K, 2 * N_FLOPS**2 * D_V,
+                 2 * N_FLOPS * (D_K + D_V), 2 * N_FLOPS**2 * (D_K + D_V) * 2, 1.5e9],
+          catches="multiply-adds counted as 1 FLOP, only QKᵀ, only AV, n instead of n², "
+                  "counted twice, rounded to 1.5e9",
+          solution="answer = 2 * n**2 * d_k + 2 * n**2 * d_v")
 def _flops(answer: Any) -> None:
     if isinstance(answer, bool):
-        raise Wrong("your answer is True/False, but a count of operations is wanted.")
-    got = to_numpy(answer, "your count")
+        raise Wrong("Your answer is True/False, but a count of operations is wanted.")
+    got = to_numpy(_plain(answer), "your count")
     if got.size == 1 and math.isfinite(float(got.reshape(()))):
         value = float(got.reshape(()))
         slips = {
-            N_FLOPS**2 * (D_K + D_V): "that is half: every multiply-add counts as 2 FLOPs (one multiply, one add).",
-            2 * N_FLOPS**2 * D_K: "that counts only the scores QKᵀ. Add the work of the blend AV, 2·n²·d_v.",
-            2 * N_FLOPS**2 * D_V: "that counts only the blend AV. Add the work of the scores QKᵀ, 2·n²·d_k.",
-            2 * N_FLOPS * (D_K + D_V): "that grows only like n. Every word is scored against every word: "
-                                       "the count has n² in it.",
+            N_FLOPS**2 * (D_K + D_V): "That is half: every multiply-add counts as 2 FLOPs (one multiply, "
+                                      "one add).",
+            2 * N_FLOPS**2 * D_K: "That counts only the scores QKᵀ. Add the work of the blend AV.",
+            2 * N_FLOPS**2 * D_V: "That counts only the blend AV. Add the work of the scores QKᵀ.",
+            2 * N_FLOPS * (D_K + D_V): "That grows only like n. Every word is scored against every word: "
+                                       "the count grows like n².",
+            4 * N_FLOPS**2 * (D_K + D_V): "That is twice the count: a multiply-add is 2 FLOPs, counted once.",
         }
         for slip, hint in slips.items():
             if math.isclose(value, slip, rel_tol=1e-9):
                 raise Wrong(hint)
+        if not math.isclose(value, FLOPS, rel_tol=1e-6) and math.isclose(value, FLOPS, rel_tol=0.05):
+            raise Wrong(f"Your count {value:.4g} is close but not exact: give the whole number, not a "
+                        "rounded one.")
     expect_number(got, FLOPS, what="your count", rtol=1e-6,
-                  hint="Count 2·n²·d_k for QKᵀ plus 2·n²·d_v for AV, with n = 2000, d_k = 64, d_v = 128.")
+                  hint="Count the FLOPs of the scores and of the blend separately, as in 'The cost: every "
+                       "word against every word', then add them.")
 
 
 # --- the causal mask (stretch) -----------------------------------------------------------
@@ -179,6 +341,15 @@ def _causal_loops(n: int) -> list[list[bool]]:
     return [[j <= i for j in range(n)] for i in range(n)]
 
 
+def _causal_tri(n: int) -> np.ndarray:
+    return np.tri(n, dtype=bool)
+
+
+def _causal_torch(n: int) -> Any:
+    import torch
+    return torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
 def _upper(n: int) -> np.ndarray:
     return np.triu(np.ones((n, n), dtype=bool))
 
@@ -187,32 +358,58 @@ def _strict(n: int) -> np.ndarray:
     return np.tril(np.ones((n, n), dtype=bool), k=-1)
 
 
+def _inverted(n: int) -> np.ndarray:
+    return np.triu(np.ones((n, n), dtype=bool), k=1)  # True where masked: the opposite convention
+
+
 def _numbers(n: int) -> np.ndarray:
     return np.tril(np.ones((n, n)))
 
 
-@exercise("ch10.causal_mask", right=[_causal, _causal_loops], wrong=[_upper, _strict, _numbers])
+def _fixed_size(n: int) -> np.ndarray:
+    return np.tril(np.ones((6, 6), dtype=bool))
+
+
+_MASK_SIZES = (3, 1, 2, 6)  # n = 3 first: there every wrong pattern looks different
+_MASK_WANT = {n: _causal(n) for n in _MASK_SIZES}
+
+
+@exercise("ch10.causal_mask", right=[_causal, _causal_loops, _causal_tri, _causal_torch],
+          wrong=[_upper, _strict, _inverted, _numbers, _fixed_size],
+          catches="the upper triangle, the diagonal left out, True where masked (the opposite convention), "
+                  "0/1 numbers instead of True/False, a fixed size (n = 1, 2, 3, 6 are tried); "
+                  "the input is a whole number, which a function cannot change",
+          solution="return np.tril(np.ones((n, n), dtype=bool))")
 def _causal_mask(fn: Any) -> None:
-    for n in (1, 3, 6):
+    for n in _MASK_SIZES:
         got = call(fn, n, what="your function `causal_mask`")
         if isinstance(got, (str, bytes)) or callable(got):
-            raise Wrong(f"causal_mask({n}) should return an n×n grid of True/False, not a {type(got).__name__}.")
-        mask = np.asarray(got.detach().cpu().numpy() if hasattr(got, "detach") else got)
-        want = _causal(n)
+            raise Wrong(f"The result of causal_mask({n}) should be an n×n grid of True/False, not a {type(got).__name__}.")
+        if is_torch(got):
+            got = got.detach().cpu().numpy()
+        try:
+            mask = np.asarray(got)
+        except (TypeError, ValueError):
+            raise Wrong(f"The result of causal_mask({n}) should be an n×n grid of True/False.") from None
+        want = _MASK_WANT[n]
         if mask.shape != want.shape:
-            raise Wrong(f"causal_mask({n}) has shape {mask.shape}, but it should be (n, n) = {want.shape}.")
+            raise Wrong(f"The result of causal_mask({n}) has shape {mask.shape}, but it should be "
+                        f"(n, n) = {want.shape}.")
         if mask.dtype != bool:
             if mask.dtype.kind in "iuf" and np.array_equal(mask, want.astype(mask.dtype)):
-                raise Wrong("the pattern is right, but the entries are numbers. attention wants True/False "
+                raise Wrong("The pattern is right, but the entries are numbers. attention wants True/False "
                             "(True = may attend): use dtype=bool.")
-            raise Wrong(f"causal_mask({n}) should hold True/False values, but they are {mask.dtype}.")
+            raise Wrong(f"The result of causal_mask({n}) should hold True/False values, but they are {mask.dtype}.")
         if n > 1 and np.array_equal(mask, _upper(n)):
-            raise Wrong("that mask lets each word see the words AFTER it. True belongs on and below the "
+            raise Wrong("That mask lets each word see the words AFTER it. True belongs on and below the "
                         "diagonal: word i may look at word j when j ≤ i.")
+        if n > 1 and np.array_equal(mask, _inverted(n)):
+            raise Wrong("That mask is True where a word may NOT look. Here True means \"may attend\": "
+                        "swap True and False.")
         if np.array_equal(mask, _strict(n)):
-            raise Wrong("the diagonal is False, so the first word may look at nothing at all. "
+            raise Wrong("The diagonal is False, so the first word may look at nothing at all. "
                         "A word may always attend to itself.")
         if not np.array_equal(mask, want):
             bad = tuple(int(i) for i in np.argwhere(mask != want)[0])
-            raise Wrong(f"causal_mask({n}) is wrong at position {bad}: word i may attend to word j "
+            raise Wrong(f"The result of causal_mask({n}) is wrong at position {bad}: word i may attend to word j "
                         "exactly when j ≤ i.")
