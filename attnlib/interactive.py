@@ -65,7 +65,9 @@ _STYLE = """<style>
 --attnfig-q:%(q)s;--attnfig-k:%(k)s;--attnfig-faint:rgba(127,127,127,0.35)}
 html[data-theme=dark] .attnfig{--attnfig-q:%(qd)s;--attnfig-k:%(kd)s}
 @media (prefers-color-scheme: dark){html:not([data-theme=light]) .attnfig{--attnfig-q:%(qd)s;--attnfig-k:%(kd)s}}
-.attnfig svg{display:block;width:100%%;max-width:26rem;height:auto;overflow:visible;background:transparent}
+html[data-theme=dark] .bd-content div.cell_output .text_html.text_html:has(> .attnfig){background-color:transparent;color:inherit;padding:0}
+.attnfig label{display:inline}
+.attnfig svg{color:inherit;display:block;width:100%%;max-width:26rem;height:auto;overflow:visible;background:transparent}
 .attnfig svg text{fill:currentColor;font-size:13px;font-family:inherit}
 .attnfig .attnfig-controls{display:grid;gap:0.35rem;margin:0.4rem 0}
 .attnfig .attnfig-controls label{font-weight:600}
@@ -73,11 +75,11 @@ html[data-theme=dark] .attnfig{--attnfig-q:%(qd)s;--attnfig-k:%(kd)s}
 .attnfig input[type=checkbox],.attnfig input[type=radio]{accent-color:var(--attnfig-q);width:18px;height:18px;vertical-align:middle}
 .attnfig .attnfig-readout{font-variant-numeric:tabular-nums;margin:0.3rem 0}
 .attnfig .attnfig-readout output{font-weight:700}
-.attnfig table{border-collapse:collapse;font-size:14px;font-variant-numeric:tabular-nums;background:transparent}
-.attnfig th,.attnfig td{padding:2px 6px;text-align:right;border-bottom:1px solid var(--attnfig-faint);background:transparent;color:inherit}
+.attnfig table{border-collapse:collapse;font-size:13px;width:auto;margin:0.3rem 0;font-variant-numeric:tabular-nums;background:transparent}
+.attnfig th,.attnfig td{padding:2px 4px;white-space:nowrap;text-align:right;border-bottom:1px solid var(--attnfig-faint);background:transparent;color:inherit}
 .attnfig th:first-child,.attnfig td:first-child{text-align:left}
 .attnfig .attnfig-words{display:flex;flex-wrap:wrap;gap:0.2rem 0.9rem;border:0;padding:0;margin:0.3rem 0}
-.attnfig .attnfig-words legend{font-weight:600;padding:0}
+.attnfig .attnfig-words legend{font-weight:600;padding:0;margin:0;font-size:15px;float:none;width:auto;line-height:1.45}
 .attnfig .attnfig-words label{font-weight:700;cursor:pointer}
 .attnfig .attnfig-bar{display:inline-block;height:0.8em;vertical-align:middle;margin-left:4px}
 .attnfig .attnfig-static{font-size:13px;opacity:0.8;font-style:italic}
@@ -468,7 +470,7 @@ def attention_explorer(word: str = "sat", masked: bool = False) -> InteractiveFi
     blend_rows = "".join(
         f'<tr><td style="color:{word_colour(lab)};font-weight:700">v<sub>{html.escape(lab)}</sub></td>'
         f'<td><span class="attnfig-a">{_f2(M[sel, j])}</span><span class="attnfig-bar" '
-        f'style="background:{word_colour(lab)};width:{40 * M[sel, j]:.1f}px"></span></td>'
+        f'style="background:{word_colour(lab)};width:{30 * M[sel, j]:.1f}px"></span></td>'
         + "".join(f"<td>{_f2(x)}</td>" for x in V[j]) + "</tr>" for j, lab in enumerate(labels))
     body = f"""<fieldset class="attnfig-words"><legend>the query word i (click a row, or use the arrow keys):</legend>{radios}</fieldset>
 <div class="attnfig-controls"><div><input type="checkbox" id="{p}-mask" class="attnfig-mask"{" checked" if masked else ""}> <label for="{p}-mask">causal mask: each word may attend only to itself and the words before it (key j ≤ query i; masked scores become −∞ before softmax)</label></div></div>
@@ -496,7 +498,7 @@ function update(){
   var s=q(".attnfig-sel"); s.setAttribute("y", 22+i*30-1);
   var w=M[i], z=[], j, f, sum=0, top=0;
   for(f=0;f<D.V[0].length;f++){ z.push(0); for(j=0;j<n;j++) z[f]+=w[j]*D.V[j][f]; }
-  for(j=0;j<n;j++){ arow[j].textContent=f2(w[j]); bars[j].style.width=(40*w[j]).toFixed(1)+"px"; sum+=w[j]; if(w[j]>w[top]) top=j; }
+  for(j=0;j<n;j++){ arow[j].textContent=f2(w[j]); bars[j].style.width=(30*w[j]).toFixed(1)+"px"; sum+=w[j]; if(w[j]>w[top]) top=j; }
   zs.forEach(function(td,f){ td.textContent=f2(z[f]); });
   set(".attnfig-sum", f2(sum)); set(".attnfig-rowname", D.words[i]); set(".attnfig-zname", D.words[i]);
   var seen = st==="masked" ? (i+1)+" word"+(i?"s":"")+" (itself and the words before it)" : "all "+n+" words";
