@@ -2,7 +2,8 @@
 
 The math works on numpy arrays and torch tensors (CPU or GPU) through one code path.
 `attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.results` (stored timings) and
-`attnlib.scaling` (chapter 8's experiments) load only when first used,
+`attnlib.scaling` (chapter 8's experiments) and `attnlib.interactive` (figures that run in the
+book's pages) load only when first used,
 and torch is imported only when a tensor is actually passed in.
 """
 from __future__ import annotations
@@ -22,10 +23,10 @@ __all__ = [
     "dot", "matmul", "transpose", "scores", "scale", "softmax", "attention", "self_attention", "tiled_attention",
     "project", "shape_tag", "shape_of", "as_array", "is_torch",
     "VOCAB", "VOCAB_2D", "FEATURES", "RUNNING_SENTENCE", "running_lenses", "embed", "sentence_matrix", "words", "random_weights",
-    "check", "exercise_ids", "plot", "bench", "results", "scaling",
+    "check", "exercise_ids", "plot", "bench", "results", "scaling", "interactive",
 ]
 
-_LAZY_MODULES = {"plot", "bench", "results", "scaling"}
+_LAZY_MODULES = {"plot", "bench", "results", "scaling", "interactive"}
 
 
 def __getattr__(name: str) -> Any:
