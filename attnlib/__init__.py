@@ -16,6 +16,8 @@ from .core import (as_array, attention, dot, is_torch, matmul, project, scale, s
 from .data import (FEATURES, RUNNING_SENTENCE, VOCAB, VOCAB_2D, embed, random_weights, running_lenses,
                    sentence_matrix, words)
 from .exercises import check, exercise_ids
+from .heads import merge_heads, multi_head_attention, split_heads
+from .masks import causal_mask, padding_mask
 from .shapes import shape_tag
 from .tiled import tiled_attention
 
@@ -23,6 +25,7 @@ __all__ = [
     "dot", "matmul", "transpose", "scores", "scale", "softmax", "attention", "self_attention", "tiled_attention",
     "project", "shape_tag", "shape_of", "as_array", "is_torch",
     "VOCAB", "VOCAB_2D", "FEATURES", "RUNNING_SENTENCE", "running_lenses", "embed", "sentence_matrix", "words", "random_weights",
+    "causal_mask", "padding_mask", "split_heads", "merge_heads", "multi_head_attention",
     "check", "exercise_ids", "plot", "bench", "results", "scaling", "interactive",
 ]
 

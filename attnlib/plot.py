@@ -926,4 +926,48 @@ def timings(runs: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]],
     return fig
 
 
+# --- Part V (chapters 11-12): masks and heads ---------------------------------------------
+
+
+def attention_maps(maps: dict[str, Any], words: Sequence[str], masks: dict[str, Any] | None = None,
+                   title: str = "", colorbar_label: str = r"weight $A_{ij}$") -> Any:
+    """Attention matrices side by side, words coloured, masked cells shaded and marked ✕ (chapters 11 and 12)."""
+    masks = masks or {}
+    arrays = {name: _np(M) for name, M in maps.items()}
+    n_rows, n_cols = next(iter(arrays.values())).shape
+    k = len(arrays)
+    fig, axes = _figure(min(12.0, 0.55 * n_cols * k + 1.6 * k + 1.0), 0.55 * n_rows + 2.2, ncols=k, squeeze=False)
+    with plt.rc_context(STYLE):
+        for ax, (name, M) in zip(axes[0], arrays.items()):
+            im = ax.imshow(M, cmap=HEATMAP, vmin=0.0, vmax=1.0, aspect="equal")
+            mask = masks.get(name)
+            blocked = (~np.broadcast_to(np.asarray(mask, dtype=bool), M.shape) if mask is not None
+                       else np.zeros(M.shape, dtype=bool))
+            for i in range(n_rows):
+                for j in range(n_cols):
+                    if blocked[i, j]:
+                        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.55", edgecolor="white", lw=1))
+                        ax.text(j, i, "✕", ha="center", va="center", fontsize=10, color="white")
+                    elif n_rows * n_cols <= 64:
+                        ax.text(j, i, f"{M[i, j]:.2f}".lstrip("0") if M[i, j] < 1 else "1", ha="center",
+                                va="center", fontsize=9, color="black" if M[i, j] > 0.6 else "white")
+            ax.set_xticks(range(n_cols))
+            ax.set_yticks(range(n_rows))
+            ax.set_xticklabels(words[:n_cols], rotation=45, ha="right")
+            ax.set_yticklabels(words[:n_rows])
+            for label, word in zip(ax.get_xticklabels(), words):
+                label.set_color(word_colour(word))
+            for label, word in zip(ax.get_yticklabels(), words):
+                label.set_color(word_colour(word))
+            ax.tick_params(length=0)
+            ax.set_title(name, fontsize=12)
+            ax.set_xlabel("key (word j)")
+        axes[0][0].set_ylabel("query (word i)")
+        bar = fig.colorbar(im, ax=list(axes[0]), shrink=0.8)
+        bar.set_label(colorbar_label)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
 show_svg_inline()

@@ -1,0 +1,127 @@
+"""Chapter 11 (masks): each grader accepts every right form and names each plausible slip."""
+import numpy as np
+import pytest
+
+import attnlib
+from attnlib import check
+from attnlib.exercises import ch11_masks as ch, get
+
+IDS = ["ch11.causal_zeros", "ch11.padding_mask", "ch11.masked_row"]
+
+
+def _out(capsys):
+    return capsys.readouterr().out.replace("\n  ", " ")
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_right_forms_pass_and_wrong_ones_fail(exercise_id, capsys):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4 and ex.catches and ex.solution
+    for answer in ex.right:
+        assert check(exercise_id, answer) is True, answer
+    capsys.readouterr()
+    for answer in ex.wrong:
+        assert check(exercise_id, answer) is False, answer
+        out = _out(capsys)
+        assert out.startswith("✗ Not yet. ") and out[len("✗ Not yet. ")].isupper(), out
+        assert ex.solution not in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_junk_and_huge_answers_get_a_short_hint(exercise_id, capsys):
+    for junk in [None, "x" * 20_000, float("nan"), [], {"a": 1}, object(), [[1, 2], [3]], True, 1e308,
+                 np.array([np.nan, np.inf]), "[(0, 1)]"]:
+        assert check(exercise_id, junk) is False
+        out = capsys.readouterr().out
+        assert out.startswith("✗") and len(out) < 600
+
+
+@pytest.mark.parametrize("answer, words", [
+    ([(1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)], "j < i"),
+    ([(i, j) for i in range(4) for j in range(4) if j >= i], "diagonal"),
+    ([(0, 1), (0, 2), (0, 3)], "3 more entries"),
+    ([(1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)], "counted from 0"),
+    ([(0, 1), (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)], "twice"),
+    ([(0, 1, 2)], "one pair"),
+    ([(0.5, 1)], "whole numbers"),
+])
+def test_causal_zeros_hints(answer, words, capsys):
+    assert check("ch11.causal_zeros", answer) is False
+    assert words in _out(capsys)
+
+
+def test_causal_zeros_matches_the_library():
+    A_zero = ~attnlib.causal_mask(ch.N_CAUSAL)
+    assert set(map(tuple, np.argwhere(A_zero).tolist())) == ch.CAUSAL_ZEROS
+
+
+@pytest.mark.parametrize("fn, words", [
+    (ch._pad_no_middle_axis, "middle axis"),
+    (ch._pad_inverted, "opposite convention"),
+    (ch._pad_off_by_one, "sentence 1 at key 1"),
+    (ch._pad_longest, "n is the second argument"),
+    (ch._pad_in_front, "in front"),
+    (ch._pad_numbers, "dtype=bool"),
+    (ch._pad_masks_queries, "not key columns"),
+    (ch._pad_sorts_in_place, "changed its input in place"),
+])
+def test_padding_mask_hints(fn, words, capsys):
+    assert check("ch11.padding_mask", fn) is False
+    assert words in _out(capsys)
+
+
+def test_the_learner_cannot_reach_the_expected_answers(capsys):
+    def vandal(lengths, n):  # writes True into every array of the grader's module it can find
+        for value in vars(ch).values():
+            if isinstance(value, np.ndarray) and value.dtype == bool:
+                value[...] = True
+        return np.ones((len(lengths), 1, n), dtype=bool)
+    saved = {k: v.copy() for k, v in vars(ch).items() if isinstance(v, np.ndarray)}
+    try:
+        assert check("ch11.padding_mask", vandal) is False
+    finally:
+        for k, v in saved.items():
+            getattr(ch, k)[...] = v
+    assert capsys.readouterr().out.startswith("✗")
+    for lengths, n in ch.PADDING_CASES:
+        assert np.array_equal(ch._expected_padding(lengths, n), attnlib.padding_mask(list(lengths), n))
+
+
+def test_padding_mask_hidden_cases_cover_the_edges():
+    for lengths, n in ch.PADDING_CASES:
+        assert max(lengths) <= n
+    assert any(max(lengths) < n for lengths, n in ch.PADDING_CASES)     # catches n = max(lengths)
+    assert any(lengths != sorted(lengths) for lengths, _ in ch.PADDING_CASES)  # catches sorting
+    assert any(len(lengths) == 1 for lengths, _ in ch.PADDING_CASES)    # one sentence
+    assert any(len(lengths) == n for lengths, n in ch.PADDING_CASES)    # batch = n, where (batch, n) broadcasts
+
+
+def test_a_function_raising_or_returning_junk_gets_a_hint(capsys):
+    for fn in [lambda lengths, n: 1 / 0, lambda lengths, n: "mask", lambda lengths, n: [[[True]], [[True, False]]]]:
+        assert check("ch11.padding_mask", fn) is False
+        assert capsys.readouterr().out.startswith("✗")
+
+
+@pytest.mark.parametrize("answer, words", [
+    (ch.ROW_ZEROED_AFTER, "add up to 0.32"),
+    (ch.ROW_SCORE_ZERO, "e⁰ = 1"),
+    (ch.ROW_UNMASKED, "without the mask"),
+    (ch.ROW_INVERTED, "masked ones"),
+    ([0.7, 0.0, 0.3, 0.0], "2 decimals"),
+    ([0.731, 0.0, 0.269], "4 in all"),
+    ([0.6, 0.0, 0.4, 0.0], "differ"),
+])
+def test_masked_row_hints(answer, words, capsys):
+    assert check("ch11.masked_row", answer) is False
+    assert words in _out(capsys)
+
+
+def test_masked_row_matches_the_library_and_torch():
+    torch = pytest.importorskip("torch")
+    S = torch.tensor(ch.ROW_SCORES)[None]
+    A = torch.softmax(S.masked_fill(~torch.tensor(ch.ROW_MASK), float("-inf")), -1)
+    assert np.allclose(A.numpy()[0], ch.ROW_A)
+    _, A_lib = attnlib.attention(np.ones((1, 1)), ch.ROW_SCORES[:, None], np.eye(4), mask=ch.ROW_MASK[None])
+    assert np.allclose(A_lib[0], ch.ROW_A)
+    assert np.allclose(ch.ROW_A, [0.7311, 0, 0.2689, 0], atol=1e-4)
+    assert check("ch11.masked_row", torch.tensor(ch.ROW_A, dtype=torch.bfloat16).float()) is True

@@ -1,0 +1,100 @@
+"""Chapter 12 (many heads): each grader accepts every right form and names each plausible slip."""
+import numpy as np
+import pytest
+
+from attnlib import check
+from attnlib.exercises import ch12 as ch, get
+from attnlib.heads import split_heads
+
+IDS = ["ch12.split_shape", "ch12.multi_head", "ch12.score_flops"]
+
+
+def _out(capsys):
+    return capsys.readouterr().out.replace("\n  ", " ")
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_right_forms_pass_and_wrong_ones_fail(exercise_id, capsys):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4 and ex.catches and ex.solution
+    for answer in ex.right:
+        assert check(exercise_id, answer) is True, answer
+    capsys.readouterr()
+    for answer in ex.wrong:
+        assert check(exercise_id, answer) is False, answer
+        out = _out(capsys)
+        assert out.startswith("✗ Not yet. ") and out[len("✗ Not yet. ")].isupper(), out
+        assert ex.solution not in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_junk_and_huge_answers_get_a_short_hint(exercise_id, capsys):
+    for junk in [None, "x" * 20_000, float("nan"), [], {"a": 1}, object(), [[1, 2], [3]], True, 1e308,
+                 np.array([np.nan, np.inf]), "(2, 8, 10, 64)", (2.0, 8.0, 10.0, 64.0)]:
+        assert check(exercise_id, junk) is False
+        out = capsys.readouterr().out
+        assert out.startswith("✗") and len(out) < 600
+
+
+def test_split_shape_is_what_the_library_gives():
+    assert tuple(split_heads(np.zeros((2, 10, 512)), 8).shape) == ch.SPLIT_SHAPE
+    torch = pytest.importorskip("torch")
+    assert check("ch12.split_shape", torch.Size(ch.SPLIT_SHAPE)) is True
+
+
+@pytest.mark.parametrize("answer, words", [
+    ((2, 10, 8, 64), "before the swap"), ((2, 8, 10, 512), "d_k = d_model / h"), ((16, 10, 64), "folds"),
+    ((8, 2, 10, 64), "batch axis stays first"), ((2, 8, 64, 10), "n comes before d_k"), ((2, 10, 64), "four axes"),
+])
+def test_split_shape_hints(answer, words, capsys):
+    assert check("ch12.split_shape", answer) is False
+    assert words in _out(capsys)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (ch._mh_no_w_o, "W_O"), (ch._mh_reshape_without_swap, "cuts the rows"),
+    (ch._mh_merge_without_swap, "swap the axes back"), (ch._mh_scale_d_model, "√d_k"),
+    (ch._mh_one_head, "h in the arguments"), (ch._mh_softmax_over_heads, "across the heads"),
+    (ch._mh_zeroes_w_v, "changed one of its input arrays"), (ch._mh_no_return, "return"),
+])
+def test_multi_head_hints(fn, words, capsys):
+    assert check("ch12.multi_head", fn) is False
+    assert words in _out(capsys)
+
+
+def test_multi_head_accepts_tuple_list_and_output_only(capsys):
+    assert check("ch12.multi_head", lambda *a: list(ch._mh_solution(*a))) is True
+    assert check("ch12.multi_head", ch._mh_output_only) is True
+    assert check("ch12.multi_head", lambda *a: ch._mh_output_only(*a).tolist()) is True
+
+
+def test_multi_head_cases_cover_the_edges():
+    sizes = ch.MH_SIZES
+    assert any(n == 1 for n, _, _ in sizes) and any(h == 1 for _, _, h in sizes)
+    assert any(h == d for _, d, h in sizes) and any(n != d for n, d, _ in sizes)
+    assert all(d % h == 0 for _, d, h in sizes)
+
+
+def test_the_learner_cannot_reach_the_expected_answers(capsys):
+    def vandal(X, W_Q, W_K, W_V, W_O, h):  # returns zeros and zeroes every array it can reach
+        for value in vars(ch).values():
+            if isinstance(value, np.ndarray):
+                value[...] = 0
+        return np.zeros_like(X)
+    assert check("ch12.multi_head", vandal) is False
+    assert check("ch12.multi_head", ch._mh_solution) is True
+
+
+@pytest.mark.parametrize("answer, words", [
+    (2 * 1000**2 * 64, "one head"), (8 * 2 * 1000**2 * 512, "not d_model"), (1000**2 * 512, "half"),
+    (2 * 1000 * 512**2, "projection"), (2 * ch.SCORE_FLOPS, "blend AV"), (8 * 1000**2, "entries"),
+    (123, "not right yet"),
+])
+def test_score_flops_hints(answer, words, capsys):
+    assert check("ch12.score_flops", answer) is False
+    out = _out(capsys)
+    assert words in out and "1,024" not in out and "1.024e" not in out
+
+
+def test_score_flops_is_one_wide_head():
+    assert ch.SCORE_FLOPS == 2 * ch.N_COST**2 * ch.D_MODEL_COST == 1_024_000_000
