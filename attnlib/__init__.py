@@ -15,6 +15,7 @@ from .core import (as_array, attention, dot, is_torch, matmul, project, scale, s
 from .data import (FEATURES, RUNNING_SENTENCE, VOCAB, VOCAB_2D, embed, random_weights, running_lenses,
                    sentence_matrix, words)
 from .exercises import check, exercise_ids
+from .positions import learned_position_table, positional_encoding
 from .shapes import shape_tag
 from .tiled import tiled_attention
 
@@ -23,13 +24,14 @@ __all__ = [
     "project", "shape_tag", "shape_of", "as_array", "is_torch",
     "VOCAB", "VOCAB_2D", "FEATURES", "RUNNING_SENTENCE", "running_lenses", "embed", "sentence_matrix", "words", "random_weights",
     "check", "exercise_ids", "plot", "bench", "results", "scaling",
+    "positional_encoding", "learned_position_table", "training",
 ]
 
-_LAZY_MODULES = {"plot", "bench", "results", "scaling"}
+_LAZY_MODULES = {"plot", "bench", "results", "scaling", "training"}
 
 
 def __getattr__(name: str) -> Any:
-    """Load attnlib.plot, .bench, .results and .scaling on first use, so `import attnlib` stays fast."""
+    """Load attnlib.plot, .bench, .results, .scaling and .training on first use, so `import attnlib` stays fast."""
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'attnlib' has no attribute {name!r}")
