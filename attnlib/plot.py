@@ -651,7 +651,10 @@ def labelled_panels(panels: Sequence[tuple[str, Any, Sequence[str], Sequence[str
                 for i in range(M.shape[0]):
                     for j in range(M.shape[1]):
                         bright = (M[i, j] - lo) / (hi - lo + 1e-12) > 0.6
-                        ax.text(j, i, fmt.format(M[i, j]), ha="center", va="center", fontsize=9,
+                        text = fmt.format(M[i, j])
+                        if text.startswith("-") and float(text) == 0:
+                            text = text[1:]  # a tiny negative rounds to "-0.0": print it as 0.0
+                        ax.text(j, i, text, ha="center", va="center", fontsize=9,
                                 color="black" if bright else "white")
         for ax in list(axes.flat)[len(panels):]:
             ax.axis("off")
