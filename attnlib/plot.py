@@ -677,3 +677,16 @@ def loss_curve(history: Sequence[float], title: str = "Training: the loss falls"
         ax.set_title(title)
         ax.grid(alpha=0.3, which="both")
     return fig
+
+
+def word_heatmap(M: Any, row_labels: Sequence[str], col_labels: Sequence[str], **heatmap_kw: Any) -> Any:
+    """plot.heatmap with every word label (e.g. "2 sat") on both axes in that word's colour (chapters 13-14)."""
+    fig = heatmap(M, row_labels=row_labels, col_labels=col_labels, **heatmap_kw)
+    ax = fig.axes[0]
+    _word_ticks(ax, row_labels)
+    for tick, label in zip(ax.get_xticklabels(), col_labels):
+        word = str(label).split()[-1]
+        if word.lower() in WORD_COLOURS:
+            tick.set_color(word_colour(word))
+            tick.set_fontweight("bold")
+    return fig

@@ -77,3 +77,23 @@ def test_weight_on_keys_reads_the_right_cells():
 def test_bad_task_sizes_are_refused():
     with pytest.raises(ValueError, match="n ≥ 2"):
         training.make_task(n=1)
+
+
+def test_the_part_v_figures_draw_with_typeset_text(trained):
+    import matplotlib.pyplot as plt
+
+    from attnlib import plot
+    from attnlib.positions import positional_encoding
+    figures = [plot.position_waves(positional_encoding(50, 16)),
+               plot.loss_curve(trained.history),
+               plot.labelled_panels([("learned $W_V$", trained.W_V, [str(i) for i in range(8)], None),
+                                     ("X", np.ones((2, 2)), ["0 the", "1 kitten"], ["a", "b"])], ncols=2),
+               plot.word_heatmap(np.eye(2), ["0 the", "1 kitten"], ["0 the", "1 kitten"])]
+    for fig in figures:
+        texts = [t.get_text() for ax in fig.axes for t in ax.texts + [ax.title] + ax.get_yticklabels()]
+        assert any(texts) and not any("_" in t and "$" not in t for t in texts)
+        plt.close(fig)
+    kitten = [t for t in figures[3].axes[0].get_yticklabels() if t.get_text() == "1 kitten"][0]
+    assert kitten.get_color() == plot.word_colour("kitten")
+    minus_zero = plot.labelled_panels([("M", np.array([[-0.001, 1.0]]), ["r"], ["a", "b"])], fmt="{:.1f}")
+    assert "-0.0" not in [t.get_text() for t in minus_zero.axes[0].texts]
