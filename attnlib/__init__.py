@@ -18,6 +18,7 @@ from .data import (FEATURES, RUNNING_SENTENCE, VOCAB, VOCAB_2D, embed, random_we
 from .exercises import check, exercise_ids
 from .heads import merge_heads, multi_head_attention, split_heads
 from .masks import causal_mask, padding_mask
+from .positions import learned_position_table, positional_encoding
 from .shapes import shape_tag
 from .tiled import tiled_attention
 
@@ -26,14 +27,15 @@ __all__ = [
     "project", "shape_tag", "shape_of", "as_array", "is_torch",
     "VOCAB", "VOCAB_2D", "FEATURES", "RUNNING_SENTENCE", "running_lenses", "embed", "sentence_matrix", "words", "random_weights",
     "causal_mask", "padding_mask", "split_heads", "merge_heads", "multi_head_attention",
-    "check", "exercise_ids", "plot", "bench", "results", "scaling", "interactive",
+    "positional_encoding", "learned_position_table",
+    "check", "exercise_ids", "plot", "bench", "results", "scaling", "interactive", "training",
 ]
 
-_LAZY_MODULES = {"plot", "bench", "results", "scaling", "interactive"}
+_LAZY_MODULES = {"plot", "bench", "results", "scaling", "interactive", "training"}
 
 
 def __getattr__(name: str) -> Any:
-    """Load attnlib.plot, .bench, .results and .scaling on first use, so `import attnlib` stays fast."""
+    """Load attnlib.plot, .bench, .results, .scaling and .training on first use, so `import attnlib` stays fast."""
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'attnlib' has no attribute {name!r}")

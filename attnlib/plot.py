@@ -965,9 +965,103 @@ def attention_maps(maps: dict[str, Any], words: Sequence[str], masks: dict[str, 
         axes[0][0].set_ylabel("query (word i)")
         bar = fig.colorbar(im, ax=list(axes[0]), shrink=0.8)
         bar.set_label(colorbar_label)
+
+
+# --- Part V (chapters 13-14): word order and learning ----------------------------------
+
+
+def position_waves(PE: Any, title: str = "Sinusoidal positional encoding") -> Any:
+    """The positional encoding as a heatmap: one row per position, one column per dimension (chapter 13)."""
+    PE = _np(PE)
+    n, d = PE.shape
+    fig, ax = _figure(6.4, 4.6)
+    with plt.rc_context(STYLE):
+        im = ax.imshow(PE, cmap=HEATMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+        ax.set_xlabel(f"dimension (column of PE), 0 to {d - 1}")
+        ax.set_ylabel(f"position pos, 0 to {n - 1}")
+        ax.set_title(title)
+        bar = fig.colorbar(im, ax=ax, shrink=0.85)
+        bar.set_label("value, between −1 and 1")
+    return fig
+
+
+def _word_ticks(ax: Any, labels: Sequence[str]) -> None:
+    """Colour every y tick label that is a word of the toy vocabulary in that word's colour."""
+    for tick, label in zip(ax.get_yticklabels(), labels):
+        word = str(label).split()[-1]
+        if word.lower() in WORD_COLOURS:
+            tick.set_color(word_colour(word))
+            tick.set_fontweight("bold")
+
+
+def labelled_panels(panels: Sequence[tuple[str, Any, Sequence[str], Sequence[str] | None]], ncols: int | None = None,
+                    title: str = "", vmin: float | None = None, vmax: float | None = None,
+                    fmt: str = "{:.2f}") -> Any:
+    """Matrices as annotated heatmaps side by side, each panel (title, M, row labels, column labels), word rows in their colours (chapters 13-14)."""
+    ncols = ncols or len(panels)
+    nrows = -(-len(panels) // ncols)
+    mats = [_np(M) for _, M, _, _ in panels]
+    widest = max(M.shape[1] for M in mats)
+    tallest = max(M.shape[0] for M in mats)
+    fig, axes = _figure(min(12.0, 1.2 + ncols * (0.62 * widest + 1.3)), 0.9 + nrows * (0.42 * tallest + 1.2),
+                        ncols=ncols, nrows=nrows, squeeze=False)
+    lo = min(float(M.min()) for M in mats) if vmin is None else vmin
+    hi = max(float(M.max()) for M in mats) if vmax is None else vmax
+    with plt.rc_context(STYLE):
+        for ax, (name, _, rows, cols), M in zip(axes.flat, panels, mats):
+            im = ax.imshow(M, cmap=HEATMAP, vmin=lo, vmax=hi, aspect="auto")
+            ax.set_yticks(range(M.shape[0]))
+            ax.set_yticklabels(rows)
+            ax.set_xticks(range(M.shape[1]))
+            ax.set_xticklabels(cols if cols is not None else range(M.shape[1]), rotation=45 if M.shape[1] > 3 else 0,
+                               fontsize=10)
+            ax.set_title(name, fontsize=12)
+            _word_ticks(ax, rows)
+            if M.size <= 100:
+                for i in range(M.shape[0]):
+                    for j in range(M.shape[1]):
+                        bright = (M[i, j] - lo) / (hi - lo + 1e-12) > 0.6
+                        text = fmt.format(M[i, j])
+                        if text.startswith("-") and float(text) == 0:
+                            text = text[1:]  # a tiny negative rounds to "-0.0": print it as 0.0
+                        ax.text(j, i, text, ha="center", va="center", fontsize=9,
+                                color="black" if bright else "white")
+        for ax in list(axes.flat)[len(panels):]:
+            ax.axis("off")
+        fig.colorbar(im, ax=list(axes.flat)[:len(panels)], shrink=0.8)
         if title:
             fig.suptitle(title)
     return fig
 
 
-show_svg_inline()
+
+
+def loss_curve(history: Sequence[float], title: str = "Training: the loss falls",
+               ylabel: str = "loss (mean squared error)") -> Any:
+    """The loss at every training step, on a log scale so the late, small improvements stay visible (chapter 14)."""
+    y = _np(history)
+    fig, ax = _figure(6.0, 4.0)
+    with plt.rc_context(STYLE):
+        ax.plot(np.arange(1, len(y) + 1), y, color=BLUE, lw=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("training step")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.grid(alpha=0.3, which="both")
+    return fig
+
+
+def word_heatmap(M: Any, row_labels: Sequence[str], col_labels: Sequence[str], **heatmap_kw: Any) -> Any:
+    """plot.heatmap with every word label (e.g. "2 sat") on both axes in that word's colour (chapters 13-14)."""
+    fig = heatmap(M, row_labels=row_labels, col_labels=col_labels, **heatmap_kw)
+    ax = fig.axes[0]
+    _word_ticks(ax, row_labels)
+    for tick, label in zip(ax.get_xticklabels(), col_labels):
+        word = str(label).split()[-1]
+        if word.lower() in WORD_COLOURS:
+            tick.set_color(word_colour(word))
+            tick.set_fontweight("bold")
+    return fig
+
+
+show_svg_inline()  # in a Jupyter kernel, figures are stored as SVG (see its docstring)

@@ -1,0 +1,134 @@
+"""Checkers for chapter 14: learning the lenses."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import Wrong, call, exercise, expect_number, to_numpy
+
+# --- which key does a query attend to after training on the previous-word task? -------------
+
+_QUERY = 3
+_KEY = 2
+
+
+@exercise("ch14.expected_key", right=[2, 2.0, np.int64(2), np.array(2)],
+          wrong=[3, 4, 1, 0, 5],
+          catches="the word itself (3), the next word (4), two back (1), the first word (0), the last word (5)",
+          solution="answer = 2")
+def _expected_key(answer: Any) -> None:
+    if isinstance(answer, bool):
+        raise Wrong("Your answer is True/False, but a position number is wanted.")
+    got = to_numpy(answer, "your answer")
+    if got.size != 1 or not np.isfinite(got).all() or float(got.reshape(())) != round(float(got.reshape(()))):
+        raise Wrong("Your answer should be one whole number: the position of a key, counted from 0.")
+    key = int(round(float(got.reshape(()))))
+    hints = {
+        _QUERY: "That is the query itself. The task asks each word for the features of another word.",
+        _QUERY + 1: "That is the next word. The causal mask hides it: a word may look only at itself and earlier words.",
+        _QUERY - 2: "That is two words back. Which word's features is position 3 asked to bring in?",
+        0: "Position 0 is where the first word attends. Position 3 has a word right before it.",
+    }
+    if key != _KEY:
+        raise Wrong(hints.get(key, f"Position {key} is not the one: read the task's rule again, in the section "
+                                   "on the task."))
+
+
+# --- the average weight on the expected keys -----------------------------------------------
+
+def _weight_on(A: Any, keys: Any) -> float:
+    rows = np.arange(len(keys))
+    return float(np.asarray(A)[rows, np.asarray(keys)].mean())
+
+
+def _cases() -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(14)
+    out = []
+    for n in (1, 3, 6, 5):
+        scores = rng.normal(scale=1.5, size=(n, n))
+        A = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
+        keys = np.maximum(np.arange(n) - 1, 0) if n != 5 else rng.integers(0, n, size=n)
+        out.append((A, keys))
+    return out
+
+
+_HIDDEN = _cases()
+_WANT = [_weight_on(A, k) for A, k in _HIDDEN]   # computed before any learner code runs
+
+
+def _right_loop(A: Any, keys: Any) -> float:
+    total = 0.0
+    for i, j in enumerate(keys):
+        total += A[i][j]
+    return total / len(keys)
+
+
+def _right_torch(A: Any, keys: Any) -> Any:
+    import torch
+    A = torch.as_tensor(A)
+    return A[torch.arange(len(keys)), torch.as_tensor(keys)].mean()
+
+
+def _right_list_comprehension(A: Any, keys: Any) -> float:
+    return float(np.mean([A[i, keys[i]] for i in range(len(keys))]))
+
+
+def _transposed(A: Any, keys: Any) -> float:
+    return float(np.asarray(A)[np.asarray(keys), np.arange(len(keys))].mean())
+
+
+def _whole_columns(A: Any, keys: Any) -> float:
+    return float(np.asarray(A)[:, np.asarray(keys)].mean())
+
+
+def _strongest(A: Any, keys: Any) -> float:
+    return float(np.asarray(A).max(axis=1).mean())
+
+
+def _sum_not_mean(A: Any, keys: Any) -> float:
+    return float(np.asarray(A)[np.arange(len(keys)), np.asarray(keys)].sum())
+
+
+def _hit_rate(A: Any, keys: Any) -> float:
+    return float((np.asarray(A).argmax(axis=1) == np.asarray(keys)).mean())
+
+
+def _mutating(A: Any, keys: Any) -> float:
+    A[:] = 0.0
+    return _weight_on(A, keys)
+
+
+@exercise("ch14.weight_on", right=[_weight_on, _right_loop, _right_torch, _right_list_comprehension],
+          wrong=[_transposed, _whole_columns, _strongest, _sum_not_mean, _hit_rate, _mutating],
+          catches="row and column swapped, whole columns averaged, the strongest weight instead of the expected "
+                  "one, the sum instead of the average, the share of rows whose strongest key is right, a function "
+                  "that zeroes A; hidden A are soft (not one-hot), n = 1, 3, 5, 6, and keys in every order",
+          solution="return A[np.arange(len(keys)), keys].mean()")
+def _weight_on_checker(fn: Any) -> None:
+    for (A, keys), want in zip(_HIDDEN, _WANT):
+        A_copy, keys_copy = A.copy(), keys.copy()
+        got = call(fn, A_copy, keys_copy, what="your function `weight_on`")
+        if not np.array_equal(A_copy, A) or not np.array_equal(keys_copy, keys):
+            raise Wrong("Your function changed the A (or the keys) it was given. Read the weights without "
+                        "writing into them.")
+        value = to_numpy(got, "what your function returned")
+        if value.size != 1:
+            raise Wrong(f"Your function should return one number, the average, but it returned shape {value.shape}.")
+        v = float(value.reshape(()))
+        n = len(keys)
+        slips = [
+            (_transposed, "Rows and columns are swapped: row i of A is query i, and its weight on key j is A[i, j]."),
+            (_strongest, "That is the strongest weight of each row, whichever key holds it. Take the weight on "
+                         "the EXPECTED key of each row."),
+            (_hit_rate, "That counts the rows whose strongest key is the expected one. The question asks for the "
+                        "weight itself, averaged over the rows."),
+            (_sum_not_mean, "That is the total over the rows. Divide by the number of rows to get the average."),
+            (_whole_columns, "That averages whole columns of A. Take one weight per row: row i at column keys[i]."),
+        ]
+        if not np.isclose(v, want, atol=1e-9):
+            for slip, hint in slips:
+                if np.isclose(v, slip(A, keys), atol=1e-9) and not np.isclose(slip(A, keys), want, atol=1e-9):
+                    raise Wrong(hint)
+        expect_number(v, want, what=f"your average for an A with {n} row(s)", atol=1e-9,
+                      hint="Take row i's weight on column keys[i], for every row, and average those n numbers.")
