@@ -1,4 +1,4 @@
-"""Timing attention on CPU and GPU: honest stopwatches, FLOP counts and a sweep (chapter 11).
+"""Timing attention on CPU and GPU: honest stopwatches, FLOP counts and a sweep (chapter 15).
 
 Needs only the standard library, numpy and (when present) torch, so it runs on a bare
 GPU machine. From the repository root::
@@ -52,7 +52,7 @@ def _device_of(args: tuple) -> str:
 
 
 def synchronize(device: str) -> None:
-    """Wait until every queued GPU kernel has finished (does nothing on the CPU) (chapter 11)."""
+    """Wait until every queued GPU kernel has finished (does nothing on the CPU) (chapter 15)."""
     if device.startswith("cuda"):
         _torch().cuda.synchronize()
     elif device.startswith("mps"):
@@ -61,7 +61,7 @@ def synchronize(device: str) -> None:
 
 def time_fn(fn: Callable, *args: Any, warmup: int = 2, repeat: int = 7, device: str | None = None,
             events: bool = True) -> dict:
-    """Run fn(*args) `warmup` times unmeasured, then `repeat` times measured; seconds per run (chapter 11).
+    """Run fn(*args) `warmup` times unmeasured, then `repeat` times measured; seconds per run (chapter 15).
 
     On an NVIDIA GPU each run is timed with CUDA events; events=False times it with
     perf_counter and synchronize instead (the two must agree).
@@ -98,7 +98,7 @@ def _time_once(fn: Callable, args: tuple, device: str, events: bool = True) -> f
 
 def attention_flops(n: int, d_k: int, d_v: int | None = None, batch: int = 1, heads: int = 1,
                     m: int | None = None) -> int:
-    """FLOPs of attention: 2·n·m·d_k for QKᵀ plus 2·n·m·d_v for AV, per head (chapter 11)."""
+    """FLOPs of attention: 2·n·m·d_k for QKᵀ plus 2·n·m·d_v for AV, per head (chapter 15)."""
     d_v = d_k if d_v is None else d_v
     m = n if m is None else m
     return batch * heads * (2 * n * m * d_k + 2 * n * m * d_v)
@@ -106,7 +106,7 @@ def attention_flops(n: int, d_k: int, d_v: int | None = None, batch: int = 1, he
 
 def attention_matrix_bytes(n: int, m: int | None = None, batch: int = 1, heads: int = 1,
                            dtype_bytes: int = 4) -> int:
-    """Bytes of one n×m weight matrix A per head, for all heads and the whole batch (chapter 11)."""
+    """Bytes of one n×m weight matrix A per head, for all heads and the whole batch (chapter 15)."""
     m = n if m is None else m
     return batch * heads * n * m * dtype_bytes
 
@@ -118,7 +118,7 @@ def _dtype_bytes(dtype: str) -> int:
 # --- the machine ----------------------------------------------------------------------
 
 def available_devices() -> list[str]:
-    """'cpu', plus 'cuda' and 'mps' when torch can reach such a GPU (chapter 11)."""
+    """'cpu', plus 'cuda' and 'mps' when torch can reach such a GPU (chapter 15)."""
     devices = ["cpu"]
     torch = _torch()
     if torch is not None:
@@ -134,7 +134,7 @@ CPU_FEATURES = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "fma")  # the vect
 
 
 def cpu_details() -> dict:
-    """The CPU as the operating system names it: model name, family/model/stepping, vector extensions (chapter 11)."""
+    """The CPU as the operating system names it: model name, family/model/stepping, vector extensions (chapter 15)."""
     details: dict[str, Any] = {"model_name": None, "vendor": None, "family": None, "model": None,
                                "stepping": None, "flags": {}}
     fields = {"model name": "model_name", "vendor_id": "vendor", "cpu family": "family",
@@ -188,7 +188,7 @@ def _numpy_blas() -> str | None:
 
 
 def system_info(device: str = "cpu") -> dict:
-    """Hardware and software of this run: CPU and GPU model, threads, versions, date (UTC) (chapter 11)."""
+    """Hardware and software of this run: CPU and GPU model, threads, versions, date (UTC) (chapter 15)."""
     torch = _torch()
     cpu = cpu_details()
     info = {
@@ -221,7 +221,7 @@ def system_info(device: str = "cpu") -> dict:
 
 def matmul_peak(device: str = "cpu", dtype: str = "float32", size: int | None = None,
                 library: str = "torch", repeat: int = 5, max_seconds: float = 2.0) -> float:
-    """Measured FLOP/s of a large square matmul: the best this machine does, our yardstick (chapter 11).
+    """Measured FLOP/s of a large square matmul: the best this machine does, our yardstick (chapter 15).
 
     With `size` given, s×s matrices of that size. Without it, the side doubles from 256
     (up to 2048 on a CPU, 8192 on a GPU) while the next size still fits in `max_seconds`,
@@ -310,7 +310,7 @@ def run_sweep(device: str = "cpu", dtype: str = "float32", sizes: list[int] = (1
               d: int = 64, batch: int = 1, heads: int = 8, implementations: list[str] | None = None,
               repeat: int = 5, warmup: int = 2, peak_flops: float | None = None,
               budget_bytes: int | None = None, progress: Callable[[str], None] | None = print) -> list[dict]:
-    """Time each implementation at each sequence length n; one row per (n, impl), skips included (chapter 11)."""
+    """Time each implementation at each sequence length n; one row per (n, impl), skips included (chapter 15)."""
     implementations = list(implementations or IMPLEMENTATIONS)
     unknown = [i for i in implementations if i not in IMPLEMENTATIONS]
     if unknown:
@@ -389,7 +389,7 @@ def workload(rows: list[dict]) -> str:
 
 
 def format_table(rows: list[dict]) -> str:
-    """The sweep as a table: n, implementation, median time and its min–max, GFLOP/s, % of peak, memory of A (chapter 11)."""
+    """The sweep as a table: n, implementation, median time and its min–max, GFLOP/s, % of peak, memory of A (chapter 15)."""
     lines = [f"workload: {workload(rows)}" if rows else "no rows",
              f"{'n':>6}  {'impl':<12}  {'median (ms)':>11}  {'min–max (ms)':>19}  {'GFLOP/s':>9}  "
              f"{'% peak':>7}  {'A (memory)':>10}"]
@@ -413,7 +413,7 @@ DEFAULTS = {"device": "cpu", "dtype": "float32", "sizes": [128, 256, 512, 1024, 
 
 
 def command_line(settings: dict, out: str | None = None) -> str:
-    """The command that makes a sweep with these recorded settings (a results file's "settings") (chapter 11)."""
+    """The command that makes a sweep with these recorded settings (a results file's "settings") (chapter 15)."""
     s = {**DEFAULTS, **settings}
     parts = ["PYTHONPATH=. python -m attnlib.bench", f"--device {s['device']}", f"--dtype {s['dtype']}",
              "--sizes " + ",".join(str(n) for n in s["sizes"]), f"--d {s['d']}", f"--batch {s['batch']}",
@@ -537,7 +537,7 @@ def say(line: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Check the arguments, measure the matmul peak once, run the sweep, print a table, save JSON (chapter 11)."""
+    """Check the arguments, measure the matmul peak once, run the sweep, print a table, save JSON (chapter 15)."""
     args = _parse(argv)
     refusal = _refusal(args)
     if refusal:

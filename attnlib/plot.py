@@ -678,12 +678,17 @@ PREREQUISITES: list[tuple[str, str, list[str]]] = [
     (r"8  scale by $\sqrt{d_k}$", "08", [r"7  dot product, $S = QK^{\mathsf{T}}$"]),
     ("9  softmax → $A$", "09", [r"8  scale by $\sqrt{d_k}$"]),
     ("10  $Z = AV$", "10", ["9  softmax → $A$", "5  $W_Q, W_K, W_V$ → $Q, K, V$"]),
-    ("11  CPU vs GPU", "11", ["10  $Z = AV$"]),
+    ("11  masks", "11", ["10  $Z = AV$"]),
+    ("12  many heads, $W_O$", "12", ["11  masks"]),
+    ("13  word order, positions", "13", ["12  many heads, $W_O$"]),
+    ("14  learning the lenses", "14", ["13  word order, positions"]),
+    ("15  CPU vs GPU", "15", ["14  learning the lenses"]),
 ]
 
-# The four parts of the course (README's table), by their first and last chapter.
+# The five parts of the course (README's table), by their first and last chapter.
 _PARTS = [("I  words as numbers", 1, 3, SKY), ("II  re-expressing", 4, 6, BLUE),
-          ("III  the mechanism", 7, 10, ORANGE), ("IV  hardware", 11, 11, GREEN)]
+          ("III  the mechanism", 7, 10, ORANGE), ("IV  learning", 11, 14, PURPLE),
+          ("V  hardware", 15, 15, GREEN)]
 
 
 def prerequisite_map() -> Any:
@@ -691,7 +696,7 @@ def prerequisite_map() -> Any:
     width, height, step = 3.5, 0.6, 1.0       # every box the same size, one level per chapter
     lane = width / 2 + 0.35                   # a skipping edge runs up this line, right of every box
     level = {node: float(k) for k, (node, _, _) in enumerate(PREREQUISITES)}
-    fig, ax = _figure(4.4, 8.6)
+    fig, ax = _figure(4.4, 1.0 + 0.75 * len(PREREQUISITES))
     with plt.rc_context(STYLE):
         for node, _, needs in PREREQUISITES:
             for need in needs:
@@ -880,12 +885,12 @@ def fit_table(M: Any, sentence_words: Sequence[str], title: str = "How well quer
     return fig
 
 
-# --- chapter 11: time against n, log–log, with fitted slopes ---------------------------
+# --- chapter 15: time against n, log–log, with fitted slopes ---------------------------
 
 
 def timings(runs: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]], fit_from: float = 256,
             ylabel: str = "seconds per call", title: str = "") -> Any:
-    """Time against n on log–log axes, one panel per run, each curve labelled with its fitted slope (chapter 11)."""
+    """Time against n on log–log axes, one panel per run, each curve labelled with its fitted slope (chapter 15)."""
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
     from .results import fit_slope

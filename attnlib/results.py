@@ -1,4 +1,4 @@
-"""Stored timing results (chapter 11): read the files of `python -m attnlib.bench --out`, fit slopes, compare runs.
+"""Stored timing results (chapter 15): read the files of `python -m attnlib.bench --out`, fit slopes, compare runs.
 
 A results file is JSON with three parts: "system" (the hardware and software that made the
 numbers, and the date), "settings" (the workload) and "results" (one row per size n and
@@ -19,7 +19,7 @@ FIT_FROM = 256  # fit slopes on n >= 256 only: below it, fixed costs per call hi
 
 
 def load_results(folder: str | Path = DATA_DIR) -> list[dict]:
-    """Every results file (*.json with system, settings, results) in `folder`, sorted by file name (chapter 11).
+    """Every results file (*.json with system, settings, results) in `folder`, sorted by file name (chapter 15).
 
     Each run gets its file name under "file". Other JSON files in the folder are skipped.
     """
@@ -36,7 +36,7 @@ def load_results(folder: str | Path = DATA_DIR) -> list[dict]:
 
 
 def measured(rows: Sequence[dict], impl: str) -> tuple[np.ndarray, np.ndarray]:
-    """The sizes n and median seconds of one implementation's measured (not skipped) rows, by n (chapter 11)."""
+    """The sizes n and median seconds of one implementation's measured (not skipped) rows, by n (chapter 15)."""
     pairs = sorted((r["n"], r["median_s"]) for r in rows
                    if r["impl"] == impl and not r.get("skipped") and r.get("median_s") is not None)
     n = np.array([p[0] for p in pairs], dtype=int)
@@ -45,18 +45,18 @@ def measured(rows: Sequence[dict], impl: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def implementations(rows: Sequence[dict]) -> list[str]:
-    """The implementations in the rows, in the order they first appear (chapter 11)."""
+    """The implementations in the rows, in the order they first appear (chapter 15)."""
     return list(dict.fromkeys(r["impl"] for r in rows))
 
 
 def curves(rows: Sequence[dict]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """{implementation: (n, seconds)} for every implementation with a measured row: what plot.timings draws (chapter 11)."""
+    """{implementation: (n, seconds)} for every implementation with a measured row: what plot.timings draws (chapter 15)."""
     out = {impl: measured(rows, impl) for impl in implementations(rows)}
     return {impl: nt for impl, nt in out.items() if len(nt[0])}
 
 
 def fit_slope(n: Sequence[float], t: Sequence[float]) -> float:
-    """Least-squares slope of log t against log n: the p in t ≈ c·nᵖ (chapter 11)."""
+    """Least-squares slope of log t against log n: the p in t ≈ c·nᵖ (chapter 15)."""
     x, y = np.asarray(n, dtype=float), np.asarray(t, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"fit_slope: n and t must be two lists of the same length, "
@@ -71,7 +71,7 @@ def fit_slope(n: Sequence[float], t: Sequence[float]) -> float:
 
 
 def slopes(rows: Sequence[dict], fit_from: int = FIT_FROM) -> dict[str, float]:
-    """Each implementation's fitted slope over its sizes n >= fit_from; nan when fewer than two (chapter 11)."""
+    """Each implementation's fitted slope over its sizes n >= fit_from; nan when fewer than two (chapter 15)."""
     out = {}
     for impl, (n, t) in curves(rows).items():
         keep = n >= fit_from
@@ -80,7 +80,7 @@ def slopes(rows: Sequence[dict], fit_from: int = FIT_FROM) -> dict[str, float]:
 
 
 def crossover(n: Sequence[int], t_old: Sequence[float], t_new: Sequence[float]) -> int | None:
-    """The smallest n from which t_new stays below t_old at every larger n; None if not below at the largest (chapter 11)."""
+    """The smallest n from which t_new stays below t_old at every larger n; None if not below at the largest (chapter 15)."""
     if not len(n) == len(t_old) == len(t_new):
         raise ValueError(f"crossover: n, t_old and t_new must have one entry per size, "
                          f"but they have {len(n)}, {len(t_old)} and {len(t_new)}")
@@ -99,7 +99,7 @@ def _times_by_n(rows: Sequence[dict], impl: str) -> dict[int, float]:
 
 
 def crossover_of(rows: Sequence[dict], old: str, new: str) -> int | None:
-    """crossover() between two implementations of one run, on the sizes both measured (chapter 11)."""
+    """crossover() between two implementations of one run, on the sizes both measured (chapter 15)."""
     a, b = _times_by_n(rows, old), _times_by_n(rows, new)
     common = sorted(set(a) & set(b))
     return crossover(common, [a[k] for k in common], [b[k] for k in common])
@@ -114,7 +114,7 @@ def _measured_rows(rows: Sequence[dict]) -> list[dict]:
 
 def speedups(rows_a: Sequence[dict], rows_b: Sequence[dict]) -> dict[str, list]:
     """Speed-up time_a / time_b for each (implementation, n) that both runs measured on the same
-    workload (same dtype, heads, batch and d); "refused" says which pairs were not compared, and why (chapter 11).
+    workload (same dtype, heads, batch and d); "refused" says which pairs were not compared, and why (chapter 15).
 
     Returns {"rows": [{"impl", "n", "dtype", "heads", "batch", "d", "a_s", "a_min_s", "a_max_s",
     "b_s", "b_min_s", "b_max_s", "speedup"}, ...], "refused": ["...", ...]}.
@@ -154,7 +154,7 @@ def _spread(lo: float | None, hi: float | None) -> str:
 
 def format_speedups(table: dict[str, list], a: str = "CPU", b: str = "GPU") -> str:
     """The speed-up table as text (medians, min–max beside them), for each implementation the n from
-    which b stays faster, and what was refused (chapter 11)."""
+    which b stays faster, and what was refused (chapter 15)."""
     rows = table["rows"]
     lines = []
     if rows:
@@ -178,7 +178,7 @@ def format_speedups(table: dict[str, list], a: str = "CPU", b: str = "GPU") -> s
 
 
 def summary(rows: Sequence[dict], fit_from: int = FIT_FROM) -> str:
-    """Per implementation: fitted slope, and GFLOP/s and % of the matmul peak at the largest n (chapter 11)."""
+    """Per implementation: fitted slope, and GFLOP/s and % of the matmul peak at the largest n (chapter 15)."""
     fitted = slopes(rows, fit_from)
     lines = [f"{'impl':<12}  {f'slope (n >= {fit_from})':>17}  {'largest n':>9}  {'GFLOP/s':>8}  {'% of peak':>9}"]
     for impl in fitted:
@@ -190,7 +190,7 @@ def summary(rows: Sequence[dict], fit_from: int = FIT_FROM) -> str:
 
 
 def describe(system: dict[str, Any]) -> str:
-    """Which machine and software made a run, and when: the label every measured number needs (chapter 11)."""
+    """Which machine and software made a run, and when: the label every measured number needs (chapter 15)."""
     threads = system.get("torch_threads")
     cores = system.get("cpu_count")
     cpu = f"{system.get('cpu_model') or 'unknown CPU'} ({cores} cores"
@@ -216,7 +216,7 @@ def describe(system: dict[str, Any]) -> str:
 
 
 def title(run: dict) -> str:
-    """A short label for a stored run: file, machine, dtype, heads, threads, date (chapter 11)."""
+    """A short label for a stored run: file, machine, dtype, heads, threads, date (chapter 15)."""
     system, settings = run["system"], run["settings"]
     machine = system.get("gpu") or (system.get("cpu_model") or "unknown CPU").split(" (")[0]
     rows = run.get("results") or [{}]
@@ -227,6 +227,6 @@ def title(run: dict) -> str:
 
 
 def command(run: dict) -> str:
-    """The command line that made a stored run, rebuilt from its recorded settings (chapter 11)."""
+    """The command line that made a stored run, rebuilt from its recorded settings (chapter 15)."""
     from .bench import command_line
     return command_line(run["settings"], out=f"chapters/data/{run['file']}" if run.get("file") else None)

@@ -1,6 +1,6 @@
 """Attention one block of keys at a time, so the n×m weight matrix A is never stored.
 
-This is the idea behind FlashAttention (chapter 11). Softmax needs two numbers per
+This is the idea behind FlashAttention (chapter 15). Softmax needs two numbers per
 query row: the largest score (to stay stable) and the sum of the exponentials (to
 normalise). Both can be kept *running* while the keys arrive in blocks. When a new
 block brings a larger maximum, everything added so far is multiplied by
@@ -24,7 +24,7 @@ from .core import (Array, _broadcasts, _check_qk, _exp, _max, _same_kind, _sum, 
 
 def tiled_attention(Q: Array, K: Array, V: Array, block: int = 256, mask: Any = None,
                     query_block: int | None = None) -> Array:
-    """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (chapter 11).
+    """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (chapter 15).
 
     The queries go in chunks of `query_block` rows (default: QUERY_BLOCK on a CPU, where a
     small chunk keeps each block of scores in the cache; all rows at once on a GPU), and

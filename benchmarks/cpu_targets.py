@@ -1,4 +1,4 @@
-"""Chapter 11's CPU targets (issue 13), measured side by side in one run: one command,
+"""Chapter 15's CPU targets (issue 13), measured side by side in one run: one command,
 
     PYTHONPATH=. python benchmarks/cpu_targets.py            # about two minutes; writes chapters/data/cpu_targets.json
 
@@ -271,7 +271,7 @@ def report(r: dict) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description="Chapter 11's CPU targets, measured side by side.")
+    p = argparse.ArgumentParser(description="Chapter 15's CPU targets, measured side by side.")
     p.add_argument("--rounds", type=int, default=9)
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args()

@@ -1,4 +1,4 @@
-"""Checks before the GPU sweep of chapter 11 (issue 14): are the numbers right, is the stopwatch right, what is the peak?
+"""Checks before the GPU sweep of chapter 15 (issue 14): are the numbers right, is the stopwatch right, what is the peak?
 
 Run by benchmarks/gpu_run.sh; by hand, from the repository root:
 

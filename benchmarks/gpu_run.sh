@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chapter 11's GPU run (issue 14): one command, every step under its own timeout, everything to $OUT.
+# Chapter 15's GPU run (issue 14): one command, every step under its own timeout, everything to $OUT.
 #
 # On an NVIDIA GPU machine with Python 3.12, torch, numpy and matplotlib (no package registry needed),
 # from the repository root:
@@ -10,7 +10,7 @@
 #     system.txt                  versions, nvidia-smi, the commit
 #     gpu_checks.json             fp32/bf16 errors against float64, CUDA events vs perf_counter, matmul peaks
 #     gpu_<gpu>_float32.json      the sweep in float32   } copy these two into chapters/data/:
-#     gpu_<gpu>_bfloat16.json     the sweep in bfloat16  } chapter 11 reads them as they are
+#     gpu_<gpu>_bfloat16.json     the sweep in bfloat16  } chapter 15 reads them as they are
 #     gpu_run.log                 everything printed
 # The timeouts add up to 7 min 30 s (20 + 30 + 100 + 2 × 150 s); on an H200 the run should take 2 to 3 minutes.
 #

@@ -1,4 +1,4 @@
-"""attnlib.bench (chapter 11): stopwatch, FLOP and memory counts, system info, sweep and CLI.
+"""attnlib.bench (chapter 15): stopwatch, FLOP and memory counts, system info, sweep and CLI.
 
 No timing assertions here: how fast things are is measured in benchmarks/, not tested.
 """

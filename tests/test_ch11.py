@@ -1,289 +1,127 @@
-"""attnlib.results (chapter 11): loading stored runs, fitting slopes, crossovers and speed-ups. No timing is asserted."""
-import json
-import math
-
+"""Chapter 11 (masks): each grader accepts every right form and names each plausible slip."""
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from attnlib import bench, plot, results
-from attnlib.exercises import ch11
+import attnlib
+from attnlib import check
+from attnlib.exercises import ch11 as ch, get
 
-
-def _row(impl, n, seconds, skipped=None, peak=1e11, d=64):
-    flops = bench.attention_flops(n, d)
-    return {"impl": impl, "n": n, "d": d, "batch": 1, "heads": 1, "dtype": "float32", "device": "cpu",
-            "median_s": None if skipped else seconds, "min_s": None if skipped else seconds,
-            "max_s": None if skipped else seconds,
-            "gflops": None if skipped else flops / seconds / 1e9,
-            "pct_of_peak": None if skipped else 100 * flops / seconds / peak,
-            "a_bytes": bench.attention_matrix_bytes(n), "skipped": skipped}
+IDS = ["ch11.causal_zeros", "ch11.padding_mask", "ch11.masked_row"]
 
 
-def _run(rows, device="cpu", gpu=None):
-    system = {"date_utc": "2026-01-01T00:00:00+00:00", "device": device, "os": "Linux x86_64",
-              "cpu_model": "Test CPU", "cpu_count": 4, "torch_threads": 1, "thread_env": {},
-              "python": "3.11.7", "numpy": "2.4.6", "numpy_blas": None, "torch": "2.13.0", "cuda": None,
-              "gpu": gpu, "gpu_memory_bytes": None, "load_average_1m": 0.5}
-    return {"system": system, "settings": {"device": device}, "peak_flops": 1e11, "results": rows}
+def _out(capsys):
+    return capsys.readouterr().out.replace("\n  ", " ")
 
 
-# --- fit_slope -----------------------------------------------------------------------------
-
-@settings(max_examples=60, deadline=None)
-@given(p=st.floats(-3, 3), c=st.floats(1e-6, 1e3),
-       n=st.lists(st.integers(1, 100_000), min_size=2, max_size=8, unique=True))
-def test_fit_slope_recovers_an_exact_power_law(p, c, n):
-    t = [c * k**p for k in n]
-    assert results.fit_slope(n, t) == pytest.approx(p, abs=1e-6)
-
-
-def test_fit_slope_is_least_squares_on_logs():
-    n = np.array([128, 256, 512, 1024])
-    t = 1e-9 * n**2.0 * np.array([1.0, 1.3, 0.8, 1.1])  # noise on a slope-2 law
-    expected = np.polyfit(np.log(n), np.log(t), 1)[0]
-    assert results.fit_slope(n, t) == pytest.approx(expected, rel=1e-12)
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_right_forms_pass_and_wrong_ones_fail(exercise_id, capsys):
+    ex = get(exercise_id)
+    assert len(ex.right) >= 3 and len(ex.wrong) >= 4 and ex.catches and ex.solution
+    for answer in ex.right:
+        assert check(exercise_id, answer) is True, answer
+    capsys.readouterr()
+    for answer in ex.wrong:
+        assert check(exercise_id, answer) is False, answer
+        out = _out(capsys)
+        assert out.startswith("✗ Not yet. ") and out[len("✗ Not yet. ")].isupper(), out
+        assert ex.solution not in out and "Traceback" not in out
 
 
-@pytest.mark.parametrize("n, t, words", [([1, 2, 3], [1, 2], "same length"), ([1, 2], [1, 0], "positive"),
-                                         ([4, 4], [1, 2], "two different n"), ([0, 2], [1, 2], "positive")])
-def test_fit_slope_rejects_what_it_cannot_fit(n, t, words):
-    with pytest.raises(ValueError, match=words):
-        results.fit_slope(n, t)
-
-
-# --- crossover ----------------------------------------------------------------------------
-
-@pytest.mark.parametrize("old, new, expected", [
-    ([1, 2, 3, 4], [2, 3, 1, 1], 30),       # the new one wins from the third size on
-    ([1, 2, 3, 4], [0, 3, 1, 1], 30),       # winning at the first size but losing at the second does not count
-    ([1, 2, 3, 4], [0, 0, 0, 0], 10),       # faster everywhere: from the smallest n
-    ([1, 2, 3, 4], [0, 0, 0, 5], None),     # slower at the largest n: no crossover
-    ([1, 2, 3, 4], [1, 2, 3, 4], None),     # a tie is not faster
-])
-def test_crossover_examples(old, new, expected):
-    assert results.crossover([10, 20, 30, 40], old, new) == expected
-
-
-def test_crossover_does_not_care_about_the_order_of_sizes():
-    assert results.crossover([40, 10, 30, 20], [4, 1, 3, 2], [1, 2, 1, 3]) == 30
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.floats(0.1, 10), st.floats(0.1, 10)), min_size=1, max_size=8))
-def test_crossover_property(pairs):
-    n = [2**k for k in range(len(pairs))]
-    old, new = [a for a, _ in pairs], [b for _, b in pairs]
-    since = results.crossover(n, old, new)
-    if since is None:
-        assert not new[-1] < old[-1]
-    else:
-        i = n.index(since)
-        assert all(new[j] < old[j] for j in range(i, len(n)))
-        assert i == 0 or not new[i - 1] < old[i - 1]
-
-
-def test_crossover_rejects_ragged_lists():
-    with pytest.raises(ValueError, match="one entry per size"):
-        results.crossover([1, 2], [1, 2], [1])
-
-
-# --- reading runs -------------------------------------------------------------------------
-
-def test_load_results_reads_runs_sorted_and_skips_other_json(tmp_path):
-    rows = [_row("naive-numpy", 128, 1e-3)]
-    (tmp_path / "gpu_b.json").write_text(json.dumps(_run(rows, "cuda", gpu="Some GPU")))
-    (tmp_path / "cpu_a.json").write_text(json.dumps(_run(rows)))
-    (tmp_path / "vocab.json").write_text(json.dumps({"cat": [1, 2]}))
-    (tmp_path / "notes.txt").write_text("not json")
-    runs = results.load_results(tmp_path)
-    assert [r["file"] for r in runs] == ["cpu_a.json", "gpu_b.json"]
-    assert runs[1]["system"]["gpu"] == "Some GPU"
-
-
-def test_load_results_names_a_missing_folder(tmp_path):
-    with pytest.raises(ValueError, match="no folder"):
-        results.load_results(tmp_path / "nowhere")
-
-
-def test_measured_skips_skipped_rows_and_sorts_by_n():
-    rows = [_row("a", 512, 4.0), _row("b", 128, 9.0), _row("a", 128, 1.0), _row("a", 256, None, skipped="too big")]
-    n, t = results.measured(rows, "a")
-    assert n.tolist() == [128, 512] and t.tolist() == [1.0, 4.0]
-    assert list(results.curves(rows)) == ["a", "b"]
-    assert results.implementations(rows) == ["a", "b"]
-
-
-def test_slopes_per_implementation_and_nan_when_too_few_sizes():
-    rows = [_row("sq", n, 1e-9 * n**2) for n in (64, 128, 256, 512, 1024)]
-    rows += [_row("one", 1024, 1.0), _row("one", 128, 2.0)]
-    fitted = results.slopes(rows, fit_from=256)
-    assert fitted["sq"] == pytest.approx(2.0)
-    assert math.isnan(fitted["one"])  # only one size n >= 256
-
-
-def test_speedups_and_their_table():
-    cpu = [_row("sdpa-torch", n, s) for n, s in [(64, 1e-4), (256, 1e-3), (1024, 1e-1)]]
-    gpu = [_row("sdpa-torch", n, s) for n, s in [(64, 2e-4), (256, 5e-4), (1024, 1e-3), (4096, 1e-2)]]
-    table = results.speedups(cpu, gpu)
-    assert [r["n"] for r in table["rows"]] == [64, 256, 1024] and table["refused"] == []
-    assert [r["speedup"] for r in table["rows"]] == pytest.approx([0.5, 2.0, 100.0])
-    text = results.format_speedups(table)
-    assert "sdpa-torch: the GPU is faster from n = 256 on" in text
-    assert "float32, batch 1 × 1 heads, d = 64" in text
-    slower = results.format_speedups(results.speedups(gpu, cpu))
-    assert "is not faster at the largest n" in slower
-
-
-@pytest.mark.parametrize("key, value", [("dtype", "bfloat16"), ("heads", 8), ("batch", 4), ("d", 128)])
-def test_speedups_refuse_rows_of_another_workload(key, value):
-    cpu = [_row("sdpa-torch", n, 1e-3) for n in (256, 1024)]
-    gpu = [{**_row("sdpa-torch", n, 1e-4), key: value} for n in (256, 1024)]
-    table = results.speedups(cpu, gpu)
-    assert table["rows"] == []
-    assert len(table["refused"]) == 1 and "n = 256, 1024" in table["refused"][0] and key in table["refused"][0]
-    text = results.format_speedups(table)
-    assert "not compared" in text and "no (implementation, n) measured in both" in text
-    mixed = results.speedups(cpu, gpu + [_row("sdpa-torch", 256, 5e-4)])  # one alike row among unlike ones
-    assert [(r["n"], r["speedup"]) for r in mixed["rows"]] == [(256, pytest.approx(2.0))]
-
-
-def test_format_speedups_shows_the_spread():
-    cpu = [{**_row("sdpa-torch", 256, 2e-3), "min_s": 1.5e-3, "max_s": 3e-3}]
-    gpu = [{**_row("sdpa-torch", 256, 1e-3), "min_s": 0.9e-3, "max_s": 1.2e-3}]
-    text = results.format_speedups(results.speedups(cpu, gpu))
-    assert "1.500–3.000" in text and "0.900–1.200" in text
-
-
-def test_command_is_rebuilt_from_the_stored_settings():
-    run = results.load_results()[0]
-    line = results.command(run)
-    args = bench._parse(line.split("python -m attnlib.bench ")[1].split())
-    settings = run["settings"]
-    assert args.sizes == settings["sizes"] and args.impls == settings["implementations"]
-    for key in ("device", "dtype", "d", "batch", "heads", "repeat", "warmup", "threads"):
-        assert getattr(args, key) == settings[key], key
-    assert args.out == f"chapters/data/{run['file']}"
-    assert "heads" in results.title(run) and settings["dtype"] in results.title(run)
-
-
-def test_describe_and_summary_name_the_machine_and_every_implementation():
-    rows = [_row(impl, n, 1e-9 * n**2) for n in (256, 512) for impl in ("naive-numpy", "sdpa-torch")]
-    run = _run(rows)
-    text = results.describe(run["system"])
-    for word in ("Test CPU", "4 cores", "1 torch thread", "no GPU", "numpy 2.4.6", "torch 2.13.0",
-                 "2026-01-01", "load"):
-        assert word in text
-    assert "None" not in text
-    table = results.summary(rows)
-    assert "naive-numpy" in table and "sdpa-torch" in table and "2.00" in table
-
-
-def test_the_stored_runs_name_their_hardware_and_date():
-    runs = results.load_results()
-    assert any(r["file"] == "cpu_results.json" for r in runs)
-    for run in runs:
-        system = run["system"]
-        assert system["date_utc"] and system["cpu_model"] and system["device"]
-        if run["file"].startswith("gpu_"):
-            assert system["gpu"], f"{run['file']} is a GPU run that does not name its GPU"
-        assert results.describe(system)
-        assert results.summary(run["results"])
-
-
-def test_timings_figure_has_a_panel_per_run_and_slopes_in_the_labels():
-    rows = [_row(impl, n, c * 1e-9 * n**2) for n in (128, 256, 512, 1024) for impl, c in (("a", 1), ("b", 3))]
-    fig = plot.timings({"run one": results.curves(rows), "run two": results.curves(rows[:4])})
-    axes = [ax for ax in fig.axes if ax.has_data()]
-    assert len(axes) == 2
-    labels = [t.get_text() for t in axes[0].get_legend().get_texts()]
-    assert "a: slope 2.00" in labels and "b: slope 2.00" in labels
-    plot.plt.close(fig)
-
-
-# --- the checkers agree with the library and the stored file -------------------------------
-
-def test_exercise_constants_agree_with_attnlib_bench():
-    assert ch11.FLOPS == bench.attention_flops(ch11.N, ch11.D, heads=ch11.HEADS)
-    assert ch11.A_BYTES == bench.attention_matrix_bytes(ch11.N_MEM, heads=ch11.HEADS_MEM, dtype_bytes=2)
-
-
-def test_the_crossover_answer_is_read_from_the_committed_file():
-    with open(results.DATA_DIR / ch11.STORED_FILE) as f:
-        rows = json.load(f)["results"]
-    old = {r["n"]: r["median_s"] for r in rows if r["impl"] == ch11.OLD and r["median_s"]}
-    new = {r["n"]: r["median_s"] for r in rows if r["impl"] == ch11.NEW and r["median_s"]}
-    sizes = sorted(old)
-    since = None
-    for n in reversed(sizes):
-        if new[n] >= old[n]:
-            break
-        since = n
-    assert ch11.stored_crossover() == ("none" if since is None else since)
-
-
-# --- the online-softmax exercise ------------------------------------------------------------
-
-def _hint(capsys, answer, exercise_id="ch11.online_step"):
-    from attnlib import check
-    ok = check(exercise_id, answer)
-    return ok, capsys.readouterr().out
-
-
-@pytest.mark.parametrize("answer", ch11._online_step.__wrapped__.right if hasattr(ch11._online_step, "__wrapped__")
-                         else [ch11._right_numpy, ch11._right_math, ch11._right_torch])
-def test_online_step_accepts_every_right_form(answer, capsys):
-    ok, out = _hint(capsys, answer)
-    assert ok and out.startswith("✓")
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_junk_and_huge_answers_get_a_short_hint(exercise_id, capsys):
+    for junk in [None, "x" * 20_000, float("nan"), [], {"a": 1}, object(), [[1, 2], [3]], True, 1e308,
+                 np.array([np.nan, np.inf]), "[(0, 1)]"]:
+        assert check(exercise_id, junk) is False
+        out = capsys.readouterr().out
+        assert out.startswith("✗") and len(out) < 600
 
 
 @pytest.mark.parametrize("answer, words", [
-    (ch11._wrong_no_rescale_of_z, "same rescale as ℓ"),
-    (ch11._wrong_upside_down, "Which way does the rescale go"),
-    (ch11._wrong_forgets_old_max, "larger of the old max"),
-    (ch11._wrong_not_shifted, "shifted by the new max"),
-    (ch11._wrong_returns_old_max, "not the old one"),
-    (ch11._wrong_changes_z_in_place, "changed one of its inputs in place"),
-    (lambda m, l, z, s, v: (m, l), "Return three things"),
-    (lambda m, l, z, s, v: None, "return"),
-    (lambda m, l, z, s, v: (None, None, None), "still None"),
-    (lambda m, l, z, s, v: (max(m, max(s)), 1.0, [0.0]), "one entry per column"),
+    ([(1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)], "j < i"),
+    ([(i, j) for i in range(4) for j in range(4) if j >= i], "diagonal"),
+    ([(0, 1), (0, 2), (0, 3)], "3 more entries"),
+    ([(1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)], "counted from 0"),
+    ([(0, 1), (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)], "twice"),
+    ([(0, 1, 2)], "one pair"),
+    ([(0.5, 1)], "whole numbers"),
 ])
-def test_online_step_rejects_each_slip_with_its_hint(answer, words, capsys):
-    ok, out = _hint(capsys, answer)
-    assert not ok and words in out.replace("\n  ", " "), out
-    assert "✗ Not yet. " in out and out.split("Not yet. ")[1][0].isupper()
+def test_causal_zeros_hints(answer, words, capsys):
+    assert check("ch11.causal_zeros", answer) is False
+    assert words in _out(capsys)
 
 
-def test_online_step_expected_answers_come_from_private_constants(capsys):
-    """A function that changes its inputs cannot change what the checker expects."""
-    def sabotage(m, l, z, s, v):
-        s[:] = [0.0] * len(s)
-        return ch11._right_math(m, l, z, s, v)
-    assert not _hint(capsys, sabotage)[0]
-    assert _hint(capsys, ch11._right_math)[0]  # the expected values were not touched
+def test_causal_zeros_matches_the_library():
+    A_zero = ~attnlib.causal_mask(ch.N_CAUSAL)
+    assert set(map(tuple, np.argwhere(A_zero).tolist())) == ch.CAUSAL_ZEROS
 
 
-def test_online_step_reference_is_the_online_softmax():
-    """Run the update block by block over a row; z / ℓ must equal softmax(s) · V computed at once."""
-    import numpy as np
-    rng = np.random.default_rng(3)
-    s, V = rng.normal(0, 3, 11), rng.standard_normal((11, 2))
-    m, l, z = -math.inf, 0.0, [0.0, 0.0]
-    for start in range(0, 11, 4):
-        m, l, z = ch11._online_step_reference(m, l, z, s[start:start + 4].tolist(), V[start:start + 4].tolist())
-    weights = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
-    np.testing.assert_allclose(np.array(z) / l, weights @ V, rtol=1e-12)
-    assert m == s.max()
+@pytest.mark.parametrize("fn, words", [
+    (ch._pad_no_middle_axis, "middle axis"),
+    (ch._pad_inverted, "opposite convention"),
+    (ch._pad_off_by_one, "sentence 1 at key 1"),
+    (ch._pad_longest, "n is the second argument"),
+    (ch._pad_in_front, "in front"),
+    (ch._pad_numbers, "dtype=bool"),
+    (ch._pad_masks_queries, "not key columns"),
+    (ch._pad_sorts_in_place, "changed its input in place"),
+])
+def test_padding_mask_hints(fn, words, capsys):
+    assert check("ch11.padding_mask", fn) is False
+    assert words in _out(capsys)
 
 
-def test_no_hint_of_chapter_11_contains_its_solution(capsys):
-    from attnlib.exercises import get
-    for exercise_id in ("ch11.flops", "ch11.time_at_2n", "ch11.memory_of_a", "ch11.crossover", "ch11.online_step"):
-        ex = get(exercise_id)
-        assert ex.catches and ex.solution and len(ex.right) >= 3 and len(ex.wrong) >= 4
-        for answer in ex.wrong:
-            ok, out = _hint(capsys, answer, exercise_id)
-            assert not ok and ex.solution not in out
-            assert out.split("Not yet. ")[1][0].isupper(), out
+def test_the_learner_cannot_reach_the_expected_answers(capsys):
+    def vandal(lengths, n):  # writes True into every array of the grader's module it can find
+        for value in vars(ch).values():
+            if isinstance(value, np.ndarray) and value.dtype == bool:
+                value[...] = True
+        return np.ones((len(lengths), 1, n), dtype=bool)
+    saved = {k: v.copy() for k, v in vars(ch).items() if isinstance(v, np.ndarray)}
+    try:
+        assert check("ch11.padding_mask", vandal) is False
+    finally:
+        for k, v in saved.items():
+            getattr(ch, k)[...] = v
+    assert capsys.readouterr().out.startswith("✗")
+    for lengths, n in ch.PADDING_CASES:
+        assert np.array_equal(ch._expected_padding(lengths, n), attnlib.padding_mask(list(lengths), n))
+
+
+def test_padding_mask_hidden_cases_cover_the_edges():
+    for lengths, n in ch.PADDING_CASES:
+        assert max(lengths) <= n
+    assert any(max(lengths) < n for lengths, n in ch.PADDING_CASES)     # catches n = max(lengths)
+    assert any(lengths != sorted(lengths) for lengths, _ in ch.PADDING_CASES)  # catches sorting
+    assert any(len(lengths) == 1 for lengths, _ in ch.PADDING_CASES)    # one sentence
+    assert any(len(lengths) == n for lengths, n in ch.PADDING_CASES)    # batch = n, where (batch, n) broadcasts
+
+
+def test_a_function_raising_or_returning_junk_gets_a_hint(capsys):
+    for fn in [lambda lengths, n: 1 / 0, lambda lengths, n: "mask", lambda lengths, n: [[[True]], [[True, False]]]]:
+        assert check("ch11.padding_mask", fn) is False
+        assert capsys.readouterr().out.startswith("✗")
+
+
+@pytest.mark.parametrize("answer, words", [
+    (ch.ROW_ZEROED_AFTER, "add up to 0.32"),
+    (ch.ROW_SCORE_ZERO, "e⁰ = 1"),
+    (ch.ROW_UNMASKED, "without the mask"),
+    (ch.ROW_INVERTED, "masked ones"),
+    ([0.7, 0.0, 0.3, 0.0], "2 decimals"),
+    ([0.731, 0.0, 0.269], "4 in all"),
+    ([0.6, 0.0, 0.4, 0.0], "differ"),
+])
+def test_masked_row_hints(answer, words, capsys):
+    assert check("ch11.masked_row", answer) is False
+    assert words in _out(capsys)
+
+
+def test_masked_row_matches_the_library_and_torch():
+    torch = pytest.importorskip("torch")
+    S = torch.tensor(ch.ROW_SCORES)[None]
+    A = torch.softmax(S.masked_fill(~torch.tensor(ch.ROW_MASK), float("-inf")), -1)
+    assert np.allclose(A.numpy()[0], ch.ROW_A)
+    _, A_lib = attnlib.attention(np.ones((1, 1)), ch.ROW_SCORES[:, None], np.eye(4), mask=ch.ROW_MASK[None])
+    assert np.allclose(A_lib[0], ch.ROW_A)
+    assert np.allclose(ch.ROW_A, [0.7311, 0, 0.2689, 0], atol=1e-4)
+    assert check("ch11.masked_row", torch.tensor(ch.ROW_A, dtype=torch.bfloat16).float()) is True

@@ -1,4 +1,4 @@
-"""tiled_attention (chapter 11): the same Z as attention, one block of keys at a time, no n×n array."""
+"""tiled_attention (chapter 15): the same Z as attention, one block of keys at a time, no n×n array."""
 import tracemalloc
 
 import numpy as np

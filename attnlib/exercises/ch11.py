@@ -1,339 +1,282 @@
-"""Checkers for chapter 11: timing attention on CPU and GPU."""
+"""Checkers for chapter 11: masks, what a word may not see."""
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
-from . import Wrong, call, exercise, expect_number, to_numpy
-from ..results import DATA_DIR, crossover_of, load_results, measured
+import numpy as np
+
+from . import Wrong, call, exercise, expect_array, to_numpy
+from ..core import is_torch
+from ..masks import padding_mask as _library_padding_mask
 
 
-def _one_number(answer: Any, what: str) -> float | None:
-    """The answer as a float, or None when it is not one finite number (expect_number then says why)."""
-    if isinstance(answer, bool):
-        return None
-    got = to_numpy(answer, what)
-    if got.size != 1 or not math.isfinite(float(got.reshape(()))):
-        return None
-    return float(got.reshape(()))
+def _call_with_copies(fn: Any, *args: Any, what: str) -> Any:
+    """Call the learner's function on private copies and reject it if it changed them."""
+    copies = [copy.deepcopy(a) for a in args]
+    result = call(fn, *copies, what=what)
+    for original, seen in zip(args, copies):
+        if not _same(original, seen):
+            raise Wrong(f"{what[0].upper() + what[1:]} changed its input in place (the lengths it was given "
+                        "are different after the call). Build a new mask and leave the lengths as they were.")
+    return result
 
 
-def _slips(value: float | None, slips: dict[float, str]) -> None:
-    if value is None:
-        return
-    for slip, hint in slips.items():
-        if math.isclose(value, slip, rel_tol=1e-6):
-            raise Wrong(hint)
-
-
-# --- the FLOPs of one attention call ------------------------------------------------------
-
-N, D, HEADS = 4096, 64, 8
-FLOPS = HEADS * (2 * N**2 * D + 2 * N**2 * D)  # 34,359,738,368
-
-
-@exercise("ch11.flops", right=[FLOPS, float(FLOPS), 3.4359738368e10],
-          wrong=[FLOPS // HEADS, FLOPS // 2, FLOPS // 2 // HEADS, HEADS * 4 * N * D],
-          catches="one head only, one product only or a multiply-add as 1 FLOP, both slips at once, growth like n",
-          solution="answer = 8 * (2 * 4096**2 * 64 + 2 * 4096**2 * 64)")
-def _flops(answer: Any) -> None:
-    value = _one_number(answer, "your count")
-    _slips(value, {
-        FLOPS // HEADS: "That is the work of one head. There are 8 heads, each doing the same work.",
-        FLOPS // 2: "That is half: it counts only QKᵀ or only AV, or a multiply-add as 1 FLOP. "
-                    "Each multiply-add is 2 FLOPs, and both products cost 2·n²·64.",
-        FLOPS // 2 // HEADS: "That is half the work of one head. Count both products, at 2 FLOPs per "
-                             "multiply-add, and then all 8 heads.",
-        HEADS * 4 * N * D: "That grows only like n. Every query meets every key: the count has n² in it.",
-    })
-    expect_number(answer, FLOPS, what="your count", rtol=1e-6,
-                  hint="Per head: 2·n²·d_k for QKᵀ plus 2·n²·d_v for AV; then times the number of heads.")
-
-
-# --- how the time grows ------------------------------------------------------------------
-
-T_MS, FACTOR = 30.0, 2
-T_2N_MS = T_MS * FACTOR**2  # 120 ms
-
-
-@exercise("ch11.time_at_2n", right=[120, 120.0, 1.2e2],
-          wrong=[60, 240, 30, 0.12],
-          catches="growth like n (×2), like n³ (×8), no growth, the answer in seconds",
-          solution="answer = 30 * (2000 / 1000) ** 2")
-def _time_at_2n(answer: Any) -> None:
-    value = _one_number(answer, "your time")
-    _slips(value, {
-        T_MS * FACTOR: "That doubles the time, as if the work grew like n. Attention's work grows like n²: "
-                       "what does doubling n do to n²?",
-        T_MS * FACTOR**3: "That is ×8, growth like n³. The n² part grows by 2² when n doubles.",
-        T_MS: "The time does not stay the same: twice the words means more pairs of words to compare.",
-        T_2N_MS / 1000: "That looks like seconds. Give the answer in milliseconds.",
-    })
-    expect_number(answer, T_2N_MS, what="your time", rtol=1e-3,
-                  hint="Work ∝ n², so the time at 2n is the time at n times (2n)²/n².")
-
-
-# --- the memory of A -----------------------------------------------------------------------
-
-N_MEM, HEADS_MEM, BYTES_PER = 16_384, 32, 2  # bfloat16
-A_BYTES = N_MEM**2 * HEADS_MEM * BYTES_PER    # 17,179,869,184 = 16 GiB
-
-
-@exercise("ch11.memory_of_a", right=[A_BYTES, float(A_BYTES), 1.7179869184e10],
-          wrong=[2 * A_BYTES, A_BYTES // HEADS_MEM, N_MEM * HEADS_MEM * BYTES_PER, A_BYTES // BYTES_PER],
-          catches="float32's 4 bytes, one head only, growth like n, numbers instead of bytes",
-          solution="answer = 16_384**2 * 32 * 2")
-def _memory_of_a(answer: Any) -> None:
-    value = _one_number(answer, "your count of bytes")
-    _slips(value, {
-        2 * A_BYTES: "That counts 4 bytes per number (float32). A bfloat16 number takes 2 bytes.",
-        A_BYTES // HEADS_MEM: "That is the A of one head. Every one of the 32 heads has its own A.",
-        N_MEM * HEADS_MEM * BYTES_PER: "That grows only like n. A has a row AND a column for every word: n·n numbers.",
-        A_BYTES // BYTES_PER: "That counts numbers, not bytes. Each bfloat16 number takes 2 bytes.",
-    })
-    expect_number(answer, A_BYTES, what="your count of bytes", rtol=1e-6,
-                  hint="A has n·n numbers per head; multiply by the heads and by 2 bytes per number.")
-
-
-# --- a crossover in the stored results -----------------------------------------------------
-
-OLD, NEW = "naive-numpy", "tiled-numpy"
-STORED_FILE = "cpu_results.json"
-
-
-def stored_rows() -> list[dict]:
-    """The rows of the stored CPU run (chapters/data/cpu_results.json), read afresh."""
-    runs = [r for r in load_results(DATA_DIR) if r["file"] == STORED_FILE]
-    if not runs:
-        raise Wrong(f"The stored results file {STORED_FILE} is missing from chapters/data.")
-    return runs[0]["results"]
-
-
-def stored_crossover() -> int | str:
-    """The answer, computed from the committed file: an n, or "none" if tiled is not ahead at the largest n."""
-    since = crossover_of(stored_rows(), OLD, NEW)
-    return "none" if since is None else since
-
-
-def _wrong_crossovers() -> list[Any]:
-    right = stored_crossover()
-    n_all = sorted(set(measured(stored_rows(), OLD)[0].tolist()))
-    candidates = [n_all[-1] + 1 if isinstance(right, int) else n_all[-1],  # not a right n in any case
-                  1000, 0.5, "tiled-numpy"]
-    first_win = next((n for n in n_all if _faster_at(n)), None)
-    if first_win is not None:
-        candidates.insert(0, first_win)  # the first n where tiled wins, even if it loses again later
-    return [c for c in candidates if c != right]
-
-
-def _faster_at(n: int) -> bool:
-    old = dict(zip(*[x.tolist() for x in measured(stored_rows(), OLD)]))
-    new = dict(zip(*[x.tolist() for x in measured(stored_rows(), NEW)]))
-    return n in old and n in new and new[n] < old[n]
-
-
-def _or_empty(make: Any) -> list:
-    """Examples read from the stored file; none (rather than a failed import) if the file is missing or broken."""
+def _same(a: Any, b: Any) -> bool:
     try:
-        return make()
-    except (Wrong, OSError, ValueError, KeyError, TypeError):
-        return []
+        return type(a) is type(b) and np.array_equal(np.asarray(a), np.asarray(b))
+    except (TypeError, ValueError):
+        return False
 
 
-def _right_crossovers() -> list[Any]:
-    right = stored_crossover()
-    if right == "none":
-        return ["none", "None", " NONE "]
-    import numpy as np
-    return [right, float(right), np.int64(right)]
+# --- ch11.causal_zeros: which entries of A does a causal mask set to 0? -------------------
+
+N_CAUSAL = 4
+CAUSAL_ZEROS = frozenset((i, j) for i in range(N_CAUSAL) for j in range(N_CAUSAL) if j > i)
 
 
-@exercise("ch11.crossover", right=_or_empty(_right_crossovers), wrong=_or_empty(_wrong_crossovers),
-          catches="the first n where tiled wins although it loses again later, a size not stored, a time, a word",
-          solution="answer = results.crossover(naive_n, naive_t, tiled_t)")
-def _crossover(answer: Any) -> None:
-    right = stored_crossover()
-    rows = stored_rows()
-    sizes = sorted(set(measured(rows, OLD)[0].tolist()))
-    if isinstance(answer, str):
-        word = answer.strip().strip("\"'").lower()
-        if word == "none" and right == "none":
-            return
-        if word == "none":
-            raise Wrong(f"At the largest stored n, {sizes[-1]}, compare the two times again: is the tiled "
-                        "one smaller?")
-        if right == "none":
-            raise Wrong("Compare the two times at the largest stored n first. If tiled-numpy is not "
-                        "faster there, the answer is \"none\".")
-        raise Wrong("Give a size n from the table (a whole number), not a word.")
-    value = _one_number(answer, "your n")
-    if value is None:
-        raise Wrong("Give one size n from the stored table, a whole number such as 512.")
-    if right == "none":
-        raise Wrong(f"The tiled version is not faster at the largest stored n, {sizes[-1]}, so it never stays "
-                    "ahead: answer \"none\".")
-    if value < 1 and not float(value).is_integer():
-        raise Wrong("That looks like a time. The question asks for a size n from the table.")
-    if not float(value).is_integer() or int(value) not in sizes:
-        raise Wrong(f"The size {value:g} is not one of the stored sizes {sizes}. Read n off the table.")
-    n = int(value)
-    if n == right:
+def _pairs(answer: Any) -> list[tuple[int, int]]:
+    """The answer as a list of (i, j) pairs of whole numbers, or Wrong."""
+    if isinstance(answer, (str, bytes)):
+        raise Wrong("Your answer is text. Give a list of (i, j) pairs of whole numbers, such as [(0, 1), (2, 3)].")
+    if isinstance(answer, dict) or callable(answer):
+        raise Wrong(f"Your answer is a {type(answer).__name__}. Give a list of (i, j) pairs, such as [(0, 1), (2, 3)].")
+    if is_torch(answer):
+        answer = answer.detach().cpu().numpy()
+    if isinstance(answer, np.ndarray):
+        answer = answer.tolist()
+    if not isinstance(answer, (list, tuple, set, frozenset)) or not answer:
+        raise Wrong("Give a non-empty list of (i, j) pairs, such as [(0, 1), (2, 3)]: one pair per entry of A "
+                    "that becomes 0.")
+    pairs = []
+    for item in answer:
+        if is_torch(item) or isinstance(item, np.ndarray):
+            item = item.tolist()
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise Wrong(f"Each entry should be one pair (i, j), row then column, but one of them is {_cut(item)}.")
+        pair = []
+        for x in item:
+            if isinstance(x, bool) or not isinstance(x, (int, np.integer, float, np.floating)) \
+                    or not math.isfinite(float(x)) or float(x) != int(x):
+                raise Wrong(f"Each pair holds two whole numbers (row i, column j), but one pair is {_cut(item)}.")
+            pair.append(int(x))
+        pairs.append((pair[0], pair[1]))
+    return pairs
+
+
+def _cut(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@exercise("ch11.causal_zeros",
+          right=[sorted(CAUSAL_ZEROS), set(CAUSAL_ZEROS), np.array(sorted(CAUSAL_ZEROS)),
+                 [list(p) for p in sorted(CAUSAL_ZEROS, reverse=True)], tuple(sorted(CAUSAL_ZEROS))],
+          wrong=[[(i, j) for i in range(4) for j in range(4) if j < i],          # transposed: below the diagonal
+                 [(i, j) for i in range(4) for j in range(4) if j >= i],         # the diagonal too
+                 [(i, j) for i in range(4) for j in range(4) if j <= i],         # the entries the mask keeps
+                 [(0, 1), (0, 2), (0, 3)],                                       # only the first row
+                 [(i + 1, j + 1) for i, j in sorted(CAUSAL_ZEROS)],              # counted from 1
+                 [(i, j) for i in range(3) for j in range(3) if j > i]],         # n = 3
+          catches="the lower triangle (transposed), the diagonal included, the kept entries, only row 0, "
+                  "counting from 1, a smaller n",
+          solution="answer = [(i, j) for i in range(4) for j in range(4) if j > i]")
+def _causal_zeros(answer: Any) -> None:
+    pairs = _pairs(answer)
+    got = set(pairs)
+    if len(got) != len(pairs):
+        raise Wrong("Some pair appears twice. List each entry of A once.")
+    outside = [p for p in got if not (0 <= p[0] < N_CAUSAL and 0 <= p[1] < N_CAUSAL)]
+    if outside:
+        if all(1 <= i <= N_CAUSAL and 1 <= j <= N_CAUSAL for i, j in got):
+            raise Wrong(f"The pair {outside[0]} is outside a 4×4 matrix: rows and columns are counted "
+                        "from 0, as Python counts, so they run from 0 to 3.")
+        raise Wrong(f"The pair {outside[0]} is outside a 4×4 matrix: i and j run from 0 to 3.")
+    if got == CAUSAL_ZEROS:
         return
-    if n < right and _faster_at(n):
-        raise Wrong(f"At n = {n} tiled-numpy is indeed faster, but at some larger n it falls behind "
-                    "again. Find the n from which it stays ahead at every larger n.")
-    if n < right:
-        raise Wrong(f"At n = {n} tiled-numpy is slower than naive-numpy. Compare the two times row by row.")
-    raise Wrong(f"The tiled version stays ahead from n = {n} on, but it is already ahead at a smaller n too, "
-                "without falling behind later. Find the smallest such n.")
+    diagonal = [p for p in got if p[0] == p[1]]
+    if diagonal:
+        raise Wrong(f"The entry {diagonal[0]} is on the diagonal. Under a causal mask a word may always look "
+                    "at itself: see the section on the causal mask.")
+    below = [p for p in got if p[1] < p[0]]
+    if below:
+        raise Wrong(f"The entry {below[0]} has j < i: word {below[0][0]} looking at an EARLIER word, which a "
+                    "causal mask allows. Rows are the words that ask (i), columns the words they look at (j).")
+    missing = sorted(CAUSAL_ZEROS - got)
+    more = "one more entry becomes" if len(missing) == 1 else f"{len(missing)} more entries become"
+    raise Wrong(f"The pairs you gave are right, but {more} 0. Go through "
+                "every row, not only one, and count what each word may not see.")
 
 
-# --- the online softmax: one block's update --------------------------------------------------
+# --- ch11.padding_mask: design the mask of a padded batch -------------------------------
 
-# Hidden cases: (m, l, z, s, v). Built to catch: a z that is not rescaled, the rescale upside down
-# (e^(m_new − m_old)), a new max that forgets the old one, exponentials not shifted by the new max
-# (they overflow at scores near 1000), the old max returned, and a function that changes z in place.
-_ROW = [  # the first block (m = -inf, nothing seen yet), a larger max, a smaller max, a tie, huge scores
-    (-math.inf, 0.0, [0.0, 0.0], [2.0, 1.0], [[10.0, 1.0], [20.0, 2.0]]),
-    (2.0, 1.3678794411714423, [17.357588823428847, 1.7357588823428847], [4.0, 0.0],
-     [[30.0, 3.0], [40.0, 4.0]]),
-    (3.0, 2.5, [1.0, -2.0, 0.5], [-1.0, 2.0, 0.5], [[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [3.0, 3.0, 3.0]]),
-    (1.5, 0.7, [0.2], [1.5], [[4.0]]),
-    (1000.0, 1.2, [3.0, 1.0], [1001.0, 999.0, 1003.0], [[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]),
-]
+PADDING_CASES = (((3, 1), 3), ((1,), 1), ((2, 4, 4, 1), 4), ((5, 2), 6), ((1, 3), 3))   # (lengths, n), immutable
 
 
-def _online_step_reference(m: float, l: float, z: list, s: list, v: list) -> tuple:
-    """The update of the chapter, from the private cases only (never from what the learner's function got)."""
-    m_new = max(m, max(s))
-    c = math.exp(m - m_new) if m != -math.inf else 0.0
-    p = [math.exp(x - m_new) for x in s]
-    l_new = c * l + sum(p)
-    z_new = [c * z[j] + sum(p[i] * v[i][j] for i in range(len(s))) for j in range(len(z))]
-    return m_new, l_new, z_new
+def _expected_padding(lengths: tuple[int, ...], n: int) -> np.ndarray:
+    """The right (batch, 1, n) mask, made fresh from the private constants for every check."""
+    return np.arange(n)[None, None, :] < np.array(lengths)[:, None, None]
 
 
-_EXPECTED = [_online_step_reference(*case) for case in _ROW]
+def _pad_loops(lengths: Any, n: int) -> list:
+    return [[[j < length for j in range(n)]] for length in lengths]
 
 
-def _right_numpy(m, l, z, s, v):
-    import numpy as np
-    m_new = max(m, float(np.max(s)))
-    c = np.exp(m - m_new)
-    p = np.exp(np.asarray(s) - m_new)
-    return m_new, c * l + p.sum(), c * np.asarray(z) + p @ np.asarray(v)
+def _pad_numpy(lengths: Any, n: int) -> np.ndarray:
+    return np.arange(n)[None, None, :] < np.asarray(lengths)[:, None, None]
 
 
-def _right_math(m, l, z, s, v):
-    m_new = max([m] + list(s))
-    c = math.exp(m - m_new)
-    p = [math.exp(x - m_new) for x in s]
-    return [m_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]]
+def _pad_every_row(lengths: Any, n: int) -> np.ndarray:
+    keys = np.arange(n)[None, :] < np.asarray(lengths)[:, None]    # (batch, n)
+    return np.repeat(keys[:, None, :], n, axis=1)                 # the same row for every query
 
 
-def _right_torch(m, l, z, s, v):
+def _pad_torch(lengths: Any, n: int) -> Any:
     import torch
-    s, z, v = torch.tensor(s, dtype=torch.float64), torch.tensor(z, dtype=torch.float64), torch.tensor(v, dtype=torch.float64)
-    m_new = torch.maximum(torch.tensor(m, dtype=torch.float64), s.max())
-    c = torch.exp(m - m_new)
-    p = torch.exp(s - m_new)
-    return m_new, c * l + p.sum(), c * z + p @ v
+    return torch.arange(n)[None, None, :] < torch.as_tensor(lengths)[:, None, None]
 
 
-def _wrong_no_rescale_of_z(m, l, z, s, v):
-    m_new, l_new, _ = _right_math(m, l, z, s, v)
-    p = [math.exp(x - m_new) for x in s]
-    return m_new, l_new, [zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+def _pad_no_middle_axis(lengths: Any, n: int) -> np.ndarray:
+    return np.arange(n)[None, :] < np.asarray(lengths)[:, None]
 
 
-def _wrong_upside_down(m, l, z, s, v):
-    m_new = max([m] + list(s))
-    c = math.exp(m_new - m) if m != -math.inf else 0.0
-    p = [math.exp(x - m_new) for x in s]
-    return m_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+def _pad_inverted(lengths: Any, n: int) -> np.ndarray:
+    return ~_pad_numpy(lengths, n)
 
 
-def _wrong_forgets_old_max(m, l, z, s, v):
-    m_new = max(s)
-    c = math.exp(m - m_new) if m != -math.inf else 0.0
-    p = [math.exp(x - m_new) for x in s]
-    return m_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+def _pad_off_by_one(lengths: Any, n: int) -> np.ndarray:
+    return np.arange(n)[None, None, :] <= np.asarray(lengths)[:, None, None]
 
 
-def _wrong_not_shifted(m, l, z, s, v):
-    m_new = max([m] + list(s))
-    c = math.exp(m - m_new)
-    p = [math.exp(x) for x in s]
-    return m_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+def _pad_longest(lengths: Any, n: int) -> np.ndarray:
+    return _pad_numpy(lengths, int(max(lengths)))
 
 
-def _wrong_returns_old_max(m, l, z, s, v):
-    _, l_new, z_new = _right_math(m, l, z, s, v)
-    return m, l_new, z_new
+def _pad_in_front(lengths: Any, n: int) -> np.ndarray:
+    return _pad_numpy(lengths, n)[..., ::-1]
 
 
-def _wrong_changes_z_in_place(m, l, z, s, v):
-    m_new, l_new, z_new = _right_math(m, l, z, s, v)
-    z[:] = [0.0] * len(z)
-    return m_new, l_new, z_new
+def _pad_numbers(lengths: Any, n: int) -> np.ndarray:
+    return _pad_numpy(lengths, n).astype(float)
 
 
-@exercise("ch11.online_step", right=[_right_numpy, _right_math, _right_torch],
-          wrong=[_wrong_no_rescale_of_z, _wrong_upside_down, _wrong_forgets_old_max, _wrong_not_shifted,
-                 _wrong_returns_old_max, _wrong_changes_z_in_place],
-          catches="z not rescaled, the rescale upside down, a new max that forgets the old one, exponentials not "
-                  "shifted by the new max (overflow near 1000), the old max returned, z changed in place",
-          solution="c = np.exp(m - m_new)")
-def _online_step(answer: Any) -> None:
-    import copy
-    for case, (m_want, l_want, z_want) in zip(_ROW, _EXPECTED):
-        given = copy.deepcopy(case)
-        got = call(answer, *given, what="your function online_step")
-        if list(given) != list(case):
-            raise Wrong("Your function changed one of its inputs in place (the running z, perhaps). "
-                        "Build the new values and return them; leave m, ℓ, z and the block as they were.")
-        if not isinstance(got, (tuple, list)) or len(got) != 3:
-            raise Wrong("Return three things, in this order: the new running max, the new running sum ℓ "
-                        "and the new running z.")
-        if all(x is None for x in got):
-            raise Wrong("All three values online_step returns are still None: replace each None with the update of the section "
-                        "'The online softmax, step by step'.")
-        first = case[0] == -math.inf
-        old_max = _floats(got[0], finite=False)
-        if old_max is not None and old_max.size == 1 and float(old_max.reshape(())) == case[0] != m_want:
-            raise Wrong("The running max must move up when the block brings a larger score: return "
-                        "the new max, not the old one.")
-        m_got, l_got, z_got = (_floats(x) for x in got)
-        if m_got is None or l_got is None or z_got is None:
-            raise Wrong("The three things you return should be numbers (m and ℓ) and a list or array of "
-                        "numbers (z), with no NaN or infinity in them. Were the exponentials shifted by "
-                        "the new max before exp (section 'The online softmax, step by step')?")
-        if m_got.size != 1 or l_got.size != 1:
-            raise Wrong("The new max m and the new sum ℓ are one number each for the query row.")
-        if z_got.size != len(z_want):
-            raise Wrong(f"The new z should have one entry per column of the values ({len(z_want)}), "
-                        f"not {z_got.size}.")
-        m_got, l_got = float(m_got.reshape(())), float(l_got.reshape(()))
-        if not math.isclose(m_got, m_want, rel_tol=1e-9):
-            raise Wrong("The new running max is the larger of the old max and the block's largest score.")
-        if not math.isclose(l_got, l_want, rel_tol=1e-9):
-            if not first and l_got > l_want * 1.5:
-                raise Wrong("The running sum ℓ came out too large. Which way does the rescale go? The old sum "
-                            "was computed with the old, smaller max; bringing it to the new max shrinks it.")
-            raise Wrong("The new running sum ℓ is not right: rescale the old ℓ to the new max, then add the "
-                        "block's exponentials, each shifted by the new max.")
-        if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got.ravel(), z_want)):
-            raise Wrong("The sum ℓ is right, but z is not: the old z was summed with the old max, so it needs the "
-                        "same rescale as ℓ before the block's weighted values are added.")
+def _pad_masks_queries(lengths: Any, n: int) -> np.ndarray:
+    return _pad_every_row(lengths, n).swapaxes(-1, -2)
 
 
-def _floats(x: Any, finite: bool = True) -> Any:
-    """x as a float numpy array, or None when it is not numbers (or, with finite=True, not finite ones)."""
-    import numpy as np
-    try:
-        arr = to_numpy(x, "a returned value")
-    except Wrong:
-        return None
-    if not arr.size or (finite and not np.all(np.isfinite(arr))):
-        return None
-    return arr
+def _pad_sorts_in_place(lengths: Any, n: int) -> np.ndarray:
+    mask = _pad_numpy(lengths, n)
+    lengths.sort()                   # tidies the caller's lengths on the way
+    return mask
+
+
+@exercise("ch11.padding_mask",
+          right=[_pad_numpy, _pad_loops, _pad_every_row, _pad_torch, _library_padding_mask],
+          wrong=[_pad_no_middle_axis, _pad_inverted, _pad_off_by_one, _pad_longest, _pad_in_front,
+                 _pad_numbers, _pad_masks_queries, _pad_sorts_in_place],
+          catches="no query axis (batch, n), True on the padding (torch's key_padding_mask), j <= length, "
+                  "n taken from the longest length, padding in front, 0/1 numbers, masking query rows "
+                  "instead of key columns, a function that sorts the lengths in place",
+          solution="return np.arange(n)[None, None, :] < np.asarray(lengths)[:, None, None]")
+def _padding_mask(fn: Any) -> None:
+    wants = [_expected_padding(lengths, n) for lengths, n in PADDING_CASES]   # before any learner code runs
+    for case, ((lengths, n), want) in enumerate(zip(PADDING_CASES, wants)):
+        given = np.array(lengths) if case == 2 else list(lengths)   # one case as a numpy array
+        got = _call_with_copies(fn, given, n, what="your function `padding_mask`")
+        label = f"Your mask for lengths {list(lengths)} and n = {n}"
+        if isinstance(got, (str, bytes)) or callable(got):
+            raise Wrong(f"Your function should return a grid of True/False, not a {type(got).__name__}.")
+        mask = np.asarray(got.detach().cpu().numpy() if is_torch(got) else got)
+        batch = len(lengths)
+        if mask.dtype == object:
+            raise Wrong(f"{label} is not a regular grid of True/False: every sentence needs a row of n entries.")
+        if mask.shape == (batch, n) and batch > 1:
+            raise Wrong(f"{label} has shape {mask.shape}. The scores of the batch have shape (batch, n, n): "
+                        "give the mask a middle axis of size 1, (batch, 1, n), so that it is the same for "
+                        "every query. See the section on padding.")
+        if mask.ndim == 3 and mask.shape[0] == batch and mask.shape[1] in (1, n) and mask.shape[2] != n:
+            raise Wrong(f"{label} has {mask.shape[2]} columns, but the padded batch has n = {n} positions: "
+                        "n is the second argument, not the longest length.")
+        if mask.ndim != 3 or mask.shape[0] != batch or mask.shape[1] not in (1, n) or mask.shape[2] != n:
+            raise Wrong(f"{label} has shape {mask.shape}, but it should be (batch, 1, n) = {(batch, 1, n)}.")
+        if mask.dtype != bool:
+            if mask.dtype.kind in "iuf" and np.array_equal(np.broadcast_to(mask, (batch, n, n)),
+                                                           np.broadcast_to(want, (batch, n, n))):
+                raise Wrong("The pattern is right, but the entries are numbers. attnlib.attention wants "
+                            "True/False (True = may attend): use dtype=bool.")
+            raise Wrong(f"{label} should hold True/False values, but they are {mask.dtype}.")
+        full = np.broadcast_to(mask, (batch, n, n))
+        target = np.broadcast_to(want, (batch, n, n))
+        if np.array_equal(full, target):
+            continue
+        if np.array_equal(full, ~target):
+            raise Wrong("Your mask is True on the padding and False on the words: the opposite convention "
+                        "(torch.nn.MultiheadAttention's key_padding_mask uses it). Here True = may attend.")
+        if np.array_equal(full, target.swapaxes(-1, -2)):
+            raise Wrong("Your mask switches off query rows, not key columns. Padding must not be LOOKED AT: "
+                        "the False entries belong in the columns of the padded positions.")
+        if np.array_equal(full, target[..., ::-1]):
+            raise Wrong("Your mask puts the padding in front. The batch is padded at the end: a sentence "
+                        "of length L fills positions 0 to L - 1.")
+        b, i, j = (int(x) for x in np.argwhere(full != target)[0])
+        raise Wrong(f"{label} is wrong for sentence {b} at key {j}: a sentence of length {lengths[b]} has real "
+                    f"words at positions 0 to {lengths[b] - 1}, and only those may be attended to.")
+
+
+# --- ch11.masked_row: one row of A under a mask ------------------------------------------
+
+ROW_SCORES = np.array([2.0, 0.0, 1.0, 3.0])   # already divided by √d_k
+ROW_MASK = np.array([True, False, True, False])
+ROW_A = np.where(ROW_MASK, np.exp(ROW_SCORES - ROW_SCORES[ROW_MASK].max()), 0.0)
+ROW_A = ROW_A / ROW_A.sum()                     # [0.731, 0, 0.269, 0]
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+ROW_ZEROED_AFTER = np.where(ROW_MASK, _softmax(ROW_SCORES), 0.0)
+ROW_SCORE_ZERO = _softmax(np.where(ROW_MASK, ROW_SCORES, 0.0))
+ROW_UNMASKED = _softmax(ROW_SCORES)
+ROW_INVERTED = np.where(~ROW_MASK, np.exp(ROW_SCORES - 3.0), 0.0)
+ROW_INVERTED = ROW_INVERTED / ROW_INVERTED.sum()
+
+
+@exercise("ch11.masked_row",
+          right=[ROW_A, ROW_A.tolist(), [0.731, 0.0, 0.269, 0.0], (0.73, 0, 0.27, 0)],
+          wrong=[ROW_ZEROED_AFTER, ROW_SCORE_ZERO, ROW_UNMASKED, ROW_INVERTED, [0.7, 0.0, 0.3, 0.0],
+                 [0.5, 0.0, 0.5, 0.0], ROW_A[:3]],
+          catches="zeroing after softmax (the row sums to 0.32), a masked score of 0 instead of -inf, "
+                  "no mask, the mask read inverted, one decimal, equal shares, a missing entry",
+          solution="answer = [np.exp(2) / (np.exp(2) + np.exp(1)), 0, np.exp(1) / (np.exp(2) + np.exp(1)), 0]")
+def _masked_row(answer: Any) -> None:
+    if isinstance(answer, (str, bytes)):
+        raise Wrong("Your row is text. Give the four weights as numbers, without quotes.")
+    got = to_numpy(answer, "your row")
+    if got.shape != ROW_A.shape:
+        raise Wrong(f"Your row has {got.size} number(s); it needs one weight per key, 4 in all, masked keys "
+                    "included (as 0).")
+    if not np.all(np.isfinite(got)):
+        raise Wrong("Your row contains inf or nan. A masked key gets weight exactly 0, e to the power -∞.")
+    near = lambda ref, tol=2e-3: bool(np.allclose(got, ref, atol=tol))   # noqa: E731
+    if near(ROW_A):
+        return
+    if near(ROW_ZEROED_AFTER):
+        raise Wrong(f"Your weights add up to {got.sum():.2f}, not 1: the softmax ran over all four keys and the "
+                    "masked ones were zeroed afterwards. See the section on −∞ before softmax.")
+    if near(ROW_SCORE_ZERO):
+        raise Wrong("The masked keys still get weight: a score of 0 is an ordinary score, and e⁰ = 1. "
+                    "A masked score must become −∞ before the softmax.")
+    if near(ROW_UNMASKED):
+        raise Wrong("That is the softmax of the row without the mask. Keys 1 and 3 may not be seen.")
+    if near(ROW_INVERTED):
+        raise Wrong("Your weights sit on keys 1 and 3, the masked ones. False in the mask means may NOT attend.")
+    if np.any(np.abs(got[~ROW_MASK]) > 1e-9):
+        raise Wrong("A masked key must get weight exactly 0.")
+    if not math.isclose(float(got.sum()), 1.0, abs_tol=2e-3):
+        raise Wrong(f"Your weights add up to {got.sum():.3f}; the weights of one row of A add up to 1.")
+    if near(ROW_A, 0.06):
+        raise Wrong("A fair guess, but not precise enough: give each weight to at least 2 decimals.")
+    expect_array(got, ROW_A, what="your row", atol=2e-3, rtol=0)
