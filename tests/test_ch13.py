@@ -14,10 +14,10 @@ def test_contract(exercise_id, capsys):
     ex = get(exercise_id)
     assert len(ex.right) >= 3 and len(ex.wrong) >= 4 and ex.catches and ex.solution
     for answer in ex.right:
-        assert check(exercise_id, answer) is True, answer
+        assert bool(check(exercise_id, answer)) is True, answer
     capsys.readouterr()
     for answer in ex.wrong:
-        assert check(exercise_id, answer) is False, answer
+        assert bool(check(exercise_id, answer)) is False, answer
         out = capsys.readouterr().out
         assert out.startswith("✗ Not yet. ") and out[len("✗ Not yet. ")].isupper()
         assert ex.solution not in out and ex.solution.split("=")[-1].strip() not in out.replace("\n  ", " ")
@@ -34,7 +34,7 @@ def test_the_experiment_in_the_statement_holds():
     ([3, 1, 2, 4, 5, 6], "from 0"), ([2, 0, 1], "6 row numbers"), ([2, 0, 1, 3, 4, 4], "Row 5"),
     (["2", "0", "1", "3", "4", "5"], "without quotes"), ([2.5, 0, 1, 3, 4, 5], "whole row numbers")])
 def test_shuffled_rows_hints(answer, words, capsys):
-    assert check("ch13.shuffled_rows", answer) is False
+    assert bool(check("ch13.shuffled_rows", answer)) is False
     assert words in capsys.readouterr().out.replace("\n  ", " ")
 
 
@@ -43,7 +43,7 @@ def test_shuffled_rows_hints(answer, words, capsys):
     (ch13._column_index_exponent, "speeds are off"), (ch13._i_not_2i, "speeds are off"),
     (ch13._times_not_divided, "differ")])
 def test_pe_row_hints(wrong, words, capsys):
-    assert check("ch13.pe_row", wrong) is False
+    assert bool(check("ch13.pe_row", wrong)) is False
     assert words in capsys.readouterr().out.replace("\n  ", " ")
 
 
@@ -58,7 +58,7 @@ def test_pe_row_expected_is_the_library_table():
 
 def test_pe_row_accepts_float32_tensors_and_rejects_a_function_that_returns_nothing(capsys):
     torch = pytest.importorskip("torch")
-    assert check("ch13.pe_row", lambda p, d: torch.tensor(ch13._pe_row(p, d), dtype=torch.float32)) is True
+    assert bool(check("ch13.pe_row", lambda p, d: torch.tensor(ch13._pe_row(p, d), dtype=torch.float32))) is True
     capsys.readouterr()
-    assert check("ch13.pe_row", lambda p, d: None) is False
+    assert bool(check("ch13.pe_row", lambda p, d: None)) is False
     assert "return" in capsys.readouterr().out

@@ -244,7 +244,7 @@ def test_online_step_accepts_every_right_form(answer, capsys):
     (ch15._wrong_forgets_old_max, "larger of the old max"),
     (ch15._wrong_not_shifted, "shifted by the new max"),
     (ch15._wrong_returns_old_max, "not the old one"),
-    (ch15._wrong_changes_z_in_place, "changed one of its inputs in place"),
+    (ch15._wrong_changes_z_in_place, "changed its input"),
     (lambda m, l, z, s, v: (m, l), "Return three things"),
     (lambda m, l, z, s, v: None, "return"),
     (lambda m, l, z, s, v: (None, None, None), "still None"),

@@ -41,11 +41,22 @@ TAG_SHAPE = (2, 3)
 _LATEX = [(r"\mathbb{R}", "ℝ"), (r"\mathbb R", "ℝ"), (r"\times", "×"), (r"\in", "∈"), ("$", ""), ("\\", "")]
 
 
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹ˣ", "0123456789×")
+
+
+def _unsuperscript(text: str) -> str:
+    """'P ∈ ℝ²ˣ³', as attnlib.shape_tag prints it, written the typed way: 'P ∈ ℝ^{2×3}'."""
+    match = re.search(r"[⁰¹²³⁴⁵⁶⁷⁸⁹ˣ]+", text)
+    if not match or "^" in text:
+        return text.translate(_SUPERSCRIPTS)
+    return text[:match.start()] + "^{" + match.group(0).translate(_SUPERSCRIPTS) + "}" + text[match.end():]
+
+
 def parse_tag(text: str) -> tuple[str, tuple[int, ...]]:
-    """Read 'P ∈ ℝ^{2×3}' (or 'R^(2x3)', or LaTeX) as ('P', (2, 3)); raise Wrong when it is not a tag."""
+    """Read 'P ∈ ℝ^{2×3}' (or 'P ∈ ℝ²ˣ³', 'R^(2x3)', LaTeX) as ('P', (2, 3)); raise Wrong when it is not a tag."""
     for old, new in _LATEX:
         text = text.replace(old, new)
-    text = text.strip()
+    text = _unsuperscript(text.strip())
     if "^" not in text:
         raise Wrong("A tag looks like P ∈ ℝ^{rows×cols}; there is no ^ in yours. "
                     "You may type it as plain text, e.g. \"R^(rows x cols)\".")

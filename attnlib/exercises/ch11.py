@@ -43,7 +43,7 @@ def _pairs(answer: Any) -> list[tuple[int, int]]:
     if isinstance(answer, dict) or callable(answer):
         raise Wrong(f"Your answer is a {type(answer).__name__}. Give a list of (i, j) pairs, such as [(0, 1), (2, 3)].")
     if is_torch(answer):
-        answer = answer.detach().cpu().numpy()
+        answer = answer.detach().cpu().double().numpy()  # double() first: numpy has no bfloat16
     if isinstance(answer, np.ndarray):
         answer = answer.tolist()
     if not isinstance(answer, (list, tuple, set, frozenset)) or not answer:
