@@ -339,7 +339,7 @@ def _tint(colour: str, amount: float) -> tuple[float, float, float]:
 
 
 def _cells(ax: Any, M: np.ndarray, x0: float, top: float, name: str, fmt: str = "{:g}",
-           faces: dict[tuple[int, int], Any] | None = None) -> None:
+           faces: dict[tuple[int, int], Any] | None = None, fontsize: float = 13) -> None:
     """Draw M as cells of side 1 with its top-left corner at (x0, top), row and column numbers
     beside it and its typeset name and shape above, so several grids in one axes share one scale."""
     faces = faces or {}
@@ -348,7 +348,7 @@ def _cells(ax: Any, M: np.ndarray, x0: float, top: float, name: str, fmt: str = 
         for j in range(cols):
             face = faces.get((i, j), "white")
             ax.add_patch(Rectangle((x0 + j, top - 1 - i), 1, 1, facecolor=face, edgecolor="0.35", lw=1, zorder=1))
-            ax.text(x0 + j + 0.5, top - 0.5 - i, fmt.format(M[i, j]), ha="center", va="center", fontsize=13,
+            ax.text(x0 + j + 0.5, top - 0.5 - i, fmt.format(M[i, j]), ha="center", va="center", fontsize=fontsize,
                     zorder=4, bbox=dict(boxstyle="round,pad=0.12", facecolor=face, edgecolor="none"))
         ax.text(x0 - 0.15, top - 0.5 - i, str(i), ha="right", va="center", fontsize=11, color="0.3")
     for j in range(cols):
@@ -374,9 +374,11 @@ def matmul_cell(M: Any, N: Any, i: int, j: int, title: str = "", *, left_name: s
     fig, ax = _figure(inch * (width + 0.8), inch * (tall + 2.8) + 0.45)  # room for the two-line title
     with plt.rc_context(STYLE):
         light = "#cfe3f2"
-        _cells(ax, M, xs[0], 0.0, left_name, faces={(i, k): light for k in range(M.shape[1])})
-        _cells(ax, N, xs[1], 0.0, right_name, faces={(k, j): light for k in range(N.shape[0])})
-        _cells(ax, C, xs[2], 0.0, result_name, faces={(i, j): YELLOW})
+        longest = max(len(f"{v:g}") for A in (M, N, C) for v in A.flat)
+        size = max(11.0, min(13.0, 0.85 * inch * 72 / (0.62 * longest)))  # numbers fit their cells
+        _cells(ax, M, xs[0], 0.0, left_name, faces={(i, k): light for k in range(M.shape[1])}, fontsize=size)
+        _cells(ax, N, xs[1], 0.0, right_name, faces={(k, j): light for k in range(N.shape[0])}, fontsize=size)
+        _cells(ax, C, xs[2], 0.0, result_name, faces={(i, j): YELLOW}, fontsize=size)
         ax.text(xs[2] - 0.85, -C.shape[0] / 2, "=", ha="center", va="center", fontsize=18)
         ax.set_xlim(-0.6, width + 0.1)
         ax.set_ylim(-tall - 0.1, 1.45)

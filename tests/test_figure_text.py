@@ -50,6 +50,7 @@ def _cases():
     Z = A @ V
     sat, kitten = words.index("sat"), words.index("kitten")
     M, N = np.array([[1, 2, 3], [4, 5, 6]]), np.array([[1, 0], [0, 1], [2, 1]])
+    Q6, K6 = np.array([[1, 0], [2, 1], [0, 1]]), np.array([[1, 2], [3, 4], [5, 6]])
     d_ks = [2 ** i for i in range(11)]
     small = ["kitten", "mat", "the"]
     quantities = {"X": np.zeros((6, 4)), "W_Q": np.zeros((4, 2)), "W_K": np.zeros((4, 2)),
@@ -74,7 +75,7 @@ def _cases():
                                                             for k, v in quantities.items()},
                                                   title="Every quantity of attention, drawn to size"),
         "matmul_cell ch04": lambda: plot.matmul_cell(M, N, 0, 1),
-        "matmul_cell ch06": lambda: plot.matmul_cell(Q, K.T, 1, 2, left_name="Q", right_name=r"K^{\mathsf{T}}"),
+        "matmul_cell ch06": lambda: plot.matmul_cell(Q6, K6.T, 1, 2, left_name="Q", right_name=r"K^{\mathsf{T}}"),
         "projections": lambda: plot.projections(n=6, d_model=4, d_k=2, d_v=4),
         "labelled_grids lenses": lambda: plot.labelled_grids(
             {"W_Q": W_Q, "W_K": W_K, "W_V": W_V}, row_labels=attnlib.FEATURES,
@@ -117,7 +118,8 @@ def _cases():
                                                         title='The scores of "sat" become shares'),
         "softmax_shares 6": lambda: plot.softmax_shares(S[sat] / np.sqrt(2), words,
                                                         title=r'Row "sat": scaled scores become weights'),
-        "blend 3": lambda: plot.blend(A[kitten, :3], X[:3], small, target=r"$z_{\mathrm{kitten}}$"),
+        "blend 3": lambda: plot.blend([0.1, 0.6, 0.3], [[0.0, 1.0], [4.0, 0.0], [2.0, 2.0]], ["the", "kitten", "sat"],
+                                     target=r"$z_{\mathrm{kitten}}$"),
         "blend 6": lambda: plot.blend(A[sat], V, words, target=r"$z_{\mathrm{sat}}$"),
         "before_after": lambda: plot.before_after(X, Z, words, attnlib.FEATURES),
         "prerequisite_map": lambda: plot.prerequisite_map(),
