@@ -220,7 +220,7 @@ def grid(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequence[s
         M = M[None, :]
     rows, cols = M.shape
     if ax is None:
-        fig, ax = _figure(max(3.0, 0.9 * cols + 1.8), max(2.2, 0.6 * rows + 1.4))
+        fig, ax = _figure(min(5.8, max(3.0, 0.9 * cols + 1.8)), max(2.2, 0.6 * rows + 1.4))  # phone: <= 5.8 in
     else:
         fig = ax.figure
     with plt.rc_context(STYLE):

@@ -70,6 +70,8 @@ def _cases():
         "grid": lambda: plot.grid(X[:3], row_labels=["the", "cat", "sat"], col_labels=attnlib.FEATURES,
                                   rows_name="n", cols_name="d_model",
                                   title="$" + attnlib.shape_tag("X", X[:3], latex=True) + "$"),
+        "grid 6 columns": lambda: plot.grid(A, row_labels=words, col_labels=words, title="$A$"),
+        "heatmap 8×8": lambda: plot.heatmap(np.arange(64.0).reshape(8, 8) / 64, title="eight words"),
         "shape_blocks": lambda: plot.shape_blocks([{k: quantities[k] for k in line} for line in lines3],
                                                   captions={k: f"{v.shape[0]} × {v.shape[1]}"
                                                             for k, v in quantities.items()},
