@@ -220,7 +220,7 @@ def grid(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequence[s
         M = M[None, :]
     rows, cols = M.shape
     if ax is None:
-        fig, ax = _figure(max(3.0, 0.9 * cols + 1.8), max(2.2, 0.6 * rows + 1.4))
+        fig, ax = _figure(min(5.8, max(3.0, 0.9 * cols + 1.8)), max(2.2, 0.6 * rows + 1.4))  # phone: <= 5.8 in
     else:
         fig = ax.figure
     with plt.rc_context(STYLE):
@@ -259,7 +259,7 @@ def stacked_rows(sentence_words: Sequence[str], X: Any, title: str = "A sentence
     """Words on the left, arrows into the rows of X on the right: stacking vectors into a matrix (chapter 2)."""
     X = _np(X)
     n, d = X.shape
-    fig, axes = _figure(6.4, 1.3 + 0.7 * n, ncols=2, gridspec_kw={"width_ratios": [1, 2.2]})
+    fig, axes = _figure(5.8, 1.3 + 0.7 * n, ncols=2, gridspec_kw={"width_ratios": [1, 2.2]})  # <= 5.8 in: legible on a phone
     left, right = axes
     with plt.rc_context(STYLE):
         left.set_xlim(0, 1)
@@ -294,7 +294,7 @@ def heatmap(M: Any, row_labels: Sequence[str] | None = None, col_labels: Sequenc
     """
     M = _np(M)
     rows, cols = M.shape
-    width, height = size or (max(4.0, 0.75 * cols + 2.5), max(3.2, 0.6 * rows + 1.8))
+    width, height = size or (min(5.8, max(4.0, 0.75 * cols + 2.5)), min(5.0, max(3.2, 0.6 * rows + 1.8)))  # <= 5.8 in: phone
     fig, ax = _figure(width, height)
     with plt.rc_context(STYLE):
         im = ax.imshow(M, cmap=HEATMAP, vmin=vmin, vmax=vmax, aspect="auto")
@@ -339,7 +339,7 @@ def _tint(colour: str, amount: float) -> tuple[float, float, float]:
 
 
 def _cells(ax: Any, M: np.ndarray, x0: float, top: float, name: str, fmt: str = "{:g}",
-           faces: dict[tuple[int, int], Any] | None = None) -> None:
+           faces: dict[tuple[int, int], Any] | None = None, fontsize: float = 13) -> None:
     """Draw M as cells of side 1 with its top-left corner at (x0, top), row and column numbers
     beside it and its typeset name and shape above, so several grids in one axes share one scale."""
     faces = faces or {}
@@ -348,7 +348,7 @@ def _cells(ax: Any, M: np.ndarray, x0: float, top: float, name: str, fmt: str = 
         for j in range(cols):
             face = faces.get((i, j), "white")
             ax.add_patch(Rectangle((x0 + j, top - 1 - i), 1, 1, facecolor=face, edgecolor="0.35", lw=1, zorder=1))
-            ax.text(x0 + j + 0.5, top - 0.5 - i, fmt.format(M[i, j]), ha="center", va="center", fontsize=13,
+            ax.text(x0 + j + 0.5, top - 0.5 - i, fmt.format(M[i, j]), ha="center", va="center", fontsize=fontsize,
                     zorder=4, bbox=dict(boxstyle="round,pad=0.12", facecolor=face, edgecolor="none"))
         ax.text(x0 - 0.15, top - 0.5 - i, str(i), ha="right", va="center", fontsize=11, color="0.3")
     for j in range(cols):
@@ -370,19 +370,22 @@ def matmul_cell(M: Any, N: Any, i: int, j: int, title: str = "", *, left_name: s
     xs = [0.0, M.shape[1] + gap, M.shape[1] + N.shape[1] + 2 * gap]
     width = xs[2] + C.shape[1]
     tall = max(M.shape[0], N.shape[0])
-    fig, ax = _figure(min(7.8, max(6.4, 0.52 * (width + 0.8))), 0.52 * (tall + 2.8))  # room for the title
+    inch = min(0.52, 5.8 / (width + 0.8))  # at most 5.8 in wide, so its 11 pt text stays legible on a phone
+    fig, ax = _figure(inch * (width + 0.8), inch * (tall + 2.8) + 0.45)  # room for the two-line title
     with plt.rc_context(STYLE):
         light = "#cfe3f2"
-        _cells(ax, M, xs[0], 0.0, left_name, faces={(i, k): light for k in range(M.shape[1])})
-        _cells(ax, N, xs[1], 0.0, right_name, faces={(k, j): light for k in range(N.shape[0])})
-        _cells(ax, C, xs[2], 0.0, result_name, faces={(i, j): YELLOW})
+        longest = max(len(f"{v:g}") for A in (M, N, C) for v in A.flat)
+        size = max(11.0, min(13.0, 0.85 * inch * 72 / (0.62 * longest)))  # numbers fit their cells
+        _cells(ax, M, xs[0], 0.0, left_name, faces={(i, k): light for k in range(M.shape[1])}, fontsize=size)
+        _cells(ax, N, xs[1], 0.0, right_name, faces={(k, j): light for k in range(N.shape[0])}, fontsize=size)
+        _cells(ax, C, xs[2], 0.0, result_name, faces={(i, j): YELLOW}, fontsize=size)
         ax.text(xs[2] - 0.85, -C.shape[0] / 2, "=", ha="center", va="center", fontsize=18)
         ax.set_xlim(-0.6, width + 0.1)
         ax.set_ylim(-tall - 0.1, 1.45)
         ax.set_aspect("equal")
         ax.axis("off")
         terms = " + ".join(f"{M[i, k]:g}·{N[k, j]:g}" for k in range(M.shape[1]))
-        fig.suptitle(title or f"row {i} times column {j}: cell ({i}, {j}) = {terms} = {C[i, j]:g}", fontsize=13)
+        fig.suptitle(title or f"row {i} times column {j}:\ncell ({i}, {j}) = {terms} = {C[i, j]:g}", fontsize=13)
     return fig
 
 
@@ -391,7 +394,7 @@ def matmul_cell(M: Any, N: Any, i: int, j: int, title: str = "", *, left_name: s
 
 def projections(n: int, d_model: int, d_k: int, d_v: int) -> Any:
     """X passing through the three learned lenses W_Q, W_K, W_V into Q, K and V, shapes on the arrows (chapter 5)."""
-    fig, ax = _figure(7.5, 4.2)
+    fig, ax = _figure(5.8, 3.9)  # <= 5.8 in: its 12 pt text stays legible on a phone
     with plt.rc_context(STYLE):
         ax.set_xlim(0, 10)
         ax.set_ylim(0, 6)
@@ -406,7 +409,7 @@ def projections(n: int, d_model: int, d_k: int, d_v: int) -> Any:
             ax.add_patch(FancyArrowPatch((5.9, y + 0.5), (7.8, y + 0.5), arrowstyle="-|>", mutation_scale=16,
                                          color="0.3", lw=1.5))
             ax.text(6.85, y + 0.62, f"$X{w}$", ha="center", fontsize=12)
-        ax.set_title("One $X$, three lenses: $Q = XW_Q$, $K = XW_K$, $V = XW_V$")
+        ax.set_title("One $X$, three lenses:\n$Q = XW_Q$,  $K = XW_K$,  $V = XW_V$")
     return fig
 
 
@@ -456,7 +459,7 @@ def dot_cases() -> Any:
     cases = [("same direction", [2.0, 1.0], [1.6, 0.8]),
              ("perpendicular", [2.0, 1.0], [-0.8, 1.6]),
              ("opposite", [2.0, 1.0], [-1.6, -0.8])]
-    fig, axes = _figure(9.0, 3.6, ncols=3)
+    fig, axes = _figure(5.8, 3.0, ncols=3)  # three small panels, 5.8 in: legible on a phone
     with plt.rc_context(STYLE):
         for ax, (name, q, k) in zip(axes, cases):
             q, k = np.array(q), np.array(k)
@@ -549,7 +552,7 @@ def word_ticks(fig: Any) -> Any:
 def lines(x: Sequence[float], ys: dict[str, Sequence[float]], xlabel: str, ylabel: str, title: str = "",
           logx: bool = False, logy: bool = False, styles: dict[str, str] | None = None) -> Any:
     """Several labelled curves over one x axis, markers on the measured points (chapters 8 and 11)."""
-    fig, ax = _figure(6.0, 4.2)
+    fig, ax = _figure(5.8, 4.2)  # <= 5.8 in: 11 pt ticks stay legible on a phone
     styles = styles or {}
     with plt.rc_context(STYLE):
         for i, (label, y) in enumerate(ys.items()):
@@ -572,12 +575,15 @@ def lines(x: Sequence[float], ys: dict[str, Sequence[float]], xlabel: str, ylabe
 
 
 def softmax_shares(row_scores: Sequence[float], labels: Sequence[str], title: str = "",
-                   size: tuple[float, float] = (6.4, 3.4)) -> Any:
-    """One row of scores beside the shares softmax makes of it, as bars that add up to 1 (chapter 9)."""
+                   size: tuple[float, float] = (5.4, 5.6)) -> Any:
+    """One row of scores above the shares softmax makes of it, as bars that add up to 1 (chapter 9).
+
+    The two panels are stacked (not side by side), so the figure stays narrow and legible on a phone.
+    """
     s = _np(row_scores)
     w = np.exp(s - s.max())
     w = w / w.sum()
-    fig, axes = _figure(*size, ncols=2)
+    fig, axes = _figure(*size, nrows=2)
     with plt.rc_context(STYLE):
         colours = [word_colour(label) for label in labels]
         at = np.arange(len(labels))  # positions, so a word that occurs twice gets two bars
@@ -591,7 +597,7 @@ def softmax_shares(row_scores: Sequence[float], labels: Sequence[str], title: st
             axes[1].text(b.get_x() + b.get_width() / 2, v + 0.02, f"{v:.2f}", ha="center", fontsize=11)
         for ax in axes:
             ax.set_xticks(at)
-            ax.set_xticklabels(labels, rotation=30 if len(labels) > 3 else 0)
+            ax.set_xticklabels(labels, rotation=30 if len(labels) > 6 else 0)
             _colour_tick_labels(ax)
         fig.suptitle(title or "softmax turns a row of scores into shares of 1")
     return fig
@@ -610,10 +616,10 @@ def blend(weights: Sequence[float], V: Any, labels: Sequence[str], target: str =
     w, V = _np(weights), _np(V)
     n = len(w)
     z = w @ V
-    fig, ax = _figure(*(size or (5.6, 1.3 + 0.62 * n)))
+    fig, ax = _figure(*(size or (5.6, 1.6 + 0.62 * n)))
     with plt.rc_context(STYLE):
         ax.set_xlim(0, 10)
-        ax.set_ylim(-0.9, n - 0.2)
+        ax.set_ylim(-1.3, n - 0.2)
         ax.axis("off")
         mid = (n - 1) / 2
         for j in range(n):
@@ -627,8 +633,8 @@ def blend(weights: Sequence[float], V: Any, labels: Sequence[str], target: str =
                     fontweight="bold")
         ax.text(7.45, mid + 0.35, target, va="bottom", fontsize=13, fontweight="bold")
         ax.text(7.45, mid - 0.1, _vec_text(np.round(z, 2)), va="top", fontsize=11, fontweight="bold")
-        ax.text(0.0, -0.75, r"value rows $v_j$; the weights $A_{ij}$ of row $i$ beside the arrows",
-                fontsize=10, color="0.35", va="center")
+        ax.text(0.0, -0.9, "value rows $v_j$; the weights $A_{ij}$ of\nrow $i$ beside the arrows",
+                fontsize=11, color="0.35", va="center")
         ax.set_title(f"{target}: a weighted average of the value rows", fontsize=12)
     return fig
 
@@ -745,7 +751,7 @@ def arrows_to_rows(vectors: dict[str, Sequence[float]], title: str = "Each arrow
     names = list(vectors)
     X = np.stack([_np(v) for v in vectors.values()])
     n, d = X.shape
-    fig, (left, right) = _figure(6.4, 3.9, ncols=2, gridspec_kw={"width_ratios": [1.25, 1]})
+    fig, (left, right) = _figure(5.8, 3.8, ncols=2, gridspec_kw={"width_ratios": [1.25, 1]})  # phone: <= 5.8 in
     with plt.rc_context(STYLE):
         reach = max(1.0, float(np.abs(X[:, :2]).max())) * 1.3
         for name, v in zip(names, X):
@@ -843,6 +849,25 @@ def _colour_words(labels: Sequence[Any]) -> None:
             label.set_fontweight("bold")
 
 
+def _wrap(text: str, width: int = 48) -> str:
+    """Break a long title into lines of at most `width` characters, never inside $...$ math (chapter 5)."""
+    if "\n" in text or len(text) <= width:
+        return text
+    words, lines, math = [], [], False
+    for word in text.split(" "):  # glue the words of one $...$ formula together
+        if math:
+            words[-1] += " " + word
+        else:
+            words.append(word)
+        math ^= word.count("$") % 2 == 1
+    for word in words:
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
+
+
 def labelled_grids(mats: dict[str, Any], row_labels: Sequence[str],
                    col_labels: dict[str, Sequence[str]] | None = None, title: str = "",
                    highlight_nonzero: bool = True, word_rows: bool = False,
@@ -857,21 +882,23 @@ def labelled_grids(mats: dict[str, Any], row_labels: Sequence[str],
     arrays = {name: _np(M) for name, M in mats.items()}
     widths = [M.shape[1] for M in arrays.values()]
     rows = max(M.shape[0] for M in arrays.values())
-    fig, axes = _figure(1.4 + 0.7 * sum(widths) + 0.5 * len(arrays), 1.6 + 0.5 * rows, ncols=len(arrays),
+    cell = min(0.7, (5.8 - 1.3 - 0.3 * len(arrays)) / sum(widths))  # at most 5.8 in wide: legible on a phone
+    fig, axes = _figure(1.3 + cell * sum(widths) + 0.3 * len(arrays), 2.4 + cell * rows, ncols=len(arrays),
                         gridspec_kw={"width_ratios": widths}, squeeze=False)
     with plt.rc_context(STYLE):
         for k, (ax, (name, M)) in enumerate(zip(axes[0], arrays.items())):
             nonzero = [(int(i), int(j)) for i, j in np.argwhere(M != 0)] if highlight_nonzero else []
             grid(M, row_labels=row_labels if k == 0 else [""] * M.shape[0], col_labels=col_labels.get(name),
-                 title=f"{_typeset(name)}  ({M.shape[0]}×{M.shape[1]})", highlight_cells=nonzero, ax=ax,
+                 title=f"{_typeset(name)}\n{M.shape[0]}×{M.shape[1]}", highlight_cells=nonzero, ax=ax,
                  fmt=fmt)
-            ax.tick_params(axis="x", labelsize=10)
+            ax.tick_params(axis="x", labelsize=11, labelrotation=90)  # long slot names stand up, one per column
+            ax.title.set_fontsize(12)
             ax.set_xlim(-0.03, M.shape[1] + 0.03)  # keep the outer cell borders inside the axes
             ax.set_ylim(-0.03, M.shape[0] + 0.03)
             if word_rows and k == 0:
                 _colour_words(ax.get_yticklabels())
         if title:
-            fig.suptitle(title)
+            fig.suptitle(_wrap(title))
     return fig
 
 
@@ -896,9 +923,11 @@ def timings(runs: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]],
     from .results import fit_slope
     names = list(dict.fromkeys(name for curves in runs.values() for name in curves))
     colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
-    ncols = min(2, len(runs))
-    nrows = -(-len(runs) // ncols)
-    fig, axes = _figure(5.2 * ncols, 4.4 * nrows, ncols=ncols, nrows=nrows, squeeze=False)
+    import textwrap
+
+    nrows = len(runs)  # panels stacked, one column 5.8 in wide: legible on a phone
+    legend_rows = -(-(len(names) + 1) // 2)
+    fig, axes = _figure(5.8, (4.2 + 0.25 * legend_rows) * nrows, nrows=nrows, squeeze=False)
     with plt.rc_context(STYLE):
         for ax, (panel, curves) in zip(axes.flat, runs.items()):
             for name, (n, t) in curves.items():
@@ -921,9 +950,9 @@ def timings(runs: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]],
             ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_xlabel("n (sequence length)")
             ax.set_ylabel(ylabel)
-            ax.set_title(panel, fontsize=11)
+            ax.set_title(textwrap.fill(panel, 62), fontsize=11)
             ax.grid(alpha=0.3, which="major")
-            ax.legend(fontsize=9, loc="upper left")
+            ax.legend(fontsize=11, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2, frameon=False)
         for ax in list(axes.flat)[len(runs):]:
             ax.axis("off")
         if title:

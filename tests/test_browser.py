@@ -454,7 +454,7 @@ def check_figure_text(page, docname: str) -> list[str]:
              f"(< {MIN_FIGURE_TEXT_PX} px; {s['pt']:.0f} pt text, shown {s['shown']:.0f} px wide)"
              for s in sizes if s["px"] < MIN_FIGURE_TEXT_PX]
     SMALL_FIGURE_TEXT.extend(f"{docname}: {line}" for line in small)
-    return small if os.environ.get(STRICT_FIGURE_TEXT_ENV) else []
+    return small if os.environ.get(STRICT_FIGURE_TEXT_ENV, "1") else []
 
 
 def test_the_reader_view_of_every_page(request, built_book, server, browser):
@@ -498,7 +498,7 @@ def test_the_reader_view_of_every_page(request, built_book, server, browser):
         print(f"  {px:5.1f} px  {docname}: {what}")
     if SMALL_FIGURE_TEXT:
         print(f"{len(SMALL_FIGURE_TEXT)} figure(s) with text under {MIN_FIGURE_TEXT_PX} px on a phone"
-              + ("" if os.environ.get(STRICT_FIGURE_TEXT_ENV) else f" (reported; {STRICT_FIGURE_TEXT_ENV}=1 fails on them)")
+              + ("" if os.environ.get(STRICT_FIGURE_TEXT_ENV, "1") else f" (reported; {STRICT_FIGURE_TEXT_ENV}=1 fails on them)")
               + ":\n  " + "\n  ".join(SMALL_FIGURE_TEXT))
     report = {d: p for d, p in problems.items() if p}
     assert not report, "\n".join(f"{d}:\n  " + "\n  ".join(p) for d, p in report.items())

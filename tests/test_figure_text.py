@@ -1,0 +1,184 @@
+"""Every course figure stays legible on a 390 px phone: its smallest text renders at >= 9 CSS px.
+
+A figure is stored as SVG and shown at the phone's content width (about 358 px), so text of
+`pt` points in a figure `w` inches wide renders at pt * 358 / (w * 72) px. Each figure function
+is drawn with the inputs the chapters give it (grep chapters/*.ipynb for `plot.`).
+"""
+from __future__ import annotations
+
+import io
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import attnlib
+from attnlib import plot
+
+PHONE_CONTENT_PX = 358   # a 390 px phone's text column
+MIN_PX = 9.0
+
+
+def _sentence():
+    words = attnlib.words(attnlib.RUNNING_SENTENCE)
+    X = attnlib.sentence_matrix(words)
+    W_Q, W_K, W_V = attnlib.running_lenses()
+    return words, X, W_Q, W_K, W_V
+
+
+def _timing_runs(panels: int) -> dict:
+    n = np.array([128, 256, 512, 1024, 2048])
+    impls = ["naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch", "sdpa-torch"]
+    curves = {impl: (n, 1e-9 * (k + 1) * n.astype(float) ** 2) for k, impl in enumerate(impls)}
+    names = ["live: this machine, float32, 1 head, 1 thread",
+             "cpu_epyc.json: AMD EPYC (family 25, model 1; AVX2, no AVX-512), float32, 1 heads, "
+             "1 thread(s), 2026-12-01",
+             "gpu_h100.json: NVIDIA H100 80GB HBM3, bfloat16, 1 heads, 2026-12-01"]
+    return {names[k]: curves for k in range(panels)}
+
+
+def _cases():
+    words, X, W_Q, W_K, W_V = _sentence()
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T
+    A = attnlib.softmax(S / np.sqrt(2))
+    Z = A @ V
+    sat, kitten = words.index("sat"), words.index("kitten")
+    M, N = np.array([[1, 2, 3], [4, 5, 6]]), np.array([[1, 0], [0, 1], [2, 1]])
+    Q6, K6 = np.array([[1, 0], [2, 1], [0, 1]]), np.array([[1, 2], [3, 4], [5, 6]])
+    d_ks = [2 ** i for i in range(11)]
+    small = ["kitten", "mat", "the"]
+    quantities = {"X": np.zeros((6, 4)), "W_Q": np.zeros((4, 2)), "W_K": np.zeros((4, 2)),
+                  "W_V": np.zeros((4, 4)), "Q": np.zeros((6, 2)), "K": np.zeros((6, 2)),
+                  "V": np.zeros((6, 4)), "S": np.zeros((6, 6)), "A": np.zeros((6, 6)), "Z": np.zeros((6, 4))}
+    lines3 = [["X", "W_Q", "W_K", "W_V"], ["Q", "K", "V"], ["S", "A", "Z"]]
+    three = ["cat", "dog", "car"]
+    cat = np.asarray(attnlib.embed("cat"))[:2]
+    return {
+        "arrow_parts": lambda: plot.arrow_parts("cat", attnlib.VOCAB_2D["cat"]),
+        "arrows": lambda: plot.arrows(attnlib.VOCAB_2D, title="Five words as arrows",
+                                      xlabel="animal-ness (first number)", ylabel="vehicle-ness (second number)"),
+        "arrows_to_rows": lambda: plot.arrows_to_rows({w: attnlib.VOCAB_2D[w] for w in three},
+                                                      xlabel="animal-ness", ylabel="vehicle-ness",
+                                                      col_labels=["animal", "vehicle"]),
+        "stacked_rows": lambda: plot.stacked_rows(words, X, col_labels=attnlib.FEATURES),
+        "grid": lambda: plot.grid(X[:3], row_labels=["the", "cat", "sat"], col_labels=attnlib.FEATURES,
+                                  rows_name="n", cols_name="d_model",
+                                  title="$" + attnlib.shape_tag("X", X[:3], latex=True) + "$"),
+        "grid 6 columns": lambda: plot.grid(A, row_labels=words, col_labels=words, title="$A$"),
+        "heatmap 8×8": lambda: plot.heatmap(np.arange(64.0).reshape(8, 8) / 64, title="eight words"),
+        "shape_blocks": lambda: plot.shape_blocks([{k: quantities[k] for k in line} for line in lines3],
+                                                  captions={k: f"{v.shape[0]} × {v.shape[1]}"
+                                                            for k, v in quantities.items()},
+                                                  title="Every quantity of attention, drawn to size"),
+        "matmul_cell ch04": lambda: plot.matmul_cell(M, N, 0, 1),
+        "matmul_cell ch06": lambda: plot.matmul_cell(Q6, K6.T, 1, 2, left_name="Q", right_name=r"K^{\mathsf{T}}"),
+        "projections": lambda: plot.projections(n=6, d_model=4, d_k=2, d_v=4),
+        "labelled_grids lenses": lambda: plot.labelled_grids(
+            {"W_Q": W_Q, "W_K": W_K, "W_V": W_V}, row_labels=attnlib.FEATURES,
+            col_labels={"W_Q": attnlib.data.QUERY_SLOTS, "W_K": attnlib.data.KEY_SLOTS,
+                        "W_V": attnlib.data.VALUE_SLOTS},
+            title="The hand-made lenses: rows read $X$, columns make new numbers"),
+        "labelled_grids QKV": lambda: plot.labelled_grids(
+            {"Q": Q, "K": K, "V": V}, row_labels=words,
+            col_labels={"Q": attnlib.data.QUERY_SLOTS, "K": attnlib.data.KEY_SLOTS,
+                        "V": attnlib.data.VALUE_SLOTS},
+            highlight_nonzero=False, word_rows=True, fmt="{:.2g}", title="Queries, keys and values of the sentence"),
+        "fit_table": lambda: plot.fit_table(S, words),
+        "transpose_reflection": lambda: plot.transpose_reflection(np.array([[1, 2], [3, 4], [5, 6]]), name="K"),
+        "dot_cases": lambda: plot.dot_cases(),
+        "dot_projection": lambda: plot.dot_projection(
+            [("sat", Q[sat], "kitten", K[kitten]), ("kitten", Q[kitten], "sat", K[sat])],
+            title="S[sat, kitten] and S[kitten, sat]\ncompare different arrows",
+            xlabel=r"slot 1: animal", ylabel=r"slot 2: action"),
+        "dot_projection cat": lambda: plot.dot_projection(
+            [("kitten", X[kitten, :2], "kitten", X[kitten, :2]), ("kitten", X[kitten, :2], "cat", cat)],
+            title="The same query, two keys:\nlength times shadow", xlabel="animal-ness", ylabel="vehicle-ness"),
+        "heatmap S": lambda: plot.word_ticks(plot.heatmap(
+            S, row_labels=words, col_labels=words, title="Scores S = QKᵀ for “the kitten sat on the mat”",
+            xlabel=r"key $k_j$ of word $j$", ylabel=r"query $q_i$ of word $i$",
+            colorbar_label=r"score $S_{ij} = q_i \cdot k_j$")),
+        "heatmap A": lambda: plot.heatmap(A, row_labels=words, col_labels=words, vmin=0, vmax=1,
+                                          title=r'$A$ for "the kitten sat on the mat"',
+                                          colorbar_label=r"weight $A_{ij}$", size=(4.6, 4.2), colour_labels=True),
+        "lines ch08": lambda: plot.lines(d_ks, {"none": d_ks, r"divide by $\sqrt{d_k}$": d_ks,
+                                                r"divide by $d_k$": d_ks, "even shares, 1/8": [1 / 8] * 11},
+                                         xlabel=r"$d_k$ (doubling at each step)", ylabel="largest weight in a row",
+                                         logx=True, title="Three choices of divisor",
+                                         styles={"even shares, 1/8": ":"}),
+        "lines ch11": lambda: plot.lines([2 ** k for k in range(7, 18)],
+                                         {"A alone, kept by naive attention (n×n)": [2.0 ** k for k in range(11)],
+                                          "all of tiled: Q, K, V, Z and one 256×256 block": [1.0] * 11},
+                                         xlabel="n (sequence length)", ylabel="MiB, float32, one head",
+                                         title="Memory against n", logx=True, logy=True),
+        "softmax_shares 3": lambda: plot.softmax_shares([2.0, 1.0, 0.1], small,
+                                                        title='The scores of "sat" become shares'),
+        "softmax_shares 6": lambda: plot.softmax_shares(S[sat] / np.sqrt(2), words,
+                                                        title=r'Row "sat": scaled scores become weights'),
+        "blend 3": lambda: plot.blend([0.1, 0.6, 0.3], [[0.0, 1.0], [4.0, 0.0], [2.0, 2.0]], ["the", "kitten", "sat"],
+                                     target=r"$z_{\mathrm{kitten}}$"),
+        "blend 6": lambda: plot.blend(A[sat], V, words, target=r"$z_{\mathrm{sat}}$"),
+        "before_after": lambda: plot.before_after(X, Z, words, attnlib.FEATURES),
+        "prerequisite_map": lambda: plot.prerequisite_map(),
+        "timings 1": lambda: plot.timings(_timing_runs(1)),
+        "timings 3": lambda: plot.timings(_timing_runs(3)),
+    }
+
+
+CASES = _cases()
+
+
+def drawn_texts(fig) -> list[tuple[float, str]]:
+    """(font size in pt, text) of every text the figure really draws (not the hidden ticks of an axis turned off)."""
+    drawn: list[tuple[float, str]] = []
+    original = matplotlib.text.Text.draw
+
+    def record(self, renderer):
+        if self.get_visible() and self.get_text().strip():
+            drawn.append((self.get_fontsize(), self.get_text()))
+        return original(self, renderer)
+
+    matplotlib.text.Text.draw = record
+    try:
+        fig.savefig(io.BytesIO(), format="svg")
+    finally:
+        matplotlib.text.Text.draw = original
+    return drawn
+
+
+def smallest_text_px(fig) -> tuple[float, str]:
+    """The smallest text of a drawn figure, in CSS px at the phone's content width, and that text."""
+    pt, text = min(drawn_texts(fig))
+    width_pt = fig.get_figwidth() * 72
+    shown = min(PHONE_CONTENT_PX, width_pt * 4 / 3)  # a narrow figure is shown at its own size
+    return pt * shown / width_pt, text
+
+
+def svg_smallest_px(fig) -> float:
+    """The same, measured as tests/test_browser.py does: glyph scale over the tight SVG's viewBox."""
+    buf = io.BytesIO()
+    with plt.rc_context(plot.SVG_STYLE):
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    svg = buf.getvalue().decode()
+    width = float(re.search(r'viewBox="[\d.-]+ [\d.-]+ ([\d.]+)', svg).group(1))
+    scales = [100 * float(m) for m in re.findall(r"scale\(([\d.]+) -\1\)", svg)]
+    return min(scales) * min(PHONE_CONTENT_PX, width * 4 / 3) / width
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_figure_text_legible_on_a_phone(name):
+    fig = CASES[name]()
+    try:
+        px, text = smallest_text_px(fig)
+        assert px >= MIN_PX, (f"{name}: {text!r} renders at {px:.1f} px on a phone "
+                              f"({fig.get_figwidth():.1f} in wide)")
+        assert svg_smallest_px(fig) >= MIN_PX - 0.05
+        for pt, text in drawn_texts(fig):
+            assert pt >= 10, f"{name}: {text!r} is {pt} pt (< 10 pt)"
+    finally:
+        plt.close(fig)
