@@ -200,10 +200,9 @@ VIEWS = [("desktop", DESKTOP, "light"), ("phone", PHONE, "light"), ("phone", PHO
 FIGURE_TEXT: dict[str, tuple[float, str]] = {}
 #: the dpi of PNG figures (an older build's format); SVG figures carry their own font sizes
 PNG_DPI = 100
-#: text smaller than this (CSS px) on a 390 px phone is reported by name. The layout of each
-#: figure (its width, its panels side by side) is set by the chapter's figure function, so this is
-#: printed as a report; with ATTNLIB_STRICT_FIGURE_TEXT=1 it fails the test (once every wide
-#: figure is laid out for a phone, make it the default).
+#: text smaller than this (CSS px) on a 390 px phone fails the test, naming the figure (every
+#: figure function is laid out for a phone; tests/test_figure_text.py checks each one without a
+#: browser). ATTNLIB_STRICT_FIGURE_TEXT= (empty) turns the failure into a printed report.
 MIN_FIGURE_TEXT_PX = 9.0
 STRICT_FIGURE_TEXT_ENV = "ATTNLIB_STRICT_FIGURE_TEXT"
 SMALL_FIGURE_TEXT: list[str] = []
