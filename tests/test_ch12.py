@@ -3,37 +3,13 @@ import numpy as np
 import pytest
 
 from attnlib import check
-from attnlib.exercises import ch12 as ch, get
+from attnlib.exercises import ch12 as ch
 from attnlib.heads import split_heads
 
-IDS = ["ch12.split_shape", "ch12.multi_head", "ch12.score_flops"]
 
 
 def _out(capsys):
     return capsys.readouterr().out.replace("\n  ", " ")
-
-
-@pytest.mark.parametrize("exercise_id", IDS)
-def test_right_forms_pass_and_wrong_ones_fail(exercise_id, capsys):
-    ex = get(exercise_id)
-    assert len(ex.right) >= 3 and len(ex.wrong) >= 4 and ex.catches and ex.solution
-    for answer in ex.right:
-        assert bool(check(exercise_id, answer)) is True, answer
-    capsys.readouterr()
-    for answer in ex.wrong:
-        assert bool(check(exercise_id, answer)) is False, answer
-        out = _out(capsys)
-        assert out.startswith("✗ Not yet. ") and out[len("✗ Not yet. ")].isupper(), out
-        assert ex.solution not in out and "Traceback" not in out
-
-
-@pytest.mark.parametrize("exercise_id", IDS)
-def test_junk_and_huge_answers_get_a_short_hint(exercise_id, capsys):
-    for junk in [None, "x" * 20_000, float("nan"), [], {"a": 1}, object(), [[1, 2], [3]], True, 1e308,
-                 np.array([np.nan, np.inf]), "(2, 8, 10, 64)", (2.0, 8.0, 10.0, 64.0)]:
-        assert bool(check(exercise_id, junk)) is False
-        out = capsys.readouterr().out
-        assert out.startswith("✗") and len(out) < 600
 
 
 def test_split_shape_is_what_the_library_gives():
