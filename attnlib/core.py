@@ -99,29 +99,29 @@ def dot(u: Array, v: Array) -> Array:
 
 # --- chapter 4: matrix multiplication ---------------------------------------
 
-def matmul(A: Array, B: Array) -> Array:
-    """Matrix product A @ B with explicit loops: row i of A times column j of B gives cell (i, j) (chapter 4)."""
-    A, B = as_array(A, "A"), as_array(B, "B")
-    _same_kind("matmul", A, B)
-    _need_ndim("matmul", "A", A, 2)
-    _need_ndim("matmul", "B", B, 2)
-    rows, inner = A.shape
-    inner_b, cols = B.shape
-    if inner != inner_b:
-        raise ValueError(f"matmul: A has shape {shape_of(A)} and B has shape {shape_of(B)}; "
-                         f"the inner dimensions must match, but A's columns ({inner}) != B's rows ({inner_b})")
+def matmul(M: Array, N: Array) -> Array:
+    """Matrix product M @ N with explicit loops: row i of M times column j of N gives cell (i, j) (chapter 4)."""
+    M, N = as_array(M, "M"), as_array(N, "N")
+    _same_kind("matmul", M, N)
+    _need_ndim("matmul", "M", M, 2)
+    _need_ndim("matmul", "N", N, 2)
+    rows, inner = M.shape
+    inner_n, cols = N.shape
+    if inner != inner_n:
+        raise ValueError(f"matmul: M has shape {shape_of(M)} and N has shape {shape_of(N)}; "
+                         f"the inner dimensions must match, but M's columns ({inner}) != N's rows ({inner_n})")
     out = []
     for i in range(rows):
         row = []
         for j in range(cols):
             cell = 0.0
             for k in range(inner):
-                cell += float(A[i, k]) * float(B[k, j])
+                cell += float(M[i, k]) * float(N[k, j])
             row.append(cell)
         out.append(row)
     if rows == 0 or cols == 0:
-        return A @ B  # an empty result: let the library give it the right shape
-    return _from_nested(out, A)
+        return M @ N  # an empty result: let the library give it the right shape
+    return _from_nested(out, M)
 
 
 # --- chapter 6: the transpose ------------------------------------------------

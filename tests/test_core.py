@@ -98,7 +98,7 @@ def test_shape_errors_name_both_shapes(call, shapes):
 
 
 def test_shape_error_names_the_disagreeing_dimension():
-    with pytest.raises(ValueError, match=r"A's columns \(4\) != B's rows \(5\)"):
+    with pytest.raises(ValueError, match=r"M's columns \(4\) != N's rows \(5\)"):
         matmul(np.ones((3, 4)), np.ones((5, 2)))
     with pytest.raises(ValueError, match=r"d_k must match, but 4 != 5"):
         scores(np.ones((3, 4)), np.ones((3, 5)))
