@@ -195,7 +195,7 @@ def _vec_text(v: np.ndarray) -> str:
 
 
 def math_label(text: str) -> str:
-    """Typeset a plain label such as 'd_model', 'W_Q' or 'n × d_k' as mathtext: $d_{\\mathrm{model}}$ (chapter 2)."""
+    """Typeset a plain label such as 'd_model', 'W_Q' or 'n × d_k' as mathtext: a real subscript, no underscore (chapter 2)."""
     if "$" in text or not re.search(r"[A-Za-z]", text):
         return text
 
@@ -964,15 +964,20 @@ def timings(runs: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]],
 
 
 def attention_maps(maps: dict[str, Any], words: Sequence[str], masks: dict[str, Any] | None = None,
-                   title: str = "", colorbar_label: str = r"weight $A_{ij}$") -> Any:
-    """Attention matrices side by side, words coloured, masked cells shaded and marked ✕ (chapters 11 and 12)."""
+                   title: str = "", colorbar_label: str = r"weight $A_{ij}$", width: float = 5.4) -> Any:
+    """Attention matrices one above the other, words coloured, masked cells shaded and marked ✕ (chapters 11 and 12).
+
+    Stacked, not side by side, so that on a 390 px phone every label and weight is at least 11 pt
+    in a figure at most 5.8 in wide.
+    """
     masks = masks or {}
     arrays = {name: _np(M) for name, M in maps.items()}
     n_rows, n_cols = next(iter(arrays.values())).shape
     k = len(arrays)
-    fig, axes = _figure(min(12.0, 0.55 * n_cols * k + 1.6 * k + 1.0), 0.55 * n_rows + 2.2, ncols=k, squeeze=False)
+    fig, axes = _figure(min(5.8, width), k * (0.45 * n_rows + 1.7) + (0.5 if title else 0.1),
+                        nrows=k, squeeze=False)
     with plt.rc_context(STYLE):
-        for ax, (name, M) in zip(axes[0], arrays.items()):
+        for ax, (name, M) in zip(axes[:, 0], arrays.items()):
             im = ax.imshow(M, cmap=HEATMAP, vmin=0.0, vmax=1.0, aspect="equal")
             mask = masks.get(name)
             blocked = (~np.broadcast_to(np.asarray(mask, dtype=bool), M.shape) if mask is not None
@@ -981,10 +986,10 @@ def attention_maps(maps: dict[str, Any], words: Sequence[str], masks: dict[str, 
                 for j in range(n_cols):
                     if blocked[i, j]:
                         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.55", edgecolor="white", lw=1))
-                        ax.text(j, i, "✕", ha="center", va="center", fontsize=10, color="white")
+                        ax.text(j, i, "✕", ha="center", va="center", fontsize=12, color="white")
                     elif n_rows * n_cols <= 64:
                         ax.text(j, i, f"{M[i, j]:.2f}".lstrip("0") if M[i, j] < 1 else "1", ha="center",
-                                va="center", fontsize=9, color="black" if M[i, j] > 0.6 else "white")
+                                va="center", fontsize=11, color="black" if M[i, j] > 0.6 else "white")
             ax.set_xticks(range(n_cols))
             ax.set_yticks(range(n_rows))
             ax.set_xticklabels(words[:n_cols], rotation=45, ha="right")
@@ -995,10 +1000,13 @@ def attention_maps(maps: dict[str, Any], words: Sequence[str], masks: dict[str, 
                 label.set_color(word_colour(word))
             ax.tick_params(length=0)
             ax.set_title(name, fontsize=12)
-            ax.set_xlabel("key (word j)")
-        axes[0][0].set_ylabel("query (word i)")
-        bar = fig.colorbar(im, ax=list(axes[0]), shrink=0.8)
+            ax.set_xlabel("key (word $j$)")
+            ax.set_ylabel("query (word $i$)")
+        bar = fig.colorbar(im, ax=list(axes[:, 0]), shrink=0.6)
         bar.set_label(colorbar_label)
+        if title:
+            fig.suptitle(_wrap(title, 44))
+    return fig
 
 
 # --- Part V (chapters 13-14): word order and learning ----------------------------------
@@ -1008,12 +1016,12 @@ def position_waves(PE: Any, title: str = "Sinusoidal positional encoding") -> An
     """The positional encoding as a heatmap: one row per position, one column per dimension (chapter 13)."""
     PE = _np(PE)
     n, d = PE.shape
-    fig, ax = _figure(6.4, 4.6)
+    fig, ax = _figure(5.6, 4.8)
     with plt.rc_context(STYLE):
         im = ax.imshow(PE, cmap=HEATMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
         ax.set_xlabel(f"dimension (column of PE), 0 to {d - 1}")
         ax.set_ylabel(f"position pos, 0 to {n - 1}")
-        ax.set_title(title)
+        ax.set_title(_wrap(title, 44))
         bar = fig.colorbar(im, ax=ax, shrink=0.85)
         bar.set_label("value, between −1 and 1")
     return fig
@@ -1028,27 +1036,54 @@ def _word_ticks(ax: Any, labels: Sequence[str]) -> None:
             tick.set_fontweight("bold")
 
 
+_PHONE_WIDTH_IN = 5.8  # the widest figure whose 11 pt text still reads at >= 9 px on a 390 px phone
+
+
+def _panel_grid(count: int, ncols: int | None, widest: int) -> tuple[int, int, bool]:
+    """(rows, columns, transposed) of labelled_panels' grid, at most 5.8 in wide (chapters 13-14).
+
+    No ncols: one panel above the other. ncols that fit: kept. Too many: the groups of ncols panels
+    become columns instead of rows (transposed), or, if even that is too wide, one column.
+    """
+    fits = lambda cols: cols * (0.8 + 0.4 * widest) + 0.9 <= _PHONE_WIDTH_IN
+    if ncols is None or ncols <= 1:
+        return count, 1, False
+    groups = -(-count // ncols)
+    if fits(ncols):
+        return groups, ncols, False
+    if groups > 1 and fits(groups):
+        return ncols, groups, True
+    return count, 1, False
+
+
 def labelled_panels(panels: Sequence[tuple[str, Any, Sequence[str], Sequence[str] | None]], ncols: int | None = None,
                     title: str = "", vmin: float | None = None, vmax: float | None = None,
                     fmt: str = "{:.2f}") -> Any:
-    """Matrices as annotated heatmaps side by side, each panel (title, M, row labels, column labels), word rows in their colours (chapters 13-14)."""
-    ncols = ncols or len(panels)
-    nrows = -(-len(panels) // ncols)
+    """Matrices as annotated heatmaps, each panel (title, M, row labels, column labels), word rows in their colours (chapters 13-14).
+
+    The panels stand one above the other, or in the ncols columns asked for when those fit a phone
+    (5.8 in, 11 pt text); when they do not, each group of ncols panels becomes one column: with six
+    panels and ncols=3, the first three go down the left column and the last three down the right.
+    """
     mats = [_np(M) for _, M, _, _ in panels]
     widest = max(M.shape[1] for M in mats)
     tallest = max(M.shape[0] for M in mats)
-    fig, axes = _figure(min(12.0, 1.2 + ncols * (0.62 * widest + 1.3)), 0.9 + nrows * (0.42 * tallest + 1.2),
+    nrows, ncols, transposed = _panel_grid(len(panels), ncols, widest)
+    width = min(_PHONE_WIDTH_IN, ncols * (0.8 + 0.4 * widest) + 0.9) if ncols > 1 else 5.2
+    fig, axes = _figure(width, (0.6 if title else 0.1) + nrows * (0.36 * tallest + 1.5),
                         ncols=ncols, nrows=nrows, squeeze=False)
+    order = list(axes.T.flat) if transposed else list(axes.flat)
     lo = min(float(M.min()) for M in mats) if vmin is None else vmin
     hi = max(float(M.max()) for M in mats) if vmax is None else vmax
     with plt.rc_context(STYLE):
-        for ax, (name, _, rows, cols), M in zip(axes.flat, panels, mats):
+        for ax, (name, _, rows, cols), M in zip(order, panels, mats):
             im = ax.imshow(M, cmap=HEATMAP, vmin=lo, vmax=hi, aspect="auto")
             ax.set_yticks(range(M.shape[0]))
             ax.set_yticklabels(rows)
             ax.set_xticks(range(M.shape[1]))
             ax.set_xticklabels(cols if cols is not None else range(M.shape[1]), rotation=45 if M.shape[1] > 3 else 0,
-                               fontsize=10)
+                               ha="right" if M.shape[1] > 3 else "center")
+            ax.tick_params(length=0)
             ax.set_title(name, fontsize=12)
             _word_ticks(ax, rows)
             if M.size <= 100:
@@ -1058,29 +1093,27 @@ def labelled_panels(panels: Sequence[tuple[str, Any, Sequence[str], Sequence[str
                         text = fmt.format(M[i, j])
                         if text.startswith("-") and float(text) == 0:
                             text = text[1:]  # a tiny negative rounds to "-0.0": print it as 0.0
-                        ax.text(j, i, text, ha="center", va="center", fontsize=9,
+                        ax.text(j, i, text, ha="center", va="center", fontsize=11,
                                 color="black" if bright else "white")
-        for ax in list(axes.flat)[len(panels):]:
+        for ax in order[len(panels):]:
             ax.axis("off")
-        fig.colorbar(im, ax=list(axes.flat)[:len(panels)], shrink=0.8)
+        fig.colorbar(im, ax=order[:len(panels)], shrink=0.6 if nrows > 1 else 0.85)
         if title:
-            fig.suptitle(title)
+            fig.suptitle(_wrap(title, 40 if width < 5.5 else 44))
     return fig
-
-
 
 
 def loss_curve(history: Sequence[float], title: str = "Training: the loss falls",
                ylabel: str = "loss (mean squared error)") -> Any:
     """The loss at every training step, on a log scale so the late, small improvements stay visible (chapter 14)."""
     y = _np(history)
-    fig, ax = _figure(6.0, 4.0)
+    fig, ax = _figure(5.4, 4.0)
     with plt.rc_context(STYLE):
         ax.plot(np.arange(1, len(y) + 1), y, color=BLUE, lw=2)
         ax.set_yscale("log")
         ax.set_xlabel("training step")
         ax.set_ylabel(ylabel)
-        ax.set_title(title)
+        ax.set_title(_wrap(title, 44))
         ax.grid(alpha=0.3, which="both")
     return fig
 

@@ -59,6 +59,11 @@ def _cases():
     lines3 = [["X", "W_Q", "W_K", "W_V"], ["Q", "K", "V"], ["S", "A", "Z"]]
     three = ["cat", "dog", "car"]
     cat = np.asarray(attnlib.embed("cat"))[:2]
+    causal = np.tril(np.ones((6, 6), dtype=bool))
+    PE = attnlib.positional_encoding(6, 4)
+    placed = [f"{pos} {word}" for pos, word in enumerate(words)]
+    learned_rows = ["pos 0", "pos 1", "pos 2", "pos 3"] + attnlib.FEATURES
+    learned = np.random.default_rng(0).uniform(-3, 3, (8, 4))  # the shape of chapter 14's learned lenses
     return {
         "arrow_parts": lambda: plot.arrow_parts("cat", attnlib.VOCAB_2D["cat"]),
         "arrows": lambda: plot.arrows(attnlib.VOCAB_2D, title="Five words as arrows",
@@ -125,6 +130,37 @@ def _cases():
         "blend 6": lambda: plot.blend(A[sat], V, words, target=r"$z_{\mathrm{sat}}$"),
         "before_after": lambda: plot.before_after(X, Z, words, attnlib.FEATURES),
         "prerequisite_map": lambda: plot.prerequisite_map(),
+        "attention_maps ch11 causal": lambda: plot.attention_maps(
+            {"no mask": A, "causal mask": attnlib.self_attention(X, W_Q, W_K, W_V, mask=causal)[1]}, words,
+            masks={"causal mask": causal}, title="Who attends to whom, before and after the mask"),
+        "attention_maps ch11 padding": lambda: plot.attention_maps(
+            {"no padding mask": A, "padding mask": A}, words[:3] + ["pad", "pad", "pad"],
+            masks={"padding mask": np.broadcast_to(np.arange(6) < 3, (6, 6))},
+            title="'the kitten sat', padded to six positions"),
+        "attention_maps ch12": lambda: plot.attention_maps({"head 1: who?": A, "head 2: where?": A.T}, words,
+                                                           title="Two heads, two questions, one sentence"),
+        "labelled_panels ch13 Z": lambda: plot.labelled_panels(
+            [("Z, in sentence order", Z, words, attnlib.FEATURES),
+             ("Z of the shuffled words", Z[::-1], words[::-1], attnlib.FEATURES)],
+            title="Shuffle the words: each row of Z moves with its word"),
+        "position_waves": lambda: plot.position_waves(attnlib.positional_encoding(50, 16),
+                                                      title="Positional encoding PE: 50 positions, 16 dimensions"),
+        "labelled_panels ch13 X+PE": lambda: plot.labelled_panels(
+            [("X (the words)", X, placed, attnlib.FEATURES), ("PE (the places)", PE, placed, ["0", "1", "2", "3"]),
+             ("X + PE", X + PE, placed, attnlib.FEATURES)],
+            title="Positions are added to X", vmin=-1.0, vmax=2.0),
+        "loss_curve": lambda: plot.loss_curve(np.geomspace(0.8, 2e-4, 200), title="Training the lenses: the loss falls"),
+        "word_heatmap ch14": lambda: plot.word_heatmap(A, row_labels=placed, col_labels=placed, vmin=0, vmax=1,
+                                                       title="Learned A: each word attends to the word before",
+                                                       colorbar_label=r"weight $\alpha_{ij}$"),
+        "labelled_panels ch14 lenses": lambda: plot.labelled_panels([
+            (r"hand-made $W_Q$", W_Q, attnlib.FEATURES, attnlib.data.QUERY_SLOTS),
+            (r"hand-made $W_K$", W_K, attnlib.FEATURES, attnlib.data.KEY_SLOTS),
+            (r"hand-made $W_V$", W_V, attnlib.FEATURES, attnlib.FEATURES),
+            (r"learned $W_Q$", learned[:, :2], learned_rows, ["0", "1"]),
+            (r"learned $W_K$", learned[:, 2:], learned_rows, ["0", "1"]),
+            (r"learned $W_V$", learned, learned_rows, attnlib.FEATURES)],
+            ncols=3, title="Chapter 5's lenses (left) and the learned lenses (right)", fmt="{:.1f}"),
         "timings 1": lambda: plot.timings(_timing_runs(1)),
         "timings 3": lambda: plot.timings(_timing_runs(3)),
     }
