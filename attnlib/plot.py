@@ -611,7 +611,7 @@ def blend(weights: Sequence[float], V: Any, labels: Sequence[str], target: str =
     """One output row z_i = Σ_j A_ij v_j drawn as value rows flowing in with their weights on the arrows (chapter 10).
 
     Each value row is written in its word's colour; an arrow's thickness is its weight.
-    `target` is the name of the output, e.g. the mathtext label "$z_{sat}$".
+    `target` is the name of the output, e.g. a mathtext label that draws z with the subscript "sat".
     """
     w, V = _np(weights), _np(V)
     n = len(w)
@@ -792,7 +792,7 @@ def shape_blocks(lines: Sequence[dict[str, Any]], captions: dict[str, str] | Non
                  max_width: float = 6.4) -> Any:
     """Each array as an empty grid of its rows × columns, named, with its shape underneath (chapter 3).
 
-    Names and captions are typeset: "W_Q" is drawn as $W_Q$, "d_model × d_k" as $d_{model} \\times d_k$.
+    Names and captions are typeset: "W_Q" and "d_model × d_k" are drawn with real subscripts.
     The figure is at most `max_width` inches wide, so it stays legible on a phone.
     """
     captions, colours = captions or {}, colours or {}

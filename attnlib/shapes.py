@@ -22,7 +22,7 @@ def shape_tag(name: str, x: Any, latex: bool = False) -> str:
     r"""The shape tag of an array, e.g. 'X ∈ ℝ³ˣ⁴' for 3 rows and 4 columns (chapter 3).
 
     A 1-D array of 4 numbers is 'v ∈ ℝ⁴'; a single number is 'c ∈ ℝ'. With latex=True, the same
-    tag as TeX for a Markdown cell: `X \in \mathbb{R}^{3 \times 4}`.
+    tag as TeX for a Markdown cell: ``X \in \mathbb{R}^{3 \times 4}``.
     """
     dims = [str(d) for d in shape_of(as_array(x, name))]
     if latex:
