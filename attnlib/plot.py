@@ -964,13 +964,14 @@ def timings(runs: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]],
 
 
 def attention_maps(maps: dict[str, Any], words: Sequence[str], masks: dict[str, Any] | None = None,
-                   title: str = "", colorbar_label: str = r"weight $A_{ij}$", width: float = 5.4) -> Any:
+                   title: str = "", colorbar_label: str | None = None, width: float = 5.4) -> Any:
     """Attention matrices one above the other, words coloured, masked cells shaded and marked ✕ (chapters 11 and 12).
 
     Stacked, not side by side, so that on a 390 px phone every label and weight is at least 11 pt
-    in a figure at most 5.8 in wide.
+    in a figure at most 5.8 in wide. The colour bar is labelled "weight A_ij" unless colorbar_label says otherwise.
     """
     masks = masks or {}
+    colorbar_label = r"weight $A_{ij}$" if colorbar_label is None else colorbar_label
     arrays = {name: _np(M) for name, M in maps.items()}
     n_rows, n_cols = next(iter(arrays.values())).shape
     k = len(arrays)
