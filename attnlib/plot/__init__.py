@@ -1,0 +1,101 @@
+"""Every figure of the course, drawn from code with matplotlib.
+
+Each function returns a matplotlib Figure; in a notebook, `fig = plot.arrows(...)` shows it.
+The palette is Okabe–Ito (safe for colour-blind readers), heatmaps use viridis,
+and the figures are sized and lettered to stay readable on a phone.
+
+The figures live in modules by kind: `style` (palette, word colours, the matplotlib style, SVG
+output), `arrows`, `grids`, `curves` and `course_map`; every figure is reachable as `plot.NAME`.
+
+Importing `attnlib.plot` inside a Jupyter kernel switches that kernel's inline figures to SVG
+(`style.show_svg_inline`), so every figure of the course is stored sharp at any width; outside a
+kernel the import changes nothing.
+"""
+
+from .arrows import arrow_parts, arrows, arrows_to_rows, dot_cases, dot_projection
+from .course_map import PREREQUISITES, prerequisite_map
+from .curves import blend, lines, loss_curve, position_waves, softmax_shares, timings
+from .grids import (
+    attention_maps,
+    before_after,
+    fit_table,
+    grid,
+    heatmap,
+    labelled_grids,
+    labelled_panels,
+    matmul_cell,
+    projections,
+    shape_blocks,
+    stacked_rows,
+    transpose_reflection,
+    word_heatmap,
+)
+from .style import (
+    BLACK,
+    BLUE,
+    GREEN,
+    HEATMAP,
+    ORANGE,
+    PALETTE,
+    PURPLE,
+    SKY,
+    STYLE,
+    SVG_STYLE,
+    VERMILLION,
+    WORD_COLOURS,
+    YELLOW,
+    math_label,
+    save_svg,
+    show_svg_inline,
+    word_colour,
+    word_ticks,
+)
+
+__all__ = [
+    "arrow_parts",
+    "arrows",
+    "arrows_to_rows",
+    "dot_cases",
+    "dot_projection",
+    "PREREQUISITES",
+    "prerequisite_map",
+    "blend",
+    "lines",
+    "loss_curve",
+    "position_waves",
+    "softmax_shares",
+    "timings",
+    "attention_maps",
+    "before_after",
+    "fit_table",
+    "grid",
+    "heatmap",
+    "labelled_grids",
+    "labelled_panels",
+    "matmul_cell",
+    "projections",
+    "shape_blocks",
+    "stacked_rows",
+    "transpose_reflection",
+    "word_heatmap",
+    "BLACK",
+    "BLUE",
+    "GREEN",
+    "HEATMAP",
+    "ORANGE",
+    "PALETTE",
+    "PURPLE",
+    "SKY",
+    "STYLE",
+    "SVG_STYLE",
+    "VERMILLION",
+    "WORD_COLOURS",
+    "YELLOW",
+    "math_label",
+    "save_svg",
+    "show_svg_inline",
+    "word_colour",
+    "word_ticks",
+]
+
+show_svg_inline()

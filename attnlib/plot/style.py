@@ -1,0 +1,321 @@
+"""The course's look, shared by every figure: the palette, one colour per word, the matplotlib style,
+SVG output, and the few helpers every kind of figure uses (a figure of the course's size, word-coloured
+labels, typeset names)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from ..core import is_torch
+
+# Okabe & Ito (2008): distinguishable with every common colour-vision deficiency.
+PALETTE = [
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#CC79A7",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+]
+
+
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
+
+
+HEATMAP = "viridis"
+
+
+# One colour per word, the same in every chapter and every figure (chapter 1 onwards).
+# Every colour is a mid tone (relative luminance 0.13 to 0.26): contrast at least 3.4 : 1 on white
+# and at least 3.3 : 1 on a near-black page, so a bold word label reads in light and dark mode.
+# Words that share a sentence in the course ("the kitten sat on the mat", "the dog drove a truck",
+# "a puppy drove the car", ...) differ by at least 22 in CIELAB ΔE; tests/test_ch01.py checks both.
+WORD_COLOURS: dict[str, str] = {
+    "cat": "#0072B2",
+    "kitten": "#C2408A",
+    "dog": "#C26A00",
+    "puppy": "#8C7E00",
+    "car": "#D0401C",
+    "truck": "#7A5BC7",
+    "bike": "#1B8A9C",
+    "sat": "#008A5C",
+    "ran": "#4E8B1E",
+    "drove": "#A0522D",
+    "mat": "#9E7A3C",
+    "road": "#7D6B4A",
+    "on": "#3A6FE0",
+    "the": "#767676",
+    "a": "#8D6E8F",
+}
+
+
+# A word outside the vocabulary gets a steady colour of its own from these mid tones.
+_OTHER_WORD_COLOURS = ["#0072B2", "#D0401C", "#008A5C", "#7A5BC7", "#C26A00", "#1B8A9C"]
+
+
+def word_colour(word: str) -> str:
+    """The colour of a word in every figure of the course (chapter 1)."""
+    key = str(word).strip().strip("“”\"'").lower()
+    if key in WORD_COLOURS:
+        return WORD_COLOURS[key]
+    return _OTHER_WORD_COLOURS[sum(map(ord, key)) % len(_OTHER_WORD_COLOURS)]
+
+
+#: The course style, applied to every figure by _figure. Figures are shown as SVG (see
+#: show_svg_inline below), so they are sharp at any width; dpi only sets the size of the
+#: few raster parts (an imshow heatmap's cells) and of a PNG a reader saves by hand.
+#: The background is transparent, so a figure takes the page's own background: white in the
+#: light book and in JupyterLab, dark in the book's dark mode (where _static/phone.css turns
+#: the black ink light).
+STYLE = {
+    "figure.dpi": 100,
+    "savefig.dpi": 200,
+    "figure.facecolor": "none",
+    "axes.facecolor": "none",
+    "savefig.facecolor": "none",
+    "legend.facecolor": "white",
+    "font.size": 12,
+    "axes.titlesize": 13,
+    "axes.labelsize": 12,
+    "xtick.labelsize": 11,
+    "ytick.labelsize": 11,
+    "legend.fontsize": 11,
+    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+#: Saved SVG is the same bytes for the same drawing: no date, fixed element ids, glyphs as paths
+#: (so a figure looks the same on a machine without matplotlib's fonts).
+SVG_STYLE = {"svg.hashsalt": "attnlib", "svg.fonttype": "path"}
+
+
+def show_svg_inline() -> bool:
+    """In a Jupyter kernel, show every figure as SVG, sharp on a phone and a retina screen (chapter 1).
+
+    Called once when attnlib.plot is imported. Outside a Jupyter kernel (a script, pytest, the
+    bench) it does nothing and returns False. In a kernel it sets matplotlib_inline's
+    `InlineBackend.figure_formats` (kept when the inline backend is first configured) and the
+    display formatter now, so `fig` at the end of a cell stores image/svg+xml; `%config
+    InlineBackend.figure_formats = {'png'}` in a notebook still switches back.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+    from matplotlib_inline.config import InlineBackend
+
+    matplotlib.rcParams.update(SVG_STYLE)
+    config = InlineBackend.instance()
+    config.figure_formats = {"svg"}
+    config.print_figure_kwargs = {
+        **config.print_figure_kwargs,
+        "metadata": {"Date": None},
+    }
+    set_matplotlib_formats("svg", **config.print_figure_kwargs)
+    return True
+
+
+def _figure(
+    width: float = 6.0,
+    height: float = 4.0,
+    ncols: int = 1,
+    nrows: int = 1,
+    **subplots: Any,
+) -> tuple[Any, Any]:
+    """The one way every figure of the course is made: the course style, and inline display kept on."""
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(
+            nrows, ncols, figsize=(width, height), layout="constrained", **subplots
+        )
+        interactive = (
+            matplotlib.is_interactive()
+        )  # the first figure may switch on Jupyter's inline backend
+    matplotlib.interactive(
+        interactive
+    )  # leaving rc_context would switch it off again and hide later figures
+    return fig, ax
+
+
+def _np(x: Any) -> np.ndarray:
+    if is_torch(x):
+        x = x.detach().cpu().numpy()
+    return np.asarray(x, dtype=float)
+
+
+def _spread_out(ys: list[float], gap: float) -> list[float]:
+    """Label heights near `ys`, pushed apart (upwards, lowest first) so no two are closer than `gap`."""
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    out = list(ys)
+    for previous, current in zip(order, order[1:]):
+        out[current] = max(out[current], out[previous] + gap)
+    return out
+
+
+def _vec_text(v: np.ndarray) -> str:
+    return "[" + ", ".join(f"{x:g}" for x in v) + "]"
+
+
+def math_label(text: str) -> str:
+    """Typeset a plain label such as 'd_model', 'W_Q' or 'n × d_k' as mathtext: a real subscript, no underscore (chapter 2)."""
+    if "$" in text or not re.search(r"[A-Za-z]", text):
+        return text
+
+    def symbol(match: re.Match) -> str:
+        base, sub = match.group(1), match.group(2)
+        if sub is None:
+            return base
+        return f"{base}_{{\\mathrm{{{sub}}}}}" if len(sub) > 1 else f"{base}_{sub}"
+
+    parts = [
+        re.sub(r"([A-Za-z]+)(?:_([A-Za-z0-9]+))?", symbol, part.strip())
+        for part in text.split("×")
+    ]
+    body = r" \times ".join(
+        part.replace("ᵀ", r"^{\mathsf{T}}").replace(" ", r"\ ") for part in parts
+    )
+    return f"${body}$"
+
+
+def _colour_tick_labels(ax: Any) -> None:
+    """Write every tick label of ax that is a word of the vocabulary in that word's colour, in bold (chapters 9 and 10)."""
+    for label in ax.get_xticklabels() + ax.get_yticklabels():
+        if label.get_text().strip().strip("“”\"'").lower() in WORD_COLOURS:
+            label.set_color(word_colour(label.get_text()))
+            label.set_fontweight("bold")
+
+
+def _tint(colour: str, amount: float) -> tuple[float, float, float]:
+    """An opaque light version of `colour`: `amount` of it mixed with white."""
+    r, g, b = matplotlib.colors.to_rgb(colour)
+    return (1 - amount * (1 - r), 1 - amount * (1 - g), 1 - amount * (1 - b))
+
+
+def _box(
+    ax: Any,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    text: str,
+    colour: str,
+    alpha: float = 1.0,
+) -> None:
+    ax.add_patch(
+        Rectangle((x, y), w, h, facecolor=colour, alpha=alpha, edgecolor="0.2", lw=1.2)
+    )
+    ax.text(
+        x + w / 2,
+        y + h / 2,
+        text,
+        ha="center",
+        va="center",
+        fontsize=12,
+        fontweight="bold",
+    )
+
+
+def word_ticks(fig: Any) -> Any:
+    """Colour every tick label that is a word of the vocabulary in that word's colour, e.g. a heatmap's (chapter 7)."""
+    for ax in fig.axes:
+        for label in ax.get_xticklabels() + ax.get_yticklabels():
+            if label.get_text().strip().lower() in WORD_COLOURS:
+                label.set_color(word_colour(label.get_text()))
+                label.set_fontweight("bold")
+    return fig
+
+
+def save_svg(fig: Any, path: str) -> None:
+    """Save a figure as SVG with no date and a fixed id salt, so the same drawing gives the same bytes.
+
+    A saved file gets a white background (it may be opened in any viewer); figures shown in a
+    notebook keep STYLE's transparent one.
+    """
+    with plt.rc_context(SVG_STYLE):
+        fig.savefig(path, format="svg", metadata={"Date": None}, facecolor="white")
+
+
+def _rows_cols(M: np.ndarray) -> tuple[int, int]:
+    """(rows, columns) of a matrix; a plain list of numbers counts as one row."""
+    return (
+        (1, int(M.size))
+        if M.ndim == 1
+        else (int(M.shape[0]), int(M.size // max(M.shape[0], 1)))
+    )
+
+
+def _typeset(name: str) -> str:
+    """A matrix name as mathtext: "W_Q" becomes "$W_Q$"; a name already in $...$ is kept (chapter 5)."""
+    return name if "$" in name else f"${name}$"
+
+
+def _colour_words(labels: Sequence[Any]) -> None:
+    """Colour tick labels that are words of the vocabulary in their course colour (chapter 5)."""
+    for label in labels:
+        text = label.get_text()
+        if text.strip().lower() in WORD_COLOURS:
+            label.set_color(word_colour(text))
+            label.set_fontweight("bold")
+
+
+def _wrap(text: str, width: int = 48) -> str:
+    """Break a long title into lines of at most `width` characters, never inside $...$ math (chapter 5)."""
+    if "\n" in text or len(text) <= width:
+        return text
+    words, lines, math = [], [], False
+    for word in text.split(" "):  # glue the words of one $...$ formula together
+        if math:
+            words[-1] += " " + word
+        else:
+            words.append(word)
+        math ^= word.count("$") % 2 == 1
+    for word in words:
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
+
+
+def _word_ticks(ax: Any, labels: Sequence[str]) -> None:
+    """Colour every y tick label that is a word of the toy vocabulary in that word's colour."""
+    for tick, label in zip(ax.get_yticklabels(), labels):
+        word = str(label).split()[-1]
+        if word.lower() in WORD_COLOURS:
+            tick.set_color(word_colour(word))
+            tick.set_fontweight("bold")
+
+
+_PHONE_WIDTH_IN = (
+    5.8  # the widest figure whose 11 pt text still reads at >= 9 px on a 390 px phone
+)
+
+
+def _panel_grid(count: int, ncols: int | None, widest: int) -> tuple[int, int, bool]:
+    """(rows, columns, transposed) of labelled_panels' grid, at most 5.8 in wide (chapters 13-14).
+
+    No ncols: one panel above the other. ncols that fit: kept. Too many: the groups of ncols panels
+    become columns instead of rows (transposed), or, if even that is too wide, one column.
+    """
+    fits = lambda cols: cols * (0.8 + 0.4 * widest) + 0.9 <= _PHONE_WIDTH_IN
+    if ncols is None or ncols <= 1:
+        return count, 1, False
+    groups = -(-count // ncols)
+    if fits(ncols):
+        return groups, ncols, False
+    if groups > 1 and fits(groups):
+        return ncols, groups, True
+    return count, 1, False
