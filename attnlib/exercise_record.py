@@ -13,7 +13,7 @@ record off (the tests, nbval and `make execute` run so, so stored outputs never 
 anyone's history).
 
 What counts as an attempt: a check of a registered exercise with an answer. A placeholder
-left as it is (None, `...`, a function whose body is only `...`) and a check run from a
+left as it is (None, `...`, a function stub that computes nothing) and a check run from a
 solution cell (its first line is "# Solution") are not the learner's attempts, so "Run All"
 on a fresh notebook records nothing.
 
@@ -33,7 +33,7 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +128,9 @@ def _write(path: Path, data: dict) -> None:
 
     if path.exists() and not path.stat().st_mode & 0o200:
         raise RecordError(f"{_shown(path)} is read-only")
-    fd, temporary = tempfile.mkstemp(prefix=".progress-", suffix=".tmp", dir=path.parent)
+    fd, temporary = tempfile.mkstemp(
+        prefix=".progress-", suffix=".tmp", dir=path.parent
+    )
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(data, out, indent=1, ensure_ascii=False)
@@ -205,7 +207,7 @@ def _reason(exc: OSError) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # ISO 8601, UTC
 
 
 # --- recording a verdict -----------------------------------------------------------
@@ -234,7 +236,7 @@ def record(exercise_id: str, answer: Any, ok: bool) -> None:
             _stop(path, f"{_shown(path)} cannot be written ({_reason(exc)})")
     except KeyboardInterrupt:
         raise
-    except BaseException:  # noqa: BLE001 - a record must never take `check` down
+    except BaseException:  # noqa: BLE001, S110 - a record must never take `check` down
         pass
 
 
@@ -245,7 +247,8 @@ def _add(exercises: dict, exercise_id: str, ok: bool, now: str) -> None:
     entry["attempts"] += 1
     entry["solved"] = entry["solved"] or ok  # solved once is solved
     entry["last"] = now
-    exercises[exercise_id] = exercises.pop(exercise_id)  # the file lists the latest last
+    # move it to the end: the file lists the latest check last
+    exercises[exercise_id] = exercises.pop(exercise_id)
 
 
 def _is_attempt(exercise_id: Any, answer: Any) -> bool:
@@ -254,18 +257,32 @@ def _is_attempt(exercise_id: Any, answer: Any) -> bool:
 
     if not isinstance(exercise_id, str) or exercise_id not in exercise_ids():
         return False
-    if answer is None or answer is ... or _is_empty_function(answer):
+    if answer is None or answer is ... or _is_placeholder_function(answer):
         return False
     return not _in_solution_cell()
 
 
-def _empty_body(): ...
+def _is_placeholder_function(answer: Any) -> bool:
+    """A function that computes nothing: the exercise's stub, not filled in yet.
 
-
-def _is_empty_function(answer: Any) -> bool:
-    """A function whose body is only `...` (or `pass`): the exercise's placeholder, unfilled."""
+    Its body reads none of its arguments, looks up no name and holds no constant but None
+    (`...`, `pass`, or `x_new = None` lines returned as they are).
+    """
     code = getattr(answer, "__code__", None)
-    return getattr(code, "co_code", None) == _empty_body.__code__.co_code
+    if code is None or not callable(answer):
+        return False
+    import dis
+
+    args = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    for step in dis.get_instructions(code):
+        read = step.argval if isinstance(step.argval, tuple) else (step.argval,)
+        if step.opname.startswith("LOAD_FAST") and args.intersection(read):
+            return False
+    doc = getattr(answer, "__doc__", None)
+    constants = [
+        c for c in code.co_consts if c is not None and c is not ... and c != doc
+    ]
+    return not code.co_names and not constants
 
 
 def _in_solution_cell() -> bool:
@@ -342,8 +359,9 @@ class Progress:
         if self.note:
             lines.append(self.note)
         for c in self.chapters:
-            lines += ["", f"Chapter {c.number}: {c.title} ({_counts(c)})"]
-            lines += [f"  {_mark(e)} {e.id:<24} {_state(e)}" for e in c.exercises]
+            lines += ["", f"Chapter {c.number}: {c.title} ({self._counts(c)})"]
+            if not self._folded(c):
+                lines += [f"  {_mark(e)} {e.id:<24} {_state(e)}" for e in c.exercises]
         if self.unknown:
             lines += ["", "Not in this version of the course (kept in the record):"]
             lines += [f"  {_mark(e)} {e.id:<24} {_state(e)}" for e in self.unknown]
@@ -352,16 +370,15 @@ class Progress:
 
     def _repr_html_(self) -> str:
         """The table as compact HTML, for Jupyter."""
-        from html import escape
-
         rows = []
         for c in self.chapters:
             head = f"{c.number}. {escape(c.title)}"
             rows.append(
                 f'<tr><th colspan="3" scope="colgroup" style="text-align:left">'
-                f"{head} <small>({_counts(c)})</small></th></tr>"
+                f"{head} <small>({self._counts(c)})</small></th></tr>"
             )
-            rows += [_html_row(e) for e in c.exercises]
+            if not self._folded(c):
+                rows += [_html_row(e) for e in c.exercises]
         if self.unknown:
             rows.append(
                 '<tr><th colspan="3" scope="colgroup" style="text-align:left">'
@@ -377,6 +394,18 @@ class Progress:
             f"<p>{escape(self._next_line())}</p></div>"
         )
 
+    def _folded(self, c: Chapter) -> bool:
+        """In the whole course's view, a chapter not started shows as one line."""
+        return len(self.chapters) > 1 and c.count(_NOT_STARTED) == len(c.exercises)
+
+    def _counts(self, c: Chapter) -> str:
+        if self._folded(c):
+            return f"not started, {len(c.exercises)} exercises"
+        return (
+            f"{c.count(_SOLVED)} solved, {c.count(_TRIED)} tried, "
+            f"{c.count(_NOT_STARTED)} not started"
+        )
+
     def _heading(self) -> str:
         shown = [e for c in self.chapters for e in c.exercises]
         solved = sum(e.status == _SOLVED for e in shown)
@@ -386,14 +415,9 @@ class Progress:
     def _next_line(self) -> str:
         if self.next:
             return f"Next to try: {self.next}"
-        return "Every exercise here is solved." if self.chapters else "No exercises here."
-
-
-def _counts(c: Chapter) -> str:
-    return (
-        f"{c.count(_SOLVED)} solved, {c.count(_TRIED)} tried, "
-        f"{c.count(_NOT_STARTED)} not started"
-    )
+        return (
+            "Every exercise here is solved." if self.chapters else "No exercises here."
+        )
 
 
 def _mark(e: Exercise) -> str:
@@ -408,8 +432,6 @@ def _state(e: Exercise) -> str:
 
 
 def _html_row(e: Exercise) -> str:
-    from html import escape
-
     tries = f" ({e.attempts})" if e.attempts else ""
     return (
         f"<tr><td><code>{escape(e.id)}</code></td>"
@@ -430,7 +452,9 @@ def progress(chapter: int | None = None, reset: bool = False) -> Progress | None
     ids = exercise_ids()
     numbers = sorted({_chapter_of(i) for i in ids} - {None})
     if chapter is not None and (
-        isinstance(chapter, bool) or not isinstance(chapter, int) or chapter not in numbers
+        isinstance(chapter, bool)
+        or not isinstance(chapter, int)
+        or chapter not in numbers
     ):
         raise ValueError(
             f"chapter={chapter!r} has no checked exercises; "
@@ -460,13 +484,17 @@ def _status(exercise_id: str, entries: dict) -> Exercise:
     entry = entries.get(exercise_id)
     if entry is None:
         return Exercise(exercise_id, _NOT_STARTED)
-    status = _SOLVED if entry["solved"] else _TRIED if entry["attempts"] else _NOT_STARTED
-    return Exercise(exercise_id, status, entry["attempts"], entry["first"], entry["last"])
+    status = (
+        _SOLVED if entry["solved"] else _TRIED if entry["attempts"] else _NOT_STARTED
+    )
+    return Exercise(
+        exercise_id, status, entry["attempts"], entry["first"], entry["last"]
+    )
 
 
 def _summarise(ids, entries, chapter, path, note) -> Progress:
     wanted = [i for i in ids if chapter is None or _chapter_of(i) == chapter]
-    wanted.sort(key=lambda i: _chapter_of(i) or 0)  # stable: each chapter keeps its order
+    wanted.sort(key=_course_order)
     chapters: dict[int, list[Exercise]] = {}
     for i in wanted:
         chapters.setdefault(_chapter_of(i) or 0, []).append(_status(i, entries))
@@ -485,6 +513,14 @@ def _summarise(ids, entries, chapter, path, note) -> Progress:
     )
 
 
+def _course_order(exercise_id: str) -> tuple[int, int]:
+    """Chapter by chapter; in a chapter, the order its grader module defines them in."""
+    from .exercises import get
+
+    code = getattr(get(exercise_id).checker, "__code__", None)
+    return _chapter_of(exercise_id) or 0, getattr(code, "co_firstlineno", 0)
+
+
 def _next(ids: list[str], entries: dict) -> str | None:
     """Where to pick up: the last exercise checked if it is unsolved, else the next unsolved.
 
@@ -494,7 +530,7 @@ def _next(ids: list[str], entries: dict) -> str | None:
     unsolved = [i for i in ids if not entries.get(i, {}).get("solved")]
     if not unsolved:
         return None
-    order = {i: n for n, i in enumerate(entries)}  # the record lists the latest check last
+    order = {i: n for n, i in enumerate(entries)}  # the latest check is listed last
     checked = [i for i in ids if i in entries]
     if not checked:
         return unsolved[0]
@@ -527,17 +563,21 @@ def _reset(path: Path | None, chapter: int | None) -> None:
         with _locked(path):
             try:
                 exercises = _read(path)["exercises"]
-            except RecordError as exc:  # an unreadable record is replaced by an empty one
+            except RecordError as exc:  # an unreadable record: replaced by an empty one
                 _write(path, _empty())
                 print(f"{exc}; it is replaced by an empty record.")
                 _off.pop(path, None)
                 return
-            gone = [i for i in exercises if chapter is None or _chapter_of(i) == chapter]
+            gone = [
+                i for i in exercises if chapter is None or _chapter_of(i) == chapter
+            ]
             for i in gone:
                 del exercises[i]
             _write(path, {**_empty(), "exercises": exercises})
     except _Busy:
-        print("Another notebook is writing your exercise record; try again in a moment.")
+        print(
+            "Another notebook is writing your exercise record; try again in a moment."
+        )
         return
     except RecordError as exc:
         print(f"Your exercise record was not cleared: {exc}.")
