@@ -30,6 +30,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -49,8 +50,19 @@ _off: dict[Path, str] = {}  # record file -> why recording stopped for this sess
 _noticed = False  # the one notice of a session has been printed
 
 
+_RESET = "start a new record with attnlib.progress(reset=True)"
+_ELSEWHERE = f"make the file writable or set {ENV} to another file"
+
+
 class RecordError(Exception):
-    """The record cannot be used: its message says why, in words for the learner."""
+    """The record cannot be used: why, and what the learner can do about it."""
+
+    def __init__(self, why: str, fix: str = _RESET) -> None:
+        super().__init__(why)
+        self.why, self.fix = why, fix
+
+    def __str__(self) -> str:
+        return f"{self.why} ({self.fix})"
 
 
 class _Busy(Exception):
@@ -104,21 +116,27 @@ def _read(path: Path) -> dict:
     except FileNotFoundError:
         return _empty()
     except OSError as exc:
-        raise RecordError(f"{_shown(path)} cannot be read ({_reason(exc)})") from None
+        raise RecordError(
+            f"{_shown(path)} cannot be read: {_reason(exc)}", _ELSEWHERE
+        ) from None
     except UnicodeDecodeError:
-        raise RecordError(f"{_shown(path)} cannot be read (not UTF-8 text)") from None
+        raise RecordError(
+            f"{_shown(path)} cannot be read: it is not UTF-8 text"
+        ) from None
     if not text.strip():
         return _empty()
     try:
         data = json.loads(text)
     except ValueError:
-        raise RecordError(f"{_shown(path)} is not a record (not valid JSON)") from None
+        raise RecordError(f"{_shown(path)} is not a record: not valid JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("exercises"), dict):
-        raise RecordError(f"{_shown(path)} is not a record (no exercises in it)")
+        raise RecordError(f"{_shown(path)} is not a record: no exercises in it")
     if type(data.get("format")) is not int or data["format"] > FORMAT:
-        raise RecordError(f"{_shown(path)} was written by a newer attnlib")
+        raise RecordError(
+            f"{_shown(path)} was written by a newer attnlib", "update attnlib"
+        )
     if not all(_valid_entry(e) for e in data["exercises"].values()):
-        raise RecordError(f"{_shown(path)} is damaged (an entry is not readable)")
+        raise RecordError(f"{_shown(path)} is damaged: an entry is not readable")
     return data
 
 
@@ -127,7 +145,7 @@ def _write(path: Path, data: dict) -> None:
     import tempfile  # only when a record is written, so `import attnlib` stays light
 
     if path.exists() and not path.stat().st_mode & 0o200:
-        raise RecordError(f"{_shown(path)} is read-only")
+        raise RecordError(f"{_shown(path)} is read-only", _ELSEWHERE)
     fd, temporary = tempfile.mkstemp(
         prefix=".progress-", suffix=".tmp", dir=path.parent
     )
@@ -231,9 +249,10 @@ def record(exercise_id: str, answer: Any, ok: bool) -> None:
                 "answer was not recorded."
             )
         except RecordError as exc:
-            _stop(path, str(exc))
+            _stop(path, exc)
         except OSError as exc:
-            _stop(path, f"{_shown(path)} cannot be written ({_reason(exc)})")
+            why = f"{_shown(path)} cannot be written: {_reason(exc)}"
+            _stop(path, RecordError(why, _ELSEWHERE))
     except KeyboardInterrupt:
         raise
     except BaseException:  # noqa: BLE001, S110 - a record must never take `check` down
@@ -294,11 +313,11 @@ def _in_solution_cell() -> bool:
     return isinstance(cell, str) and cell.lstrip().lower().startswith("# solution")
 
 
-def _stop(path: Path, why: str) -> None:
-    _off[path] = why
+def _stop(path: Path, problem: RecordError) -> None:
+    _off[path] = str(problem)
     _notice(
-        f"Your exercise record is off for this session: {why}. Your answers are still "
-        "checked. To start a new record, run attnlib.progress(reset=True)."
+        f"Your exercise record is off for this session: {problem.why}. Your answers are "
+        f"still checked. To record them again, {problem.fix}."
     )
 
 
@@ -306,7 +325,7 @@ def _notice(text: str) -> None:
     global _noticed
     if not _noticed:
         _noticed = True
-        print(f"({text})")
+        print(textwrap.fill(f"({text})", width=78, subsequent_indent="  "))
 
 
 # --- reading the record back: attnlib.progress() -----------------------------------
@@ -471,7 +490,7 @@ def progress(chapter: int | None = None, reset: bool = False) -> Progress | None
         try:
             entries = _read(path)["exercises"]
         except RecordError as exc:
-            note = f"{exc}. To start a new record, run attnlib.progress(reset=True)."
+            note = f"{exc.why}. To record your answers again, {exc.fix}."
     return _summarise(ids, entries, chapter, path, note)
 
 
@@ -565,7 +584,7 @@ def _reset(path: Path | None, chapter: int | None) -> None:
                 exercises = _read(path)["exercises"]
             except RecordError as exc:  # an unreadable record: replaced by an empty one
                 _write(path, _empty())
-                print(f"{exc}; it is replaced by an empty record.")
+                print(f"{exc.why}; it is replaced by an empty record.")
                 _off.pop(path, None)
                 return
             gone = [
@@ -580,10 +599,10 @@ def _reset(path: Path | None, chapter: int | None) -> None:
         )
         return
     except RecordError as exc:
-        print(f"Your exercise record was not cleared: {exc}.")
+        print(f"Your exercise record was not cleared: {exc.why}; {exc.fix}.")
         return
     except OSError as exc:
-        print(f"Your exercise record was not cleared: {_shown(path)} ({_reason(exc)}).")
+        print(f"Your exercise record was not cleared: {_shown(path)}: {_reason(exc)}.")
         return
     _off.pop(path, None)
     where = "" if chapter is None else f" of chapter {chapter}"
