@@ -393,22 +393,23 @@ class Progress:
         for c in self.chapters:
             head = f"{c.number}. {escape(c.title)}"
             rows.append(
-                f'<tr><th colspan="3" scope="colgroup" style="text-align:left">'
+                f'<tr><th colspan="3" scope="colgroup"{_LEFT}>'
                 f"{head} <small>({self._counts(c)})</small></th></tr>"
             )
             if not self._folded(c):
                 rows += [_html_row(e) for e in c.exercises]
         if self.unknown:
             rows.append(
-                '<tr><th colspan="3" scope="colgroup" style="text-align:left">'
+                f'<tr><th colspan="3" scope="colgroup"{_LEFT}>'
                 "Not in this version of the course</th></tr>"
             )
             rows += [_html_row(e) for e in self.unknown]
         note = f"<p>{escape(self.note)}</p>" if self.note else ""
         return (
             f"<div><p><strong>{escape(self._heading())}</strong></p>{note}"
-            '<table style="font-size:0.9em"><thead><tr><th scope="col">Exercise</th>'
-            '<th scope="col">Status</th><th scope="col">Last checked</th></tr></thead>'
+            f'<table style="font-size:0.9em"><thead><tr><th scope="col"{_LEFT}>Exercise</th>'
+            f'<th scope="col"{_LEFT}>Status</th><th scope="col"{_LEFT}>Last checked</th>'
+            "</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>"
             f"<p>{escape(self._next_line())}</p></div>"
         )
@@ -450,11 +451,17 @@ def _state(e: Exercise) -> str:
     return f"{e.status}, {tries}, last {(e.last or '?')[:10]}"
 
 
+# JupyterLab right-aligns table cells; these read better from the left, and on one line
+_LEFT = ' style="text-align:left"'
+_NOWRAP = ' style="text-align:left; white-space:nowrap"'
+
+
 def _html_row(e: Exercise) -> str:
     tries = f" ({e.attempts})" if e.attempts else ""
     return (
-        f"<tr><td><code>{escape(e.id)}</code></td>"
-        f"<td>{_mark(e)} {e.status}{tries}</td><td>{escape((e.last or '')[:10])}</td></tr>"
+        f"<tr><td{_LEFT}><code>{escape(e.id)}</code></td>"
+        f"<td{_NOWRAP}>{_mark(e)} {e.status}{tries}</td>"
+        f"<td{_NOWRAP}>{escape((e.last or '')[:10])}</td></tr>"
     )
 
 
