@@ -34,7 +34,7 @@ book: $(STAMP)
 	@echo "Open the book: $(CURDIR)/_build/html/index.html"
 
 test: $(STAMP)
-	$(PY) -m pytest
+	ATTNLIB_PROGRESS=off $(PY) -m pytest
 
 lab: $(STAMP) $(LAB_OVERRIDES)
 	$(VENV)/bin/jupyter lab chapters
@@ -42,7 +42,7 @@ lab: $(STAMP) $(LAB_OVERRIDES)
 execute: $(STAMP)
 	$(PY) tools/prepare_notebooks.py
 	for nb in chapters/[0-9][0-9]_*.ipynb; do \
-		$(VENV)/bin/jupyter execute --inplace "$$nb" || exit 1; \
+		ATTNLIB_PROGRESS=off $(VENV)/bin/jupyter execute --inplace "$$nb" || exit 1; \
 	done
 	$(PY) tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb
 

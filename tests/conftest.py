@@ -31,6 +31,10 @@ from hypothesis import settings
 settings.register_profile("course", deadline=None)
 settings.load_profile("course")
 
+# The learner's exercise record stays off in the tests and in the notebooks nbval runs (its
+# kernels inherit this), so no result depends on anyone's history and nothing is written.
+os.environ["ATTNLIB_PROGRESS"] = "off"
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_DIR = ROOT / "_build"
 HTML_DIR = BUILD_DIR / "html"
