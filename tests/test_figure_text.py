@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import matplotlib
 
@@ -20,6 +21,7 @@ import pytest
 import attnlib
 from attnlib import plot
 
+ROOT = Path(__file__).resolve().parents[1]
 PHONE_CONTENT_PX = 358   # a 390 px phone's text column
 MIN_PX = 9.0
 
@@ -129,7 +131,7 @@ def _cases():
                                      target=r"$z_{\mathrm{kitten}}$"),
         "blend 6": lambda: plot.blend(A[sat], V, words, target=r"$z_{\mathrm{sat}}$"),
         "before_after": lambda: plot.before_after(X, Z, words, attnlib.FEATURES),
-        "prerequisite_map": lambda: plot.prerequisite_map(),
+        "prerequisite_map": lambda: plot.prerequisite_map(ROOT / "_toc.yml"),
         "attention_maps ch11 causal": lambda: plot.attention_maps(
             {"no mask": A, "causal mask": attnlib.self_attention(X, W_Q, W_K, W_V, mask=causal)[1]}, words,
             masks={"causal mask": causal}, title="Who attends to whom, before and after the mask"),

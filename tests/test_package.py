@@ -85,7 +85,7 @@ FIGURES = {
     "lines": lambda: plot.lines([1, 2], {"a": [1, 2]}, "x", "y"),
     "softmax_shares": lambda: plot.softmax_shares([1.0, 2.0], ["a", "b"]),
     "blend": lambda: plot.blend([0.25, 0.75], np.eye(2), ["a", "b"]),
-    "prerequisite_map": lambda: plot.prerequisite_map(),
+    "prerequisite_map": lambda: plot.prerequisite_map(ROOT / "_toc.yml"),
 }
 
 
@@ -107,10 +107,30 @@ def test_heatmap_uses_the_colour_blind_safe_map():
 
 def test_prerequisite_map_in_the_book_is_up_to_date(tmp_path):
     fresh = tmp_path / "map.svg"
-    plot.save_svg(plot.prerequisite_map(), str(fresh))
+    plot.save_svg(plot.prerequisite_map(ROOT / "_toc.yml"), str(fresh))
     committed = ROOT / "_static" / "prerequisite_map.svg"
     assert fresh.read_bytes() == committed.read_bytes(), "run `make figures` and commit _static/prerequisite_map.svg"
 
 
-def test_prerequisite_map_has_every_chapter():
-    assert [node[1] for node in plot.PREREQUISITES] == [f"{i:02d}" for i in range(1, 16)]
+def test_prerequisite_map_has_every_chapter_of_the_toc_in_its_part():
+    chapters = plot.course_chapters(ROOT / "_toc.yml")
+    files = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
+    assert [c.file.split("/")[-1] for c in chapters] == files
+    assert [c.number for c in chapters] == [int(f[:2]) for f in files]
+    assert {c.number for c in chapters if c.part == "IV"} == {11, 12, 13, 14}
+    assert chapters[9].needs == [9, 5]  # Z = AV stands on softmax and on Q, K, V
+    assert all(c.label.startswith(f"{c.number}  ") and "_" not in c.label.split("$")[0] for c in chapters)
+
+
+def test_prerequisite_map_follows_the_toc_it_is_given():
+    toc = {"parts": [{"caption": "Part I — First", "numbered": True,
+                      "chapters": [{"file": "chapters/01_vectors"}, {"file": "chapters/02_new_idea"}]},
+                     {"caption": "Part II — Second", "numbered": True, "chapters": [{"file": "chapters/03_masks"}]},
+                     {"caption": "Review", "chapters": [{"file": "chapters/checklist"}]}]}
+    chapters = plot.course_chapters(toc)
+    assert [(c.label, c.part, c.needs) for c in chapters] == [
+        ("1  vector", "I", []), ("2  new idea", "I", [1]), ("3  masks", "II", [2])]
+    fig = plot.prerequisite_map(toc)
+    labels = {t.get_text() for t in fig.axes[0].texts}
+    assert {"1  vector", "2  new idea", "3  masks", "I", "II"} <= labels
+    matplotlib.pyplot.close(fig)
