@@ -100,6 +100,7 @@ def run_build() -> BookBuild:
     try:
         proc = subprocess.run(
             build_command(),
+            check=False,  # a failed build is reported with its warnings, not raised
             cwd=ROOT,
             capture_output=True,
             text=True,
