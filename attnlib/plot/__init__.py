@@ -13,7 +13,7 @@ kernel the import changes nothing.
 """
 
 from .arrows import arrow_parts, arrows, arrows_to_rows, dot_cases, dot_projection
-from .course_map import PREREQUISITES, prerequisite_map
+from .course_map import course_chapters, prerequisite_map, read_toc
 from .curves import blend, lines, loss_curve, position_waves, softmax_shares, timings
 from .grids import (
     attention_maps,
@@ -44,6 +44,7 @@ from .style import (
     VERMILLION,
     WORD_COLOURS,
     YELLOW,
+    colour_words,
     math_label,
     save_svg,
     show_svg_inline,
@@ -57,7 +58,8 @@ __all__ = [
     "arrows_to_rows",
     "dot_cases",
     "dot_projection",
-    "PREREQUISITES",
+    "course_chapters",
+    "read_toc",
     "prerequisite_map",
     "blend",
     "lines",
@@ -91,6 +93,7 @@ __all__ = [
     "VERMILLION",
     "WORD_COLOURS",
     "YELLOW",
+    "colour_words",
     "math_label",
     "save_svg",
     "show_svg_inline",
