@@ -1,4 +1,4 @@
-"""Timing attention on CPU and GPU: honest stopwatches, FLOP counts and a sweep (chapter 15).
+"""Timing attention on CPU and GPU: honest stopwatches, FLOP and byte counts, the machine's two ceilings, a sweep (chapter 15).
 
 Needs only the standard library, numpy and (when present) torch, so it runs on a bare
 GPU machine. From the repository root::
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import statistics
@@ -26,9 +27,10 @@ from typing import Any, Callable
 import numpy as np
 
 from .core import attention, is_torch
+from .fast import naive_attention
 from .tiled import tiled_attention
 
-IMPLEMENTATIONS = ["naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch", "sdpa-torch"]
+IMPLEMENTATIONS = ["plain-numpy", "naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch", "sdpa-torch"]
 NUMPY_DTYPES = {"float32", "float64"}
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -111,6 +113,35 @@ def attention_matrix_bytes(n: int, m: int | None = None, batch: int = 1, heads: 
     return batch * heads * n * m * dtype_bytes
 
 
+def attention_bytes(n: int, d: int, kind: str, dtype_bytes: int = 4, heads: int = 1, batch: int = 1,
+                    query_block: int | None = None) -> int:
+    """Bytes attention moves to and from memory, counted pass by pass (chapter 15).
+
+    "naive": Q and K read, the n×n scores written, then six passes over them (scale,
+    row max, shift, exp, row sum, divide: 9 reads or writes of n² numbers), A read again
+    with V for Z = AV, and Z written: 12·n² + 4·n·d numbers per head. (Done out of place
+    or in place, the count is the same; in place only reuses the memory.)
+    "fused" (SDPA's kernel, ideally): Q, K, V read once and Z written once: 4·n·d.
+    "tiled": the blocks of scores stay in the cache, but K and V are read again for every
+    chunk of `query_block` queries: (2 + 2·n/query_block)·n·d.
+    """
+    if kind == "naive":
+        numbers = 12 * n * n + 4 * n * d
+    elif kind == "fused":
+        numbers = 4 * n * d
+    elif kind == "tiled":
+        chunks = -(-n // (query_block or n))
+        numbers = (2 + 2 * chunks) * n * d
+    else:
+        raise ValueError(f"attention_bytes: kind must be 'naive', 'tiled' or 'fused', not {kind!r}")
+    return batch * heads * numbers * dtype_bytes
+
+
+def matmul_bytes(side: int, dtype_bytes: int = 4) -> int:
+    """Bytes a side×side matmul moves at least: two matrices read, one written (chapter 15)."""
+    return 3 * side * side * dtype_bytes
+
+
 def _dtype_bytes(dtype: str) -> int:
     return {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[dtype]
 
@@ -179,6 +210,40 @@ def _cpu_model(details: dict | None = None) -> str:
     return f"{details['model_name']} ({'; '.join(parts)})" if parts else details["model_name"]
 
 
+def thread_counts() -> dict:
+    """The threads the libraries *report* they will use: numpy's BLAS, asked through its own
+    function, and torch (chapter 15). None where a library cannot be asked."""
+    return {"numpy_blas": _blas_threads(), "torch": _torch().get_num_threads() if _torch() else None}
+
+
+def _blas_threads() -> int | None:
+    """OpenBLAS's (or MKL's) own count, found among the libraries this process has loaded."""
+    try:
+        from threadpoolctl import threadpool_info
+        counts = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+        if counts:
+            return max(counts)
+    except ImportError:
+        pass
+    import ctypes
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "blas" in line.lower() or "mkl_rt" in line}
+    except OSError:
+        return None
+    names = ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_", "openblas_get_num_threads",
+             "scipy_openblas_get_num_threads", "MKL_Get_Max_Threads")
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in names:
+            if hasattr(lib, name):
+                return int(getattr(lib, name)())
+    return None
+
+
 def _numpy_blas() -> str | None:
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
@@ -199,6 +264,7 @@ def system_info(device: str = "cpu") -> dict:
         "cpu": cpu,
         "cpu_count": os.cpu_count(),
         "torch_threads": torch.get_num_threads() if torch is not None else None,
+        "threads_reported": thread_counts(),
         "thread_env": {v: os.environ[v] for v in THREAD_VARIABLES if v in os.environ},
         "python": platform.python_version(),
         "numpy": np.__version__,
@@ -221,11 +287,12 @@ def system_info(device: str = "cpu") -> dict:
 
 def matmul_peak(device: str = "cpu", dtype: str = "float32", size: int | None = None,
                 library: str = "torch", repeat: int = 5, max_seconds: float = 2.0) -> float:
-    """Measured FLOP/s of a large square matmul: the best this machine does, our yardstick (chapter 15).
+    """FLOP/s of a large square matmul, the median of `repeat` runs: our compute ceiling (chapter 15).
 
-    With `size` given, s×s matrices of that size. Without it, the side doubles from 256
-    (up to 2048 on a CPU, 8192 on a GPU) while the next size still fits in `max_seconds`,
-    so a format the machine computes slowly (bfloat16 on many CPUs) costs seconds, not minutes.
+    Measured the way every kernel is (warm-up, then the median), so a kernel's "% of peak"
+    compares like with like. With `size` given, s×s matrices of that size. Without it, the
+    side doubles from 256 (up to 2048 on a CPU, 8192 on a GPU) while the next size still
+    fits in `max_seconds`, and the best side's median counts.
     """
     if library == "numpy" and device != "cpu":
         raise ValueError(f"matmul_peak: numpy runs on the CPU only, not on {device!r}")
@@ -240,13 +307,37 @@ def matmul_peak(device: str = "cpu", dtype: str = "float32", size: int | None = 
         multiply(a, b)                                          # warm-up: library start-up stays out
         synchronize(device)
         one = max(_time_once(multiply, (a, b), device), 1e-9)
-        runs = max(1, min(repeat, int(max_seconds / 4 / one)))
-        fastest = time_fn(multiply, a, b, warmup=0, repeat=runs, device=device)["min_s"]
-        best = max(best, 2 * side ** 3 / fastest)
+        runs = max(3, min(repeat, int(max_seconds / 4 / one)))
+        median = time_fn(multiply, a, b, warmup=0, repeat=runs, device=device)["median_s"]
+        best = max(best, 2 * side ** 3 / median)
         spent = time.perf_counter() - started
-        if spent + 8 * fastest * (runs + 2) > max_seconds:  # the next side costs about 8 times as much
+        if spent + 8 * median * (runs + 2) > max_seconds:  # the next side costs about 8 times as much
             break
     return best
+
+
+def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int = 256, repeat: int = 5) -> float:
+    """Bytes per second of copying one large array into another, the median of `repeat` copies:
+    our memory ceiling (chapter 15).
+
+    Each copy reads `mebibytes` MiB and writes as many, far more than any cache holds, so
+    every byte travels to and from main memory; we count 2 × the array's size per copy.
+    (A CPU usually also reads each destination line before writing it, so the true traffic
+    is a little higher and this figure errs on the low side.)
+    """
+    count = mebibytes * 2**20 // 4
+    if library == "numpy":
+        if device != "cpu":
+            raise ValueError(f"memory_bandwidth: numpy runs on the CPU only, not on {device!r}")
+        src, dst = np.ones(count, dtype=np.float32), np.zeros(count, dtype=np.float32)
+        copy = np.copyto
+    else:
+        torch = _torch()
+        src = torch.ones(count, dtype=torch.float32, device=device)
+        dst = torch.zeros(count, dtype=torch.float32, device=device)
+        copy = torch.Tensor.copy_
+    median = time_fn(copy, dst, src, warmup=1, repeat=repeat, device=device)["median_s"]
+    return 2 * count * 4 / median
 
 
 def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
@@ -281,7 +372,7 @@ def _skip_reason(impl: str, device: str, dtype: str, a_bytes: int, budget: int) 
         return f"numpy has no {dtype}"
     if library == "torch" and _torch() is None:
         return "torch is not installed"
-    if impl.startswith("naive") and a_bytes > budget:  # one n×n score array per head, overwritten in place
+    if impl.split("-")[0] in ("plain", "naive") and a_bytes > budget:  # one n×n score array per head, overwritten in place
         return (f"naive attention would need about {a_bytes / 2**30:.1f} GiB "
                 f"(an n×n array per head), over the budget of {budget / 2**30:.1f} GiB")
     return None
@@ -299,18 +390,46 @@ def _inputs(library: str, device: str, dtype: str, shape: tuple[int, ...], seed:
 
 def _function(impl: str) -> Callable:
     kind = impl.split("-")[0]
-    if kind == "naive":
+    if kind == "plain":
         return lambda Q, K, V: attention(Q, K, V)[0]
+    if kind == "naive":
+        return lambda Q, K, V: naive_attention(Q, K, V)[0]
     if kind == "tiled":
         return tiled_attention
     return _torch().nn.functional.scaled_dot_product_attention
+
+
+def interleaved(calls: dict[str, Callable[[], Any]], rounds: int, warmup: int = 1, device: str = "cpu",
+                seed: int = 0) -> dict[str, list[float]]:
+    """Time every call once per round, in a new shuffled order each round (chapter 15).
+
+    A slow spell of the machine then hits every call alike instead of one of them, and
+    no call always runs first (or right after the same neighbour). Returns the seconds of
+    each call, one list per name, round by round, and the load average before each round
+    under "_load".
+    """
+    import random
+    order, shuffle = list(calls), random.Random(seed).shuffle
+    for _ in range(warmup):
+        for name in order:
+            calls[name]()
+    synchronize(device)
+    samples: dict[str, list[float]] = {name: [] for name in order}
+    samples["_load"] = []
+    for _ in range(rounds):
+        samples["_load"].append(os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan)
+        shuffle(order)
+        for name in order:
+            samples[name].append(_time_once(lambda: calls[name](), (), device))
+    return samples
 
 
 def run_sweep(device: str = "cpu", dtype: str = "float32", sizes: list[int] = (128, 256, 512, 1024),
               d: int = 64, batch: int = 1, heads: int = 8, implementations: list[str] | None = None,
               repeat: int = 5, warmup: int = 2, peak_flops: float | None = None,
               budget_bytes: int | None = None, progress: Callable[[str], None] | None = print) -> list[dict]:
-    """Time each implementation at each sequence length n; one row per (n, impl), skips included (chapter 15)."""
+    """Time each implementation at each sequence length n in `repeat` shuffled, interleaved rounds;
+    one row per (n, impl), skips included (chapter 15)."""
     implementations = list(implementations or IMPLEMENTATIONS)
     unknown = [i for i in implementations if i not in IMPLEMENTATIONS]
     if unknown:
@@ -318,49 +437,67 @@ def run_sweep(device: str = "cpu", dtype: str = "float32", sizes: list[int] = (1
     if peak_flops is None:
         peak_flops = matmul_peak(device, dtype)
     budget = memory_budget(device) if budget_bytes is None else budget_bytes
-    rows, total = [], len(sizes) * len(implementations)
+    rows, calls = [], {}
     for n in sizes:
-        flops = attention_flops(n, d, batch=batch, heads=heads)
         a_bytes = attention_matrix_bytes(n, batch=batch, heads=heads, dtype_bytes=_dtype_bytes(dtype))
         for impl in implementations:
             row = {"impl": impl, "n": n, "d": d, "batch": batch, "heads": heads, "dtype": dtype,
                    "device": device, "status": "measured", "median_s": None, "min_s": None, "max_s": None,
-                   "gflops": None, "pct_of_peak": None, "a_bytes": a_bytes, "skipped": None}
-            row["skipped"] = _skip_reason(impl, device, dtype, a_bytes, budget)
-            if row["skipped"] is not None:
-                row["status"] = "skipped"
-            else:
-                try:
-                    Q, K, V = _inputs(impl.split("-")[1], device, dtype, (batch, heads, n, d))
-                    timing = _timed(_function(impl), Q, K, V, warmup=warmup, repeat=repeat, device=device)
-                except (RuntimeError, MemoryError) as exc:  # out of memory, or a dtype the device lacks
-                    row["status"] = "failed"
-                    row["skipped"] = f"failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
-                    Q = K = V = None
-                    _free_gpu_memory(device)
-                else:
-                    row.update({k: timing[k] for k in ("median_s", "min_s", "max_s")})
-                    row["gflops"] = flops / timing["median_s"] / 1e9
-                    row["pct_of_peak"] = 100 * flops / timing["median_s"] / peak_flops
-                Q = K = V = None
+                   "gflops": None, "pct_of_peak": None, "a_bytes": a_bytes,
+                   "skipped": _skip_reason(impl, device, dtype, a_bytes, budget)}
             rows.append(row)
-            if progress is not None:
-                progress(f"[{len(rows):>{len(str(total))}}/{total}] {_describe(row)}")
+            if row["skipped"] is None:
+                row["skipped"] = _try_once(row, calls)
+            if row["skipped"] is not None:
+                row["status"] = "skipped" if row["status"] == "measured" else row["status"]
+                if progress is not None:
+                    progress(f"{_describe(row)}")
+    torch = _torch() if any(r["impl"].endswith("torch") for r in rows) else None
+    if progress is not None:
+        progress(f"timing {len(calls)} points in {repeat} shuffled rounds")
+    with (torch.inference_mode() if torch is not None else _nothing()):
+        samples = interleaved(calls, repeat, warmup=max(warmup - 1, 0), device=device)
+    for row in rows:
+        key = (row["impl"], row["n"])
+        if key not in calls:
+            continue
+        times = samples[key]
+        flops = attention_flops(row["n"], d, batch=batch, heads=heads)
+        row.update(median_s=statistics.median(times), min_s=min(times), max_s=max(times), samples_s=times,
+                   load_during=[min(samples["_load"]), max(samples["_load"])])
+        row["gflops"] = flops / row["median_s"] / 1e9
+        row["pct_of_peak"] = 100 * flops / row["median_s"] / peak_flops
+        if progress is not None:
+            progress(_describe(row))
     return rows
+
+
+def _try_once(row: dict, calls: dict) -> str | None:
+    """Make the inputs and run the call once (the first warm-up); register it, or say why it failed."""
+    impl, device = row["impl"], row["device"]
+    shape = (row["batch"], row["heads"], row["n"], row["d"])
+    try:
+        Q, K, V = _inputs(impl.split("-")[1], device, row["dtype"], shape)
+        fn = _function(impl)
+        torch = _torch() if impl.endswith("torch") else None
+        with (torch.inference_mode() if torch is not None else _nothing()):
+            fn(Q, K, V)
+    except (RuntimeError, MemoryError) as exc:  # out of memory, or a dtype the device lacks
+        row["status"] = "failed"
+        _free_gpu_memory(device)
+        return f"failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+    calls[(impl, row["n"])] = lambda: fn(Q, K, V)
+    return None
+
+
+def _nothing() -> Any:
+    import contextlib
+    return contextlib.nullcontext()
 
 
 def _free_gpu_memory(device: str) -> None:
     if device.startswith("cuda"):
         _torch().cuda.empty_cache()
-
-
-def _timed(fn: Callable, *args: Any, **kwargs: Any) -> dict:
-    """time_fn without autograd bookkeeping when torch is in play."""
-    torch = _torch() if any(is_torch(a) for a in args) else None
-    if torch is None:
-        return time_fn(fn, *args, **kwargs)
-    with torch.inference_mode():
-        return time_fn(fn, *args, **kwargs)
 
 
 def _describe(row: dict) -> str:

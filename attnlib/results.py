@@ -14,12 +14,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "chapters" / "data"
 FIT_FROM = 256  # fit slopes on n >= 256 only: below it, fixed costs per call hide the n² growth
 
 
-def load_results(folder: str | Path = DATA_DIR) -> list[dict]:
+def load_results(folder: str | Path) -> list[dict]:
     """Every results file (*.json with system, settings, results) in `folder`, sorted by file name (chapter 15).
+
+    The chapters pass their own folder of stored data (`data`, beside the notebooks).
 
     Each run gets its file name under "file". Other JSON files in the folder are skipped.
     """
@@ -226,7 +227,7 @@ def title(run: dict) -> str:
     return f"{run.get('file', 'run')}: {machine}, {dtype}, {heads} heads{where}, {str(system.get('date_utc'))[:10]}"
 
 
-def command(run: dict) -> str:
-    """The command line that made a stored run, rebuilt from its recorded settings (chapter 15)."""
+def command(run: dict, folder: str = ".") -> str:
+    """The command line that made a stored run, rebuilt from its recorded settings, writing into `folder` (chapter 15)."""
     from .bench import command_line
-    return command_line(run["settings"], out=f"chapters/data/{run['file']}" if run.get("file") else None)
+    return command_line(run["settings"], out=f"{folder.rstrip('/')}/{run['file']}" if run.get("file") else None)
