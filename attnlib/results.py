@@ -179,14 +179,29 @@ def format_speedups(table: dict[str, list], a: str = "CPU", b: str = "GPU") -> s
 
 
 def summary(rows: Sequence[dict], fit_from: int = FIT_FROM) -> str:
-    """Per implementation: fitted slope, and GFLOP/s and % of the matmul peak at the largest n (chapter 15)."""
+    """Per implementation: fitted slope over n >= fit_from, GFLOP/s and % of the matmul peak at the
+    largest n; 36 characters wide, to fit a phone (chapter 15)."""
     fitted = slopes(rows, fit_from)
-    lines = [f"{'impl':<12}  {f'slope (n >= {fit_from})':>17}  {'largest n':>9}  {'GFLOP/s':>8}  {'% of peak':>9}"]
+    largest = max((r["n"] for r in rows if r.get("gflops") is not None), default=None)
+    lines = [f"slope over n >= {fit_from}; speed at n = {largest}",
+             f"{'impl':<11}  {'slope':>5}  {'GFLOP/s':>7}  {'%peak':>5}"]
     for impl in fitted:
         done = [r for r in rows if r["impl"] == impl and r.get("gflops") is not None]
         last = max(done, key=lambda r: r["n"])
-        slope = "too few n" if math.isnan(fitted[impl]) else f"{fitted[impl]:.2f}"
-        lines.append(f"{impl:<12}  {slope:>17}  {last['n']:>9}  {last['gflops']:8.1f}  {last['pct_of_peak']:8.1f}%")
+        slope = "  -" if math.isnan(fitted[impl]) else f"{fitted[impl]:.2f}"
+        lines.append(f"{impl:<11}  {slope:>5}  {last['gflops']:7.1f}  {last['pct_of_peak']:5.0f}")
+    return "\n".join(lines)
+
+
+def short_table(rows: Sequence[dict]) -> str:
+    """The sweep as a table 36 characters wide (to fit a phone): n, implementation, median
+    milliseconds, % of the matmul peak (chapter 15)."""
+    lines = [f"{'n':>5}  {'impl':<11}  {'ms':>7}  {'%peak':>5}"]
+    for r in rows:
+        if r.get("median_s") is None:
+            lines.append(f"{r['n']:>5}  {r['impl']:<11}  {r.get('status', 'skipped'):>14}")
+        else:
+            lines.append(f"{r['n']:>5}  {r['impl']:<11}  {r['median_s'] * 1e3:7.2f}  {r['pct_of_peak']:5.0f}")
     return "\n".join(lines)
 
 

@@ -54,7 +54,7 @@ def tiled_attention(Q: Array, K: Array, V: Array, block: int = BLOCK, mask: Any 
     Q = Q * (1 / math.sqrt(Q.shape[-1]))  # scale Q once (n·d numbers), not the n×m scores
     chunks = [_attend(Q[..., start:start + query_block, :], K, V, block, start, causal,
                       None if allowed is None else allowed[..., start:start + query_block, :])
-              for start in range(0, n, query_block)]
+              for start in range(0, max(n, 1), query_block)]
     Z = chunks[0] if len(chunks) == 1 else _concat(chunks)
     return _cast(Z, given)
 

@@ -1,4 +1,4 @@
-"""Checks before the GPU sweep of chapter 15 (issue 14): are the numbers right, is the stopwatch right, what is the peak?
+"""Checks before the GPU sweep of chapter 16: are the numbers right, is the stopwatch right, what is the peak?
 
 Run by benchmarks/gpu_run.sh; by hand, from the repository root:
 
@@ -13,7 +13,7 @@ It needs only the standard library, numpy and torch, and measures three things:
 2. clocks: the same calls timed with CUDA events and with perf_counter around synchronize();
    the medians must agree (within 10 %; on a CPU both are perf_counter).
 3. the matmul peak in float32, bfloat16 and float16 (bench.matmul_peak), and the bandwidth of a
-   large device-to-device copy (bytes read plus bytes written), the two ceilings of the chapter.
+   large device-to-device copy (bytes read plus bytes written), the two ceilings of chapter 15's roofline.
 """
 from __future__ import annotations
 
@@ -101,11 +101,8 @@ def clocks(device: str, n: int, heads: int, d: int, repeat: int) -> list[dict]:
 
 
 def copy_bandwidth(device: str, gib: float) -> float:
-    """Bytes per second of a large copy on the device, counting bytes read plus bytes written."""
-    src = torch.empty(int(gib * 2**30) // 4, dtype=torch.float32, device=device).uniform_()
-    dst = torch.empty_like(src)
-    best = bench.time_fn(dst.copy_, src, warmup=2, repeat=10, device=device)["min_s"]
-    return 2 * src.numel() * 4 / best
+    """Bytes per second of a large copy on the device (bytes read plus bytes written), a median like every timing."""
+    return bench.memory_bandwidth(device, library="torch", mebibytes=max(1, int(gib * 1024)), repeat=10)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,4 +1,4 @@
-"""attnlib.bench (chapter 15): stopwatch, FLOP and memory counts, system info, sweep and CLI.
+"""attnlib.bench (chapter 15): stopwatch, FLOP and byte counts, thread report, ceilings, system info, sweep and CLI.
 
 No timing assertions here: how fast things are is measured in benchmarks/, not tested.
 """
@@ -83,7 +83,7 @@ def test_sweep_rows_and_skips():
                            peak_flops=1e9, budget_bytes=2 * 8 * 8 * 2 * 4, progress=None)
     assert len(rows) == 2 * len(bench.IMPLEMENTATIONS)
     skipped = {(r["n"], r["impl"]) for r in rows if r["skipped"]}
-    assert skipped == {(16, "naive-numpy"), (16, "naive-torch")}  # over the tiny memory budget
+    assert skipped == {(16, "plain-numpy"), (16, "naive-numpy"), (16, "naive-torch")}  # over the tiny budget
     for r in rows:
         if not r["skipped"]:
             assert r["min_s"] <= r["median_s"] <= r["max_s"]
@@ -200,7 +200,7 @@ def test_cli_records_threads_one_peak_and_its_command(tmp_path):
     # one peak: the % printed while measuring is the % in the table and in the file
     for row in report["results"]:
         progress = next(line for line in run.stdout.splitlines()
-                        if line.startswith("[") and f"n={row['n']} " in line and row["impl"] in line)
+                        if line.split()[:2] == [f"n={row['n']}", row["impl"]])
         assert f"{row['pct_of_peak']:6.1f}% of peak" in progress
         assert row["pct_of_peak"] == pytest.approx(100 * row["gflops"] * 1e9 / report["peak_flops"])
 
@@ -219,8 +219,60 @@ def test_command_line_round_trips_through_the_parser():
 def test_failed_rows_are_recorded_not_raised(monkeypatch):
     def out_of_memory(*args, **kwargs):
         raise RuntimeError("CUDA out of memory. Tried to allocate 8.00 GiB")
-    monkeypatch.setattr(bench, "_timed", out_of_memory)
+    monkeypatch.setattr(bench, "_inputs", out_of_memory)
     rows = bench.run_sweep("cpu", "float32", [8], d=4, heads=1, implementations=["naive-numpy"], repeat=1,
                            peak_flops=1e9, progress=None)
     assert rows[0]["status"] == "failed" and "out of memory" in rows[0]["skipped"]
     assert "failed" in bench.format_table(rows)
+
+
+def test_attention_bytes_counts_each_pass():
+    n, d = 1024, 64
+    assert bench.attention_bytes(n, d, "naive") == (12 * n * n + 4 * n * d) * 4
+    assert bench.attention_bytes(n, d, "fused", dtype_bytes=2, heads=8) == 8 * 4 * n * d * 2
+    # tiled reads K and V once per chunk of queries: 8 chunks of 128
+    assert bench.attention_bytes(n, d, "tiled", query_block=128) == (2 + 2 * 8) * n * d * 4
+    assert bench.attention_bytes(n, d, "tiled", query_block=None) == bench.attention_bytes(n, d, "fused")
+    assert bench.matmul_bytes(100) == 3 * 100 * 100 * 4
+    with pytest.raises(ValueError, match="kind"):
+        bench.attention_bytes(n, d, "flash")
+
+
+def test_memory_bandwidth_counts_read_and_write(monkeypatch):
+    seen = {}
+
+    def fake_time_fn(fn, dst, src, **kwargs):
+        fn(dst, src)
+        seen["bytes"] = dst.nbytes + src.nbytes
+        return {"median_s": 0.5}
+    monkeypatch.setattr(bench, "time_fn", fake_time_fn)
+    assert bench.memory_bandwidth("cpu", mebibytes=2) == seen["bytes"] / 0.5 == 2 * 2 * 2**20 / 0.5
+
+
+def test_interleaved_rounds_shuffle_the_order_and_record_the_load():
+    order = []
+    calls = {name: (lambda name=name: order.append(name)) for name in "abcd"}
+    samples = bench.interleaved(calls, rounds=6, warmup=1)
+    assert order[:4] == list("abcd")  # the warm-up, in order
+    rounds = [order[4 + 4 * i: 8 + 4 * i] for i in range(6)]
+    assert all(sorted(r) == list("abcd") for r in rounds)  # every call once per round
+    assert len({tuple(r) for r in rounds}) > 1  # not the same order every round
+    assert all(len(samples[name]) == 6 for name in "abcd") and len(samples["_load"]) == 6
+
+
+THREAD_REPORT = "from attnlib import bench; import json; print(json.dumps(bench.thread_counts()))"
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_thread_counts_are_what_the_libraries_report(first):
+    """Set before numpy loads, OpenBLAS runs one thread; set after, it keeps its own count."""
+    setting = "import os; os.environ.update(OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1'); "
+    code = (setting + "import numpy; " if first else "import numpy; " + setting) + THREAD_REPORT
+    env = {k: v for k, v in os.environ.items() if k not in bench.THREAD_VARIABLES}
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                         env={**env, "PYTHONPATH": str(ROOT)}, timeout=120)
+    report = json.loads(run.stdout)
+    if first:
+        assert report == {"numpy_blas": 1, "torch": 1}
+    elif (os.cpu_count() or 1) > 1:
+        assert report["numpy_blas"] > 1  # too late: the request after import changed nothing
