@@ -22,7 +22,8 @@ import platform
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -420,7 +421,7 @@ def interleaved(calls: dict[str, Callable[[], Any]], rounds: int, warmup: int = 
         samples["_load"].append(os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan)
         shuffle(order)
         for name in order:
-            samples[name].append(_time_once(lambda: calls[name](), (), device))
+            samples[name].append(_time_once(calls[name], (), device))
     return samples
 
 

@@ -1,6 +1,6 @@
 """The stored CPU run of chapters 15 and 16, one command (a few minutes; run it on a quiet machine):
 
-    PYTHONPATH=. python -m benchmarks.cpu_sweep --out chapters/data/cpu_results.json
+    PYTHONPATH=. python -m benchmarks.cpu_sweep --require-quiet --out chapters/data/cpu_results.json
 
 One thread (set here before numpy and torch load, and checked against what the libraries
 report), float32, 8 heads, d = 64. It measures, each part in shuffled, interleaved rounds:
@@ -29,26 +29,24 @@ THREADS = os.environ.get("CPU_SWEEP_THREADS", "1")
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = THREADS  # before numpy and torch load their thread pools
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
+import argparse
+import json
+import subprocess
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
+import numpy as np
+import torch
+import torch.nn.functional as F
 
-import attnlib  # noqa: E402
-from attnlib import bench  # noqa: E402
-from attnlib.fast import naive_attention  # noqa: E402
-from attnlib.tiled import tiled_attention  # noqa: E402
-from benchmarks import parts  # noqa: E402
+import attnlib
+from attnlib import bench
+from attnlib.fast import naive_attention
+from attnlib.tiled import tiled_attention
+from benchmarks import parts
 
 HEADS, D, N = 8, 64, 2048
 SIZES = [64, 128, 256, 512, 1024, 2048]
 TARGETS = {"tiled-torch / sdpa": 1.3, "tiled-numpy / sdpa": 1.8, "tiled memory / naive memory": 0.10}
 BLOCKS = [(256, 256), (512, 128), (512, 256), (1024, 64)]  # (keys per block, queries per chunk)
-COMMAND = "PYTHONPATH=. python -m benchmarks.cpu_sweep --out chapters/data/cpu_results.json"
 
 
 def say(line: str) -> None:
@@ -194,7 +192,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"benchmarks.cpu_sweep: the load is {loads[0]:.2f} (≥ 1); run again when the machine is quiet")
     system = bench.system_info("cpu")
     say(f"{system['cpu_model']}; threads reported {threads}; load {loads[0]:.2f}")
-    result: dict = {"system": system, "command": COMMAND, "rounds": args.rounds, "targets": TARGETS}
+    command = " ".join(["PYTHONPATH=. python -m benchmarks.cpu_sweep", *sys.argv[1:]])
+    result: dict = {"system": system, "command": command, "rounds": args.rounds, "targets": TARGETS}
     result["ceilings"] = c = ceilings(args.rounds)
     peak = max(c["peak_flops"].values())
     say("matmul peak (median): " + ", ".join(f"{k} {v / 1e9:.1f} GFLOP/s" for k, v in c["peak_flops"].items())

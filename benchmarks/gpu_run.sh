@@ -14,7 +14,7 @@
 #     gpu_<gpu>_float32.json      the sweep in float32   } copy these four into chapters/data/:
 #     gpu_<gpu>_bfloat16.json     the sweep in bfloat16  } chapter 16 reads them as they are
 #     gpu_run.log                 everything printed
-# The timeouts add up to 8 min 30 s (20 + 30 + 100 + 2 × 120 + 120 s); on an H200 the run should take
+# The timeouts add up to 8 min 50 s (60 + 30 + 100 + 120 + 2 × 110 s); on an H200 the run should take
 # 3 to 4 minutes. After copying the four files, re-execute chapter 16 (see benchmarks/README.md).
 #
 # CPU dry run (tests/test_gpu_run.py runs it, so a typo cannot cost GPU time):
@@ -60,7 +60,7 @@ versions() {
   grep -m1 "model name" /proc/cpuinfo 2>/dev/null; nproc
 }
 
-step 20 bash -c "$(declare -f versions); PY='$PY' versions" > "$OUT/system.txt"
+step 60 bash -c "$(declare -f versions); PY='$PY' versions" > "$OUT/system.txt"
 cat "$OUT/system.txt" >> "$LOG"
 
 # The file name says which GPU it is: "NVIDIA H200" -> gpu_nvidia-h200_float32.json
@@ -75,7 +75,7 @@ step 100 "$PY" benchmarks/gpu_checks.py --device "$DEVICE" --n "$CHECK_N" --head
 step 120 "$PY" -m benchmarks.parts --device "$DEVICE" --dtype bfloat16 --n "$PARTS_N" --heads "$HEADS" \
   --d "$D" --rounds "$REPEAT" --out "$OUT/gpu_parts.json"
 for DTYPE in float32 bfloat16; do
-  step 120 "$PY" -m attnlib.bench --device "$DEVICE" --dtype "$DTYPE" --sizes "$SIZES" --heads "$HEADS" \
+  step 110 "$PY" -m attnlib.bench --device "$DEVICE" --dtype "$DTYPE" --sizes "$SIZES" --heads "$HEADS" \
     --d "$D" --batch 1 --impls "$IMPLS" --repeat "$REPEAT" --warmup "$WARMUP" --threads 1 \
     --out "$OUT/gpu_${NAME}_${DTYPE}.json"
 done

@@ -42,14 +42,14 @@ def test_the_dry_run_succeeds_and_writes_few_small_files(dry_run):
                      "gpu_parts.json", "gpu_run.log", "system.txt"]
     assert len(names) <= 8 and all(p.stat().st_size < 16 * 2**20 for p in out.iterdir())
     system = (out / "system.txt").read_text()
-    assert re.search(r"^torch \d", system, re.M) and re.search(r"^numpy \d", system, re.M)
+    assert re.search(r"^torch \d", system, re.MULTILINE) and re.search(r"^numpy \d", system, re.MULTILINE)
 
 
 def test_every_step_ran_under_a_timeout_that_fits_the_device_time(dry_run):
     _, out = dry_run
     log = (out / "gpu_run.log").read_text()
     # each step logs "== HH:MM:SS command (timeout N s)"; the copy of system.txt repeats the first one
-    steps = dict.fromkeys(re.findall(r"^== (\d\d:\d\d:\d\d) .*?\(timeout (\d+) s\)", log, re.M | re.S))
+    steps = dict.fromkeys(re.findall(r"^== (\d\d:\d\d:\d\d) .*?\(timeout (\d+) s\)", log, re.MULTILINE | re.DOTALL))
     limits = [int(limit) for _, limit in steps]
     assert len(limits) == 5, log[:2000]  # versions, checks, parts, and one sweep per dtype
     assert sum(limits) + 30 <= 9 * 60, "the steps' timeouts (and the 30 s name probe) must fit in 9 minutes"
