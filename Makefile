@@ -47,7 +47,7 @@ execute: $(STAMP)
 	$(PY) tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb
 
 figures: $(STAMP)
-	$(PY) -c "from attnlib import plot; plot.save_svg(plot.prerequisite_map(), '_static/prerequisite_map.svg')"
+	$(PY) -c "from attnlib import plot; plot.save_svg(plot.prerequisite_map('_toc.yml'), '_static/prerequisite_map.svg')"
 
 clean:
 	rm -rf _build

@@ -6,30 +6,43 @@ The math works on numpy arrays and torch tensors (CPU or GPU) through one code p
 book's pages) load only when first used,
 and torch is imported only when a tensor is actually passed in.
 """
+
 from __future__ import annotations
 
 import importlib
 from typing import Any
 
-from .core import (as_array, attention, dot, is_torch, matmul, project, scale, scores,
-                   self_attention, shape_of, softmax, transpose)
-from .data import (FEATURES, RUNNING_SENTENCE, VOCAB, VOCAB_2D, embed, random_weights, running_lenses,
-                   sentence_matrix, words)
+from .arrays import as_array, is_torch, shape_of
+from .core import attention, dot, matmul, project, scale, scores, self_attention, softmax, transpose
+from .data import (
+    FEATURES,
+    RUNNING_SENTENCE,
+    VOCAB,
+    VOCAB_2D,
+    embed,
+    random_weights,
+    running_lenses,
+    sentence_matrix,
+    words,
+)
 from .exercises import check, exercise_ids
 from .heads import merge_heads, multi_head_attention, split_heads
-from .masks import causal_mask, padding_mask
+from .masks import apply_mask, causal_mask, padding_mask
 from .positions import learned_position_table, positional_encoding
 from .shapes import shape_tag
 from .tiled import tiled_attention
 
+# One line per topic, in the order of the course.
+# fmt: off
 __all__ = [
     "dot", "matmul", "transpose", "scores", "scale", "softmax", "attention", "self_attention", "tiled_attention",
     "project", "shape_tag", "shape_of", "as_array", "is_torch",
     "VOCAB", "VOCAB_2D", "FEATURES", "RUNNING_SENTENCE", "running_lenses", "embed", "sentence_matrix", "words", "random_weights",
-    "causal_mask", "padding_mask", "split_heads", "merge_heads", "multi_head_attention",
+    "causal_mask", "padding_mask", "apply_mask", "split_heads", "merge_heads", "multi_head_attention",
     "positional_encoding", "learned_position_table",
     "check", "exercise_ids", "plot", "bench", "results", "scaling", "interactive", "training",
 ]
+# fmt: on
 
 _LAZY_MODULES = {"plot", "bench", "results", "scaling", "interactive", "training"}
 

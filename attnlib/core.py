@@ -5,6 +5,7 @@ or torch tensors on any device, and returns the same kind it was given.
 torch is never imported here: a tensor is recognised by its type's module,
 so `import attnlib` stays fast.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,44 +13,20 @@ from typing import Any
 
 import numpy as np
 
-Array = Any  # a numpy.ndarray or a torch.Tensor
+from .arrays import Array, as_array, broadcasts, is_torch, same_kind, shape_of
+from .masks import apply_mask
 
+# The old private names of two helpers now in attnlib.arrays, still imported by attnlib.tiled.
+_broadcasts, _same_kind = broadcasts, same_kind
 
 # --- helpers shared by every function below -------------------------------
-
-def is_torch(x: Any) -> bool:
-    """True when x is a torch tensor (checked without importing torch)."""
-    return type(x).__module__.split(".")[0] == "torch"
-
-
-def as_array(x: Any, name: str = "input") -> Array:
-    """Return x unchanged if it is a numpy array or torch tensor; turn lists into numpy arrays."""
-    if is_torch(x) or isinstance(x, np.ndarray):
-        return x
-    try:
-        out = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numbers in a list, numpy array or torch tensor, "
-                        f"not {type(x).__name__}") from exc
-    return out
-
-
-def shape_of(x: Array) -> tuple[int, ...]:
-    """The shape of x as a plain Python tuple, e.g. (3, 4)."""
-    return tuple(int(s) for s in x.shape)
-
-
-def _same_kind(name: str, *arrays: Array) -> None:
-    kinds = {is_torch(a) for a in arrays}
-    if len(kinds) > 1:
-        raise TypeError(f"{name}: mix of numpy arrays and torch tensors; convert them to one kind first "
-                        "(torch.as_tensor(x) or t.cpu().numpy())")
 
 
 def _from_nested(values: list, like: Array) -> Array:
     """Turn nested Python lists of numbers into the kind (numpy or torch) of `like`."""
     if is_torch(like):
         import torch
+
         return torch.tensor(values, dtype=like.dtype, device=like.device)
     return np.array(values, dtype=np.result_type(like.dtype, float))
 
@@ -82,15 +59,18 @@ def swap_last_two(x: Array) -> Array:
 
 # --- chapter 7: the dot product --------------------------------------------
 
+
 def dot(u: Array, v: Array) -> Array:
     """Dot product u · v with an explicit loop: multiply matching entries, then add (chapter 7)."""
     u, v = as_array(u, "u"), as_array(v, "v")
-    _same_kind("dot", u, v)
+    same_kind("dot", u, v)
     _need_ndim("dot", "u", u, 1)
     _need_ndim("dot", "v", v, 1)
     if u.shape[0] != v.shape[0]:
-        raise ValueError(f"dot: u has shape {shape_of(u)} and v has shape {shape_of(v)}; "
-                         f"their lengths must match, but {u.shape[0]} != {v.shape[0]}")
+        raise ValueError(
+            f"dot: u has shape {shape_of(u)} and v has shape {shape_of(v)}; "
+            f"their lengths must match, but {u.shape[0]} != {v.shape[0]}"
+        )
     total = u[0] * v[0] if u.shape[0] else 0 * u.sum()
     for i in range(1, u.shape[0]):
         total = total + u[i] * v[i]
@@ -99,17 +79,20 @@ def dot(u: Array, v: Array) -> Array:
 
 # --- chapter 4: matrix multiplication ---------------------------------------
 
+
 def matmul(M: Array, N: Array) -> Array:
     """Matrix product M @ N with explicit loops: row i of M times column j of N gives cell (i, j) (chapter 4)."""
     M, N = as_array(M, "M"), as_array(N, "N")
-    _same_kind("matmul", M, N)
+    same_kind("matmul", M, N)
     _need_ndim("matmul", "M", M, 2)
     _need_ndim("matmul", "N", N, 2)
     rows, inner = M.shape
     inner_n, cols = N.shape
     if inner != inner_n:
-        raise ValueError(f"matmul: M has shape {shape_of(M)} and N has shape {shape_of(N)}; "
-                         f"the inner dimensions must match, but M's columns ({inner}) != N's rows ({inner_n})")
+        raise ValueError(
+            f"matmul: M has shape {shape_of(M)} and N has shape {shape_of(N)}; "
+            f"the inner dimensions must match, but M's columns ({inner}) != N's rows ({inner_n})"
+        )
     out = []
     for i in range(rows):
         row = []
@@ -126,6 +109,7 @@ def matmul(M: Array, N: Array) -> Array:
 
 # --- chapter 6: the transpose ------------------------------------------------
 
+
 def transpose(M: Array) -> Array:
     """Transpose with explicit loops: cell (i, j) of M becomes cell (j, i) of the result (chapter 6)."""
     M = as_array(M, "M")
@@ -139,25 +123,32 @@ def transpose(M: Array) -> Array:
 
 # --- chapters 7 to 10: the pieces of attention -------------------------------
 
+
 def _check_qk(name: str, Q: Array, K: Array) -> None:
     if Q.ndim < 2 or K.ndim < 2:
-        raise ValueError(f"{name}: Q and K need at least 2 dimensions (n, d_k), "
-                         f"but Q has shape {shape_of(Q)} and K has shape {shape_of(K)}")
+        raise ValueError(
+            f"{name}: Q and K need at least 2 dimensions (n, d_k), "
+            f"but Q has shape {shape_of(Q)} and K has shape {shape_of(K)}"
+        )
     if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(f"{name}: Q has shape {shape_of(Q)} and K has shape {shape_of(K)}; "
-                         f"the last dimension d_k must match, but {Q.shape[-1]} != {K.shape[-1]}")
+        raise ValueError(
+            f"{name}: Q has shape {shape_of(Q)} and K has shape {shape_of(K)}; "
+            f"the last dimension d_k must match, but {Q.shape[-1]} != {K.shape[-1]}"
+        )
     try:
         np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
     except ValueError:
-        raise ValueError(f"{name}: Q has shape {shape_of(Q)} and K has shape {shape_of(K)}; "
-                         f"their batch dimensions {shape_of(Q)[:-2]} and {shape_of(K)[:-2]} "
-                         "do not broadcast") from None
+        raise ValueError(
+            f"{name}: Q has shape {shape_of(Q)} and K has shape {shape_of(K)}; "
+            f"their batch dimensions {shape_of(Q)[:-2]} and {shape_of(K)[:-2]} "
+            "do not broadcast"
+        ) from None
 
 
 def scores(Q: Array, K: Array) -> Array:
     """The score matrix S = QKᵀ, one dot product per (query, key) pair (chapter 7)."""
     Q, K = as_array(Q, "Q"), as_array(K, "K")
-    _same_kind("scores", Q, K)
+    same_kind("scores", Q, K)
     _check_qk("scores", Q, K)
     return Q @ swap_last_two(K)
 
@@ -175,129 +166,65 @@ def softmax(x: Array, axis: int = -1) -> Array:
     return e / _sum(e, axis)
 
 
-def _allowed(S: Array, mask: Any) -> Array:
-    """The mask checked (boolean, broadcasts to S, a True in every row) and broadcast to S's shape."""
-    if not (is_torch(mask) or isinstance(mask, np.ndarray)):
-        mask = np.asarray(mask)
-    if not _broadcasts(shape_of(mask), shape_of(S)):
-        raise ValueError(f"attention: mask has shape {shape_of(mask)} and the scores have shape "
-                         f"{shape_of(S)}; the mask must broadcast to the scores")
-    if is_torch(S):
-        import torch
-        allowed = torch.as_tensor(mask, device=S.device)
-        if allowed.dtype != torch.bool:
-            raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
-        allowed = torch.broadcast_to(allowed, S.shape)
-    else:
-        allowed = np.asarray(mask.cpu() if is_torch(mask) else mask)
-        if allowed.dtype != bool:
-            raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
-        allowed = np.broadcast_to(allowed, S.shape)
-    if not bool(allowed.any(-1).all()):
-        raise ValueError("attention: a row of the mask is all False, so some query may attend to no key")
-    return allowed
-
-
-def _apply_mask(S: Array, mask: Any) -> Array:
-    """Put -inf in every score whose mask entry is False, so softmax gives it weight 0."""
-    allowed = _allowed(S, mask)
-    if is_torch(S):
-        import torch
-        return torch.where(allowed, S, torch.tensor(float("-inf"), dtype=S.dtype, device=S.device))
-    return np.where(allowed, S, -np.inf)
-
-
-def _hide_in_place(S: Array, mask: Any) -> None:
-    """Put -inf in S itself wherever the mask is False (the in-place _apply_mask)."""
-    allowed = _allowed(S, mask)
-    if is_torch(S):
-        S.masked_fill_(~allowed, float("-inf"))
-    else:
-        np.copyto(S, -np.inf, where=~allowed)
-
-
-def _broadcasts(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
-    """True when an array of shape `small` broadcasts to shape `big`."""
-    try:
-        return np.broadcast_shapes(small, big) == big
-    except ValueError:
-        return False
-
-
 def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Array]:
     """Scaled dot-product attention: returns (Z, A) with A = softmax(QKᵀ/√d_k) and Z = AV (chapter 10).
 
-    The scores S = QKᵀ are a fresh array that belongs to this function, so the steps
-    scale, mask and softmax overwrite S instead of making a new n×n array each: every
-    fresh n×n array costs time (the system must hand over new memory) as well as space.
-    When torch has to record the steps for gradients, they are done out of place.
+    `mask` (chapter 11), when given, is True where query i may see key j; the hidden scores
+    become -inf, so softmax gives them weight 0.
     """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
-    _same_kind("attention", Q, K, V)
-    _check_qk("attention", Q, K)
-    if V.ndim < 2 or V.shape[-2] != K.shape[-2]:
-        raise ValueError(f"attention: K has shape {shape_of(K)} and V has shape {shape_of(V)}; "
-                         f"they need one row per key, but K has {K.shape[-2]} rows and V has "
-                         f"{V.shape[-2] if V.ndim >= 2 else 'no'} rows")
-    try:
-        np.broadcast_shapes(np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2]), shape_of(V)[:-2])
-    except ValueError:
-        raise ValueError(f"attention: Q has shape {shape_of(Q)}, K has shape {shape_of(K)} and V has shape "
-                         f"{shape_of(V)}; their batch dimensions do not broadcast") from None
-    S = scores(Q, K)
-    if _may_overwrite(S, Q, K, V):
-        A = _softmax_of_scores_in_place(S, Q.shape[-1], mask)
-    else:
-        S = scale(S, Q.shape[-1])
-        if mask is not None:
-            S = _apply_mask(S, mask)
-        A = softmax(S, axis=-1)
+    _check_qkv("attention", Q, K, V)
+    S = scale(scores(Q, K), Q.shape[-1])  # S = QKᵀ / √d_k
+    if mask is not None:
+        S = apply_mask(S, mask)
+    A = softmax(S)
     Z = A @ V
     return Z, A
 
 
-def _may_overwrite(S: Array, *inputs: Array) -> bool:
-    """True when S, our own fresh score array, may be changed in place: it holds floats,
-    and torch is not recording the steps for gradients."""
-    if not is_torch(S):
-        return np.issubdtype(S.dtype, np.floating)
-    import torch
-    recording = torch.is_grad_enabled() and any(x.requires_grad for x in inputs)
-    return S.dtype.is_floating_point and not recording
-
-
-def _softmax_of_scores_in_place(S: Array, d_k: int, mask: Any = None) -> Array:
-    """A = softmax(S / √d_k) row by row, written over S itself: the same steps as
-    scale() and softmax(), without a new n×n array for each (chapter 10)."""
-    S /= math.sqrt(d_k)                 # scale
-    if mask is not None:
-        _hide_in_place(S, mask)          # masked scores become -inf
-    S -= _max(S, -1)                     # shift: the largest score in each row becomes 0
-    if is_torch(S):
-        S.exp_()                         # exponentials
-    else:
-        np.exp(S, out=S)
-    S /= _sum(S, -1)                     # normalise: each row adds up to 1
-    return S
+def _check_qkv(name: str, Q: Array, K: Array, V: Array) -> None:
+    """Clear errors, naming the shapes, unless Q, K and V fit together."""
+    same_kind(name, Q, K, V)
+    _check_qk(name, Q, K)
+    if V.ndim < 2 or V.shape[-2] != K.shape[-2]:
+        raise ValueError(
+            f"{name}: K has shape {shape_of(K)} and V has shape {shape_of(V)}; "
+            f"they need one row per key, but K has {K.shape[-2]} rows and V has "
+            f"{V.shape[-2] if V.ndim >= 2 else 'no'} rows"
+        )
+    try:
+        np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2], shape_of(V)[:-2])
+    except ValueError:
+        raise ValueError(
+            f"{name}: Q has shape {shape_of(Q)}, K has shape {shape_of(K)} and V has shape {shape_of(V)}; "
+            "their batch dimensions do not broadcast"
+        ) from None
 
 
 def self_attention(X: Array, W_Q: Array, W_K: Array, W_V: Array, mask: Any = None) -> tuple[Array, Array]:
     """Self-attention of the words in X: Q = XW_Q, K = XW_K, V = XW_V, then attention (chapter 10)."""
     X = as_array(X, "X")
     W_Q, W_K, W_V = as_array(W_Q, "W_Q"), as_array(W_K, "W_K"), as_array(W_V, "W_V")
-    _same_kind("self_attention", X, W_Q, W_K, W_V)
-    Q = project("self_attention", X, W_Q, "W_Q")
-    K = project("self_attention", X, W_K, "W_K")
-    V = project("self_attention", X, W_V, "W_V")
+    same_kind("self_attention", X, W_Q, W_K, W_V)
+    Q = project("self_attention", X, W_Q)
+    K = project("self_attention", X, W_K)
+    V = project("self_attention", X, W_V)
     return attention(Q, K, V, mask=mask)
 
 
-def project(op: str, X: Array, W: Array, w_name: str = "W") -> Array:
-    """X @ W after checking the shapes: W needs one row per column of X (chapter 5)."""
+def project(op: str, X: Array, W: Array) -> Array:
+    """X @ W after checking the shapes: W needs one row per column of X (chapter 5).
+
+    `op` names the calling function in the error, e.g. "self_attention: X has shape ...".
+    """
     if X.ndim < 2 or W.ndim != 2:
-        raise ValueError(f"{op}: X must be (n, d_model) and {w_name} must be (d_model, d), "
-                         f"but X has shape {shape_of(X)} and {w_name} has shape {shape_of(W)}")
+        raise ValueError(
+            f"{op}: X must be (n, d_model) and the weights W must be (d_model, d), "
+            f"but X has shape {shape_of(X)} and W has shape {shape_of(W)}"
+        )
     if X.shape[-1] != W.shape[0]:
-        raise ValueError(f"{op}: X has shape {shape_of(X)} and {w_name} has shape {shape_of(W)}; "
-                         f"{w_name} needs d_model = {X.shape[-1]} rows, but it has {W.shape[0]}")
+        raise ValueError(
+            f"{op}: X has shape {shape_of(X)} and W has shape {shape_of(W)}; "
+            f"W needs d_model = {X.shape[-1]} rows, but it has {W.shape[0]}"
+        )
     return X @ W

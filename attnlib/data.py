@@ -1,4 +1,5 @@
 """A tiny, fixed toy vocabulary: words as short vectors whose directions carry meaning."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,6 +7,7 @@ import numpy as np
 # Four numbers per word (d_model = 4). Read the four axes as:
 #   animal-ness, vehicle-ness, small-or-young-ness, action-ness.
 # Words with similar meanings point in similar directions.
+# fmt: off
 VOCAB: dict[str, list[float]] = {
     "the":    [0.1, 0.1, 0.1, 0.1],
     "a":      [0.1, 0.1, 0.2, 0.1],
@@ -23,12 +25,14 @@ VOCAB: dict[str, list[float]] = {
     "road":   [0.0, 0.6, 0.0, 0.1],
     "on":     [0.0, 0.1, 0.0, 0.2],
 }
+# fmt: on
 
 # The names of the four axes, in order (chapter 3 labels X's columns with them).
 FEATURES: list[str] = ["animal", "vehicle", "small", "action"]
 
 # Two numbers per word, so a word can be drawn as an arrow in the plane (chapter 1).
 # Axis 1: animal-ness, axis 2: vehicle-ness.
+# fmt: off
 VOCAB_2D: dict[str, list[float]] = {
     "cat":    [3.0, 0.5],
     "kitten": [2.6, 0.8],
@@ -36,8 +40,7 @@ VOCAB_2D: dict[str, list[float]] = {
     "car":    [0.5, 3.0],
     "truck":  [0.8, 2.7],
 }
-
-D_MODEL = 4
+# fmt: on
 
 
 def words(sentence: str | list[str]) -> list[str]:
@@ -61,8 +64,9 @@ def sentence_matrix(sentence: str | list[str], vocab: dict[str, list[float]] | N
     return np.stack([embed(w, vocab) for w in words(sentence)])
 
 
-def random_weights(d_model: int, d_k: int, d_v: int | None = None,
-                   seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def random_weights(
+    d_model: int, d_k: int, d_v: int | None = None, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Seeded stand-ins for learned W_Q, W_K (d_model × d_k) and W_V (d_model × d_v) (chapter 5)."""
     d_v = d_k if d_v is None else d_v
     rng = np.random.default_rng(seed)
@@ -87,6 +91,7 @@ VALUE_SLOTS: list[str] = list(FEATURES)
 def running_lenses() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The hand-made W_Q, W_K (4 × 2) and W_V (4 × 4) of the running example (chapter 5)."""
     # asker: an action word asks strongly "animal?"; an animal asks, less strongly, "action?"
+    # fmt: off
     W_Q = np.array([[0.0, 2.0],
                     [0.0, 0.0],
                     [0.0, 0.0],
@@ -96,6 +101,7 @@ def running_lenses() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                     [0.0, 0.0],
                     [0.0, 0.0],
                     [0.0, 2.0]])
+    # fmt: on
     # content-holder: a chosen word hands over all four of its features
     W_V = np.eye(4)
     return W_Q, W_K, W_V

@@ -2,25 +2,18 @@
 
 A mask is a boolean array with True where query i may attend to key j, the convention of
 `attnlib.attention` (and of the `attn_mask` of torch's scaled_dot_product_attention).
-Both functions return a numpy array, or a torch tensor on the same device when `like` is one;
-torch is imported only then.
+The masks come back as numpy arrays, or as torch tensors on the same device when `like` is one;
+torch is imported only then. `apply_mask` and `hide` put -inf into the scores a mask hides, so
+softmax gives them weight 0.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from .core import Array, is_torch, shape_of
-
-
-def _count(name: str, arg: str, value: Any) -> int:
-    """A whole number of at least 1, or a clear error."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name}: {arg} must be a whole number, not {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name}: {arg} must be at least 1, but it is {value}")
-    return int(value)
+from .arrays import Array, broadcasts, is_torch, shape_of, whole_number
 
 
 def _like(mask: np.ndarray, like: Any) -> Array:
@@ -28,12 +21,13 @@ def _like(mask: np.ndarray, like: Any) -> Array:
     if like is None or not is_torch(like):
         return mask
     import torch
+
     return torch.as_tensor(mask, device=like.device)
 
 
 def causal_mask(n: int, like: Any = None) -> Array:
     """The n×n causal mask: True where j ≤ i, so word i sees itself and the words before it (chapter 11)."""
-    n = _count("causal_mask", "n", n)
+    n = whole_number("causal_mask", "n", n)
     rows = np.arange(n)[:, None]
     cols = np.arange(n)[None, :]
     return _like(cols <= rows, like)
@@ -41,21 +35,75 @@ def causal_mask(n: int, like: Any = None) -> Array:
 
 def padding_mask(lengths: Any, n: int, like: Any = None) -> Array:
     """The (batch, 1, n) mask of a padded batch: True where key j is a real word of sentence b (chapter 11)."""
-    n = _count("padding_mask", "n", n)
+    n = whole_number("padding_mask", "n", n)
     if is_torch(lengths):
         lengths = lengths.detach().cpu().numpy()
     lengths = np.asarray(lengths)
     if lengths.ndim != 1:
-        raise ValueError(f"padding_mask: lengths must have shape (batch,), one length per sentence, "
-                         f"but it has shape {shape_of(lengths)}")
+        raise ValueError(
+            f"padding_mask: lengths must have shape (batch,), one length per sentence, "
+            f"but it has shape {shape_of(lengths)}"
+        )
     if lengths.dtype.kind not in "iu" and not (lengths.dtype.kind == "f" and np.all(lengths == np.round(lengths))):
         raise TypeError(f"padding_mask: lengths must be whole numbers, not {lengths.dtype}")
     lengths = lengths.astype(int)
     too_long = lengths[lengths > n]
     if too_long.size:
-        raise ValueError(f"padding_mask: lengths has shape {shape_of(lengths)} with a length of {too_long[0]}, "
-                         f"but the padded batch has only n = {n} positions (mask shape ({len(lengths)}, 1, {n}))")
+        raise ValueError(
+            f"padding_mask: lengths has shape {shape_of(lengths)} with a length of {too_long[0]}, "
+            f"but the padded batch has only n = {n} positions (mask shape ({len(lengths)}, 1, {n}))"
+        )
     if np.any(lengths < 0):
         raise ValueError(f"padding_mask: lengths must not be negative, but they are {lengths.tolist()}")
     keys = np.arange(n)[None, None, :]
     return _like(keys < lengths[:, None, None], like)
+
+
+def check_mask(S: Array, mask: Any) -> Array:
+    """The mask checked against the scores S and broadcast to S's shape, on S's kind and device.
+
+    It must be boolean, broadcast to S's shape, and have a True in every row: a row of False
+    would leave a query no key to attend to, and softmax of a row of -inf is 0/0.
+    """
+    if not (is_torch(mask) or isinstance(mask, np.ndarray)):
+        mask = np.asarray(mask)
+    if not broadcasts(shape_of(mask), shape_of(S)):
+        raise ValueError(
+            f"attention: mask has shape {shape_of(mask)} and the scores have shape {shape_of(S)}; "
+            "the mask must broadcast to the scores"
+        )
+    if is_torch(S):
+        import torch
+
+        allowed = torch.as_tensor(mask, device=S.device)
+        if allowed.dtype != torch.bool:
+            raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
+        allowed = torch.broadcast_to(allowed, S.shape)
+    else:
+        allowed = np.asarray(mask.cpu() if is_torch(mask) else mask)
+        if allowed.dtype != bool:
+            raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
+        allowed = np.broadcast_to(allowed, S.shape)
+    if not bool(allowed.any(-1).all()):
+        raise ValueError("attention: a row of the mask is all False, so some query may attend to no key")
+    return allowed
+
+
+def apply_mask(S: Array, mask: Any) -> Array:
+    """A copy of the scores S with -inf wherever the mask is False (chapter 11)."""
+    allowed = check_mask(S, mask)
+    if is_torch(S):
+        import torch
+
+        return torch.where(allowed, S, torch.tensor(float("-inf"), dtype=S.dtype, device=S.device))
+    return np.where(allowed, S, -np.inf)
+
+
+def hide(S: Array, mask: Any) -> Array:
+    """Put -inf into S itself wherever the mask is False, and return S: `apply_mask` without a copy."""
+    allowed = check_mask(S, mask)
+    if is_torch(S):
+        S.masked_fill_(~allowed, float("-inf"))
+    else:
+        np.copyto(S, -np.inf, where=~allowed)
+    return S

@@ -3,22 +3,14 @@
 One code path for numpy and torch: pass `like=` a torch tensor to get a tensor of its dtype and
 device; otherwise the result is a float64 numpy array. torch is imported only when it is used.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from .core import is_torch
-
-
-def _whole(name: str, value: Any, smallest: int) -> int:
-    """`value` as an int, or a clear error: a size must be a whole number of at least `smallest`."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"positional_encoding: {name} must be a whole number, not {type(value).__name__} {value!r}")
-    if value < smallest:
-        raise ValueError(f"positional_encoding: {name} must be at least {smallest}, but it is {value}")
-    return int(value)
+from .arrays import is_torch, whole_number
 
 
 def positional_encoding(n: int, d_model: int, like: Any = None, base: float = 10000.0) -> Any:
@@ -26,20 +18,22 @@ def positional_encoding(n: int, d_model: int, like: Any = None, base: float = 10
 
     PE[pos, 2i] = sin(pos / base^(2i/d_model)) and PE[pos, 2i+1] = cos(pos / base^(2i/d_model)).
     """
-    n = _whole("n (the number of positions)", n, 1)
-    d_model = _whole("d_model", d_model, 2)
+    n = whole_number("positional_encoding", "n (the number of positions)", n)
+    d_model = whole_number("positional_encoding", "d_model", d_model, smallest=2)
     if d_model % 2:
-        raise ValueError(f"positional_encoding: d_model must be even (a sine and a cosine per frequency), "
-                         f"but it is {d_model}")
+        raise ValueError(
+            f"positional_encoding: d_model must be even (a sine and a cosine per frequency), but it is {d_model}"
+        )
     if is_torch(like):
         import torch
+
         dtype = like.dtype if like.dtype.is_floating_point else torch.float64
         xp, kw = torch, {"dtype": dtype, "device": like.device}
     else:
         xp, kw = np, {"dtype": np.float64}
-    pos = xp.arange(n, **kw)[:, None]                        # (n, 1): 0, 1, ..., n-1
-    two_i = xp.arange(0, d_model, 2, **kw)[None, :]          # (1, d_model/2): 0, 2, 4, ...
-    angle = pos / base ** (two_i / d_model)                  # (n, d_model/2): one speed per column pair
+    pos = xp.arange(n, **kw)[:, None]  # (n, 1): 0, 1, ..., n-1
+    two_i = xp.arange(0, d_model, 2, **kw)[None, :]  # (1, d_model/2): 0, 2, 4, ...
+    angle = pos / base ** (two_i / d_model)  # (n, d_model/2): one speed per column pair
     pe = xp.zeros((n, d_model), **kw)
     pe[:, 0::2] = xp.sin(angle)
     pe[:, 1::2] = xp.cos(angle)
@@ -49,8 +43,9 @@ def positional_encoding(n: int, d_model: int, like: Any = None, base: float = 10
 def learned_position_table(n_max: int, d_model: int, seed: int = 0, scale: float = 0.1) -> Any:
     """A learned positional encoding before training: a torch table of trainable numbers, one row per position (chapter 13)."""
     import torch
-    n_max = _whole("n_max (the number of positions)", n_max, 1)
-    d_model = _whole("d_model", d_model, 1)
+
+    n_max = whole_number("learned_position_table", "n_max (the number of positions)", n_max)
+    d_model = whole_number("learned_position_table", "d_model", d_model)
     generator = torch.Generator().manual_seed(seed)
     start = scale * torch.randn(n_max, d_model, generator=generator, dtype=torch.float64)
     return torch.nn.Parameter(start)

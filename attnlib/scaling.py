@@ -1,15 +1,16 @@
 """Why attention divides by √d_k: seeded experiments and the softmax Jacobian (chapter 8)."""
+
 from __future__ import annotations
 
 import numpy as np
 
+from .arrays import whole_number
 from .core import softmax
 
 
 def dot_products(d_k: int, trials: int = 10_000, seed: int = 0) -> np.ndarray:
     """`trials` dot products q · k of random d_k-long vectors with unit-variance entries (chapter 8)."""
-    if d_k < 1 or trials < 1:
-        raise ValueError(f"dot_products: d_k and trials must be at least 1, but d_k = {d_k}, trials = {trials}")
+    d_k, trials = whole_number("dot_products", "d_k", d_k), whole_number("dot_products", "trials", trials)
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((trials, d_k))
     k = rng.standard_normal((trials, d_k))
@@ -18,9 +19,10 @@ def dot_products(d_k: int, trials: int = 10_000, seed: int = 0) -> np.ndarray:
 
 def random_scores(d_k: int, n_keys: int = 8, trials: int = 1000, seed: int = 0) -> np.ndarray:
     """Unscaled scores of `trials` random queries, each against its own `n_keys` random keys: shape (trials, n_keys) (chapter 8)."""
-    if d_k < 1 or n_keys < 1 or trials < 1:
-        raise ValueError(f"random_scores: d_k, n_keys and trials must be at least 1, "
-                         f"but d_k = {d_k}, n_keys = {n_keys}, trials = {trials}")
+    d_k, n_keys, trials = (
+        whole_number("random_scores", arg, value)
+        for arg, value in (("d_k", d_k), ("n_keys", n_keys), ("trials", trials))
+    )
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((trials, 1, d_k))
     K = rng.standard_normal((trials, n_keys, d_k))
@@ -34,8 +36,9 @@ def softmax_jacobian(x: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(x, dtype=float)
     if x.ndim == 0:
-        raise ValueError(f"softmax_jacobian: x must be a row of scores with at least 1 dimension, "
-                         f"but it has shape {tuple(x.shape)}")
+        raise ValueError(
+            f"softmax_jacobian: x must be a row of scores with at least 1 dimension, but it has shape {tuple(x.shape)}"
+        )
     p = softmax(x, axis=-1)
     return p[..., :, None] * np.eye(x.shape[-1]) - p[..., :, None] * p[..., None, :]
 
@@ -43,7 +46,7 @@ def softmax_jacobian(x: np.ndarray) -> np.ndarray:
 def jacobian_size(x: np.ndarray) -> np.ndarray:
     """The Frobenius norm of softmax's Jacobian (square every entry, add, take the root), one per row of x (chapter 8)."""
     J = softmax_jacobian(x)
-    return np.sqrt((J ** 2).sum(axis=(-2, -1)))
+    return np.sqrt((J**2).sum(axis=(-2, -1)))
 
 
 def largest_weight(S: np.ndarray) -> float:

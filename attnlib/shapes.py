@@ -3,11 +3,12 @@
 One notation for a shape tag in the whole course: the prose typesets the tag (ℝ with 3×4 raised)
 and printed output writes the same thing with Unicode superscripts, 'X ∈ ℝ³ˣ⁴'.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
-from .core import as_array, shape_of
+from .arrays import as_array, shape_of
 
 #: digits and the times sign, raised: "3×4" -> "³ˣ⁴"
 SUPERSCRIPT = str.maketrans("0123456789×", "⁰¹²³⁴⁵⁶⁷⁸⁹ˣ")

@@ -5,6 +5,7 @@ before it (the first word, which has nothing before it, keeps its own). Only wor
 solve it, so the inputs carry the sinusoidal positions of chapter 13, and a causal mask
 (chapter 11) keeps each word from looking ahead. torch is imported only inside the functions.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ import numpy as np
 
 from .core import self_attention
 from .data import FEATURES, VOCAB
+from .masks import causal_mask
 from .positions import positional_encoding
 
 D_MODEL = 8  # four columns left for the fast position waves, then the four features of the word
@@ -22,21 +24,23 @@ D_MODEL = 8  # four columns left for the fast position waves, then the four feat
 @dataclass
 class Task:
     """A batch of training sentences for the previous-word task (chapter 14)."""
-    sentences: list[list[str]]   # the words of each sequence
-    X: np.ndarray                # (batch, n, D_MODEL): word columns plus positions
-    targets: np.ndarray          # (batch, n, 4): the features each row must end up with
-    keys: np.ndarray             # (n,): the key each query row should attend to (0, 0, 1, 2, ...)
+
+    sentences: list[list[str]]  # the words of each sequence
+    X: np.ndarray  # (batch, n, D_MODEL): word columns plus positions
+    targets: np.ndarray  # (batch, n, 4): the features each row must end up with
+    keys: np.ndarray  # (n,): the key each query row should attend to (0, 0, 1, 2, ...)
     positions: bool = True
 
 
 @dataclass
 class Trained:
     """What training returns: the loss at every step, the learned lenses and the final weights A (chapter 14)."""
+
     history: list[float]
     W_Q: np.ndarray
     W_K: np.ndarray
     W_V: np.ndarray
-    A: np.ndarray                # (batch, n, n) on the training sentences after the last step
+    A: np.ndarray  # (batch, n, n) on the training sentences after the last step
     config: dict = field(default_factory=dict)
 
 
@@ -65,14 +69,9 @@ def make_task(n_sentences: int = 128, n: int = 6, seed: int = 0, positions: bool
     rng = np.random.default_rng(seed)
     sentences = [[vocabulary[k] for k in rng.integers(0, len(vocabulary), size=n)] for _ in range(n_sentences)]
     X = np.stack([task_input(s, positions) for s in sentences])
-    features = np.stack([word_rows(s)[:, -len(FEATURES):] for s in sentences])
+    features = np.stack([word_rows(s)[:, -len(FEATURES) :] for s in sentences])
     keys = previous_keys(n)
     return Task(sentences, X, features[:, keys], keys, positions)
-
-
-def causal(n: int) -> np.ndarray:
-    """The causal mask: True where query i may look at key j, that is j ≤ i (chapter 11)."""
-    return np.tril(np.ones((n, n), dtype=bool))
 
 
 def weight_on_keys(A: Any, keys: Any, rows: Any = None) -> float:
@@ -83,10 +82,12 @@ def weight_on_keys(A: Any, keys: Any, rows: Any = None) -> float:
     return float(A[..., rows, keys[rows]].mean())
 
 
-def train_lenses(task: Task, steps: int = 200, lr: float = 0.1, d_k: int = 2, seed: int = 0,
-                 masked: bool = True, init: float = 0.3) -> Trained:
+def train_lenses(
+    task: Task, steps: int = 200, lr: float = 0.1, d_k: int = 2, seed: int = 0, masked: bool = True, init: float = 0.3
+) -> Trained:
     """Fit W_Q, W_K (D_MODEL × d_k) and W_V (D_MODEL × 4) by Adam on the mean squared error, seeded and float64 (chapter 14)."""
     import torch
+
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # one thread: the same sums in the same order, so every run gives the same numbers
     try:
@@ -100,11 +101,11 @@ def train_lenses(task: Task, steps: int = 200, lr: float = 0.1, d_k: int = 2, se
         W_Q, W_K, W_V = start(d_model, d_k), start(d_model, d_k), start(d_model, d_v)
         X = torch.tensor(task.X, dtype=torch.float64)
         target = torch.tensor(task.targets, dtype=torch.float64)
-        mask = causal(X.shape[-2]) if masked else None
+        mask = causal_mask(X.shape[-2]) if masked else None
         optimiser = torch.optim.Adam([W_Q, W_K, W_V], lr=lr)
         history = []
         for _ in range(steps):
-            Z, A = self_attention(X, W_Q, W_K, W_V, mask=mask)   # chapter 10's function, now with gradients
+            Z, A = self_attention(X, W_Q, W_K, W_V, mask=mask)  # chapter 10's function, now with gradients
             loss = ((Z - target) ** 2).mean()
             optimiser.zero_grad()
             loss.backward()
@@ -115,5 +116,11 @@ def train_lenses(task: Task, steps: int = 200, lr: float = 0.1, d_k: int = 2, se
     finally:
         torch.set_num_threads(threads)
     config = {"steps": steps, "lr": lr, "d_k": d_k, "seed": seed, "masked": masked, "init": init}
-    return Trained(history, W_Q.detach().numpy().copy(), W_K.detach().numpy().copy(),
-                   W_V.detach().numpy().copy(), A.numpy().copy(), config)
+    return Trained(
+        history,
+        W_Q.detach().numpy().copy(),
+        W_K.detach().numpy().copy(),
+        W_V.detach().numpy().copy(),
+        A.numpy().copy(),
+        config,
+    )

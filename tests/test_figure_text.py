@@ -4,10 +4,12 @@ A figure is stored as SVG and shown at the phone's content width (about 358 px),
 `pt` points in a figure `w` inches wide renders at pt * 358 / (w * 72) px. Each figure function
 is drawn with the inputs the chapters give it (grep chapters/*.ipynb for `plot.`).
 """
+
 from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import matplotlib
 
@@ -20,7 +22,8 @@ import pytest
 import attnlib
 from attnlib import plot
 
-PHONE_CONTENT_PX = 358   # a 390 px phone's text column
+ROOT = Path(__file__).resolve().parents[1]
+PHONE_CONTENT_PX = 358  # a 390 px phone's text column
 MIN_PX = 9.0
 
 
@@ -35,10 +38,11 @@ def _timing_runs(panels: int) -> dict:
     n = np.array([128, 256, 512, 1024, 2048])
     impls = ["naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch", "sdpa-torch"]
     curves = {impl: (n, 1e-9 * (k + 1) * n.astype(float) ** 2) for k, impl in enumerate(impls)}
-    names = ["live: this machine, float32, 1 head, 1 thread",
-             "cpu_epyc.json: AMD EPYC (family 25, model 1; AVX2, no AVX-512), float32, 1 heads, "
-             "1 thread(s), 2026-12-01",
-             "gpu_h100.json: NVIDIA H100 80GB HBM3, bfloat16, 1 heads, 2026-12-01"]
+    names = [
+        "live: this machine, float32, 1 head, 1 thread",
+        "cpu_epyc.json: AMD EPYC (family 25, model 1; AVX2, no AVX-512), float32, 1 heads, 1 thread(s), 2026-12-01",
+        "gpu_h100.json: NVIDIA H100 80GB HBM3, bfloat16, 1 heads, 2026-12-01",
+    ]
     return {names[k]: curves for k in range(panels)}
 
 
@@ -51,11 +55,20 @@ def _cases():
     sat, kitten = words.index("sat"), words.index("kitten")
     M, N = np.array([[1, 2, 3], [4, 5, 6]]), np.array([[1, 0], [0, 1], [2, 1]])
     Q6, K6 = np.array([[1, 0], [2, 1], [0, 1]]), np.array([[1, 2], [3, 4], [5, 6]])
-    d_ks = [2 ** i for i in range(11)]
+    d_ks = [2**i for i in range(11)]
     small = ["kitten", "mat", "the"]
-    quantities = {"X": np.zeros((6, 4)), "W_Q": np.zeros((4, 2)), "W_K": np.zeros((4, 2)),
-                  "W_V": np.zeros((4, 4)), "Q": np.zeros((6, 2)), "K": np.zeros((6, 2)),
-                  "V": np.zeros((6, 4)), "S": np.zeros((6, 6)), "A": np.zeros((6, 6)), "Z": np.zeros((6, 4))}
+    quantities = {
+        "X": np.zeros((6, 4)),
+        "W_Q": np.zeros((4, 2)),
+        "W_K": np.zeros((4, 2)),
+        "W_V": np.zeros((4, 4)),
+        "Q": np.zeros((6, 2)),
+        "K": np.zeros((6, 2)),
+        "V": np.zeros((6, 4)),
+        "S": np.zeros((6, 6)),
+        "A": np.zeros((6, 6)),
+        "Z": np.zeros((6, 4)),
+    }
     lines3 = [["X", "W_Q", "W_K", "W_V"], ["Q", "K", "V"], ["S", "A", "Z"]]
     three = ["cat", "dog", "car"]
     cat = np.asarray(attnlib.embed("cat"))[:2]
@@ -66,101 +79,189 @@ def _cases():
     learned = np.random.default_rng(0).uniform(-3, 3, (8, 4))  # the shape of chapter 14's learned lenses
     return {
         "arrow_parts": lambda: plot.arrow_parts("cat", attnlib.VOCAB_2D["cat"]),
-        "arrows": lambda: plot.arrows(attnlib.VOCAB_2D, title="Five words as arrows",
-                                      xlabel="animal-ness (first number)", ylabel="vehicle-ness (second number)"),
-        "arrows_to_rows": lambda: plot.arrows_to_rows({w: attnlib.VOCAB_2D[w] for w in three},
-                                                      xlabel="animal-ness", ylabel="vehicle-ness",
-                                                      col_labels=["animal", "vehicle"]),
+        "arrows": lambda: plot.arrows(
+            attnlib.VOCAB_2D,
+            title="Five words as arrows",
+            xlabel="animal-ness (first number)",
+            ylabel="vehicle-ness (second number)",
+        ),
+        "arrows_to_rows": lambda: plot.arrows_to_rows(
+            {w: attnlib.VOCAB_2D[w] for w in three},
+            xlabel="animal-ness",
+            ylabel="vehicle-ness",
+            col_labels=["animal", "vehicle"],
+        ),
         "stacked_rows": lambda: plot.stacked_rows(words, X, col_labels=attnlib.FEATURES),
-        "grid": lambda: plot.grid(X[:3], row_labels=["the", "cat", "sat"], col_labels=attnlib.FEATURES,
-                                  rows_name="n", cols_name="d_model",
-                                  title="$" + attnlib.shape_tag("X", X[:3], latex=True) + "$"),
+        "grid": lambda: plot.grid(
+            X[:3],
+            row_labels=["the", "cat", "sat"],
+            col_labels=attnlib.FEATURES,
+            rows_name="n",
+            cols_name="d_model",
+            title="$" + attnlib.shape_tag("X", X[:3], latex=True) + "$",
+        ),
         "grid 6 columns": lambda: plot.grid(A, row_labels=words, col_labels=words, title="$A$"),
         "heatmap 8×8": lambda: plot.heatmap(np.arange(64.0).reshape(8, 8) / 64, title="eight words"),
-        "shape_blocks": lambda: plot.shape_blocks([{k: quantities[k] for k in line} for line in lines3],
-                                                  captions={k: f"{v.shape[0]} × {v.shape[1]}"
-                                                            for k, v in quantities.items()},
-                                                  title="Every quantity of attention, drawn to size"),
+        "shape_blocks": lambda: plot.shape_blocks(
+            [{k: quantities[k] for k in line} for line in lines3],
+            captions={k: f"{v.shape[0]} × {v.shape[1]}" for k, v in quantities.items()},
+            title="Every quantity of attention, drawn to size",
+        ),
         "matmul_cell ch04": lambda: plot.matmul_cell(M, N, 0, 1),
         "matmul_cell ch06": lambda: plot.matmul_cell(Q6, K6.T, 1, 2, left_name="Q", right_name=r"K^{\mathsf{T}}"),
         "projections": lambda: plot.projections(n=6, d_model=4, d_k=2, d_v=4),
         "labelled_grids lenses": lambda: plot.labelled_grids(
-            {"W_Q": W_Q, "W_K": W_K, "W_V": W_V}, row_labels=attnlib.FEATURES,
-            col_labels={"W_Q": attnlib.data.QUERY_SLOTS, "W_K": attnlib.data.KEY_SLOTS,
-                        "W_V": attnlib.data.VALUE_SLOTS},
-            title="The hand-made lenses: rows read $X$, columns make new numbers"),
+            {"W_Q": W_Q, "W_K": W_K, "W_V": W_V},
+            row_labels=attnlib.FEATURES,
+            col_labels={
+                "W_Q": attnlib.data.QUERY_SLOTS,
+                "W_K": attnlib.data.KEY_SLOTS,
+                "W_V": attnlib.data.VALUE_SLOTS,
+            },
+            title="The hand-made lenses: rows read $X$, columns make new numbers",
+        ),
         "labelled_grids QKV": lambda: plot.labelled_grids(
-            {"Q": Q, "K": K, "V": V}, row_labels=words,
-            col_labels={"Q": attnlib.data.QUERY_SLOTS, "K": attnlib.data.KEY_SLOTS,
-                        "V": attnlib.data.VALUE_SLOTS},
-            highlight_nonzero=False, word_rows=True, fmt="{:.2g}", title="Queries, keys and values of the sentence"),
+            {"Q": Q, "K": K, "V": V},
+            row_labels=words,
+            col_labels={"Q": attnlib.data.QUERY_SLOTS, "K": attnlib.data.KEY_SLOTS, "V": attnlib.data.VALUE_SLOTS},
+            highlight_nonzero=False,
+            word_rows=True,
+            fmt="{:.2g}",
+            title="Queries, keys and values of the sentence",
+        ),
         "fit_table": lambda: plot.fit_table(S, words),
         "transpose_reflection": lambda: plot.transpose_reflection(np.array([[1, 2], [3, 4], [5, 6]]), name="K"),
         "dot_cases": lambda: plot.dot_cases(),
         "dot_projection": lambda: plot.dot_projection(
             [("sat", Q[sat], "kitten", K[kitten]), ("kitten", Q[kitten], "sat", K[sat])],
             title="S[sat, kitten] and S[kitten, sat]\ncompare different arrows",
-            xlabel=r"slot 1: animal", ylabel=r"slot 2: action"),
+            xlabel=r"slot 1: animal",
+            ylabel=r"slot 2: action",
+        ),
         "dot_projection cat": lambda: plot.dot_projection(
             [("kitten", X[kitten, :2], "kitten", X[kitten, :2]), ("kitten", X[kitten, :2], "cat", cat)],
-            title="The same query, two keys:\nlength times shadow", xlabel="animal-ness", ylabel="vehicle-ness"),
-        "heatmap S": lambda: plot.word_ticks(plot.heatmap(
-            S, row_labels=words, col_labels=words, title="Scores S = QKᵀ for “the kitten sat on the mat”",
-            xlabel=r"key $k_j$ of word $j$", ylabel=r"query $q_i$ of word $i$",
-            colorbar_label=r"score $S_{ij} = q_i \cdot k_j$")),
-        "heatmap A": lambda: plot.heatmap(A, row_labels=words, col_labels=words, vmin=0, vmax=1,
-                                          title=r'$A$ for "the kitten sat on the mat"',
-                                          colorbar_label=r"weight $A_{ij}$", size=(4.6, 4.2), colour_labels=True),
-        "lines ch08": lambda: plot.lines(d_ks, {"none": d_ks, r"divide by $\sqrt{d_k}$": d_ks,
-                                                r"divide by $d_k$": d_ks, "even shares, 1/8": [1 / 8] * 11},
-                                         xlabel=r"$d_k$ (doubling at each step)", ylabel="largest weight in a row",
-                                         logx=True, title="Three choices of divisor",
-                                         styles={"even shares, 1/8": ":"}),
-        "lines ch11": lambda: plot.lines([2 ** k for k in range(7, 18)],
-                                         {"A alone, kept by naive attention (n×n)": [2.0 ** k for k in range(11)],
-                                          "all of tiled: Q, K, V, Z and one 256×256 block": [1.0] * 11},
-                                         xlabel="n (sequence length)", ylabel="MiB, float32, one head",
-                                         title="Memory against n", logx=True, logy=True),
-        "softmax_shares 3": lambda: plot.softmax_shares([2.0, 1.0, 0.1], small,
-                                                        title='The scores of "sat" become shares'),
-        "softmax_shares 6": lambda: plot.softmax_shares(S[sat] / np.sqrt(2), words,
-                                                        title=r'Row "sat": scaled scores become weights'),
-        "blend 3": lambda: plot.blend([0.1, 0.6, 0.3], [[0.0, 1.0], [4.0, 0.0], [2.0, 2.0]], ["the", "kitten", "sat"],
-                                     target=r"$z_{\mathrm{kitten}}$"),
+            title="The same query, two keys:\nlength times shadow",
+            xlabel="animal-ness",
+            ylabel="vehicle-ness",
+        ),
+        "heatmap S": lambda: plot.word_ticks(
+            plot.heatmap(
+                S,
+                row_labels=words,
+                col_labels=words,
+                title="Scores S = QKᵀ for “the kitten sat on the mat”",
+                xlabel=r"key $k_j$ of word $j$",
+                ylabel=r"query $q_i$ of word $i$",
+                colorbar_label=r"score $S_{ij} = q_i \cdot k_j$",
+            )
+        ),
+        "heatmap A": lambda: plot.heatmap(
+            A,
+            row_labels=words,
+            col_labels=words,
+            vmin=0,
+            vmax=1,
+            title=r'$A$ for "the kitten sat on the mat"',
+            colorbar_label=r"weight $A_{ij}$",
+            size=(4.6, 4.2),
+            colour_labels=True,
+        ),
+        "lines ch08": lambda: plot.lines(
+            d_ks,
+            {"none": d_ks, r"divide by $\sqrt{d_k}$": d_ks, r"divide by $d_k$": d_ks, "even shares, 1/8": [1 / 8] * 11},
+            xlabel=r"$d_k$ (doubling at each step)",
+            ylabel="largest weight in a row",
+            logx=True,
+            title="Three choices of divisor",
+            styles={"even shares, 1/8": ":"},
+        ),
+        "lines ch11": lambda: plot.lines(
+            [2**k for k in range(7, 18)],
+            {
+                "A alone, kept by naive attention (n×n)": [2.0**k for k in range(11)],
+                "all of tiled: Q, K, V, Z and one 256×256 block": [1.0] * 11,
+            },
+            xlabel="n (sequence length)",
+            ylabel="MiB, float32, one head",
+            title="Memory against n",
+            logx=True,
+            logy=True,
+        ),
+        "softmax_shares 3": lambda: plot.softmax_shares(
+            [2.0, 1.0, 0.1], small, title='The scores of "sat" become shares'
+        ),
+        "softmax_shares 6": lambda: plot.softmax_shares(
+            S[sat] / np.sqrt(2), words, title=r'Row "sat": scaled scores become weights'
+        ),
+        "blend 3": lambda: plot.blend(
+            [0.1, 0.6, 0.3],
+            [[0.0, 1.0], [4.0, 0.0], [2.0, 2.0]],
+            ["the", "kitten", "sat"],
+            target=r"$z_{\mathrm{kitten}}$",
+        ),
         "blend 6": lambda: plot.blend(A[sat], V, words, target=r"$z_{\mathrm{sat}}$"),
         "before_after": lambda: plot.before_after(X, Z, words, attnlib.FEATURES),
-        "prerequisite_map": lambda: plot.prerequisite_map(),
+        "prerequisite_map": lambda: plot.prerequisite_map(ROOT / "_toc.yml"),
         "attention_maps ch11 causal": lambda: plot.attention_maps(
-            {"no mask": A, "causal mask": attnlib.self_attention(X, W_Q, W_K, W_V, mask=causal)[1]}, words,
-            masks={"causal mask": causal}, title="Who attends to whom, before and after the mask"),
+            {"no mask": A, "causal mask": attnlib.self_attention(X, W_Q, W_K, W_V, mask=causal)[1]},
+            words,
+            masks={"causal mask": causal},
+            title="Who attends to whom, before and after the mask",
+        ),
         "attention_maps ch11 padding": lambda: plot.attention_maps(
-            {"no padding mask": A, "padding mask": A}, words[:3] + ["pad", "pad", "pad"],
+            {"no padding mask": A, "padding mask": A},
+            words[:3] + ["pad", "pad", "pad"],
             masks={"padding mask": np.broadcast_to(np.arange(6) < 3, (6, 6))},
-            title="'the kitten sat', padded to six positions"),
-        "attention_maps ch12": lambda: plot.attention_maps({"head 1: who?": A, "head 2: where?": A.T}, words,
-                                                           title="Two heads, two questions, one sentence"),
+            title="'the kitten sat', padded to six positions",
+        ),
+        "attention_maps ch12": lambda: plot.attention_maps(
+            {"head 1: who?": A, "head 2: where?": A.T}, words, title="Two heads, two questions, one sentence"
+        ),
         "labelled_panels ch13 Z": lambda: plot.labelled_panels(
-            [("Z, in sentence order", Z, words, attnlib.FEATURES),
-             ("Z of the shuffled words", Z[::-1], words[::-1], attnlib.FEATURES)],
-            title="Shuffle the words: each row of Z moves with its word"),
-        "position_waves": lambda: plot.position_waves(attnlib.positional_encoding(50, 16),
-                                                      title="Positional encoding PE: 50 positions, 16 dimensions"),
+            [
+                ("Z, in sentence order", Z, words, attnlib.FEATURES),
+                ("Z of the shuffled words", Z[::-1], words[::-1], attnlib.FEATURES),
+            ],
+            title="Shuffle the words: each row of Z moves with its word",
+        ),
+        "position_waves": lambda: plot.position_waves(
+            attnlib.positional_encoding(50, 16), title="Positional encoding PE: 50 positions, 16 dimensions"
+        ),
         "labelled_panels ch13 X+PE": lambda: plot.labelled_panels(
-            [("X (the words)", X, placed, attnlib.FEATURES), ("PE (the places)", PE, placed, ["0", "1", "2", "3"]),
-             ("X + PE", X + PE, placed, attnlib.FEATURES)],
-            title="Positions are added to X", vmin=-1.0, vmax=2.0),
-        "loss_curve": lambda: plot.loss_curve(np.geomspace(0.8, 2e-4, 200), title="Training the lenses: the loss falls"),
-        "word_heatmap ch14": lambda: plot.word_heatmap(A, row_labels=placed, col_labels=placed, vmin=0, vmax=1,
-                                                       title="Learned A: each word attends to the word before",
-                                                       colorbar_label=r"weight $\alpha_{ij}$"),
-        "labelled_panels ch14 lenses": lambda: plot.labelled_panels([
-            (r"hand-made $W_Q$", W_Q, attnlib.FEATURES, attnlib.data.QUERY_SLOTS),
-            (r"hand-made $W_K$", W_K, attnlib.FEATURES, attnlib.data.KEY_SLOTS),
-            (r"hand-made $W_V$", W_V, attnlib.FEATURES, attnlib.FEATURES),
-            (r"learned $W_Q$", learned[:, :2], learned_rows, ["0", "1"]),
-            (r"learned $W_K$", learned[:, 2:], learned_rows, ["0", "1"]),
-            (r"learned $W_V$", learned, learned_rows, attnlib.FEATURES)],
-            ncols=3, title="Chapter 5's lenses (left) and the learned lenses (right)", fmt="{:.1f}"),
+            [
+                ("X (the words)", X, placed, attnlib.FEATURES),
+                ("PE (the places)", PE, placed, ["0", "1", "2", "3"]),
+                ("X + PE", X + PE, placed, attnlib.FEATURES),
+            ],
+            title="Positions are added to X",
+            vmin=-1.0,
+            vmax=2.0,
+        ),
+        "loss_curve": lambda: plot.loss_curve(
+            np.geomspace(0.8, 2e-4, 200), title="Training the lenses: the loss falls"
+        ),
+        "word_heatmap ch14": lambda: plot.word_heatmap(
+            A,
+            row_labels=placed,
+            col_labels=placed,
+            vmin=0,
+            vmax=1,
+            title="Learned A: each word attends to the word before",
+            colorbar_label=r"weight $\alpha_{ij}$",
+        ),
+        "labelled_panels ch14 lenses": lambda: plot.labelled_panels(
+            [
+                (r"hand-made $W_Q$", W_Q, attnlib.FEATURES, attnlib.data.QUERY_SLOTS),
+                (r"hand-made $W_K$", W_K, attnlib.FEATURES, attnlib.data.KEY_SLOTS),
+                (r"hand-made $W_V$", W_V, attnlib.FEATURES, attnlib.FEATURES),
+                (r"learned $W_Q$", learned[:, :2], learned_rows, ["0", "1"]),
+                (r"learned $W_K$", learned[:, 2:], learned_rows, ["0", "1"]),
+                (r"learned $W_V$", learned, learned_rows, attnlib.FEATURES),
+            ],
+            ncols=3,
+            title="Chapter 5's lenses (left) and the learned lenses (right)",
+            fmt="{:.1f}",
+        ),
         "timings 1": lambda: plot.timings(_timing_runs(1)),
         "timings 3": lambda: plot.timings(_timing_runs(3)),
     }
@@ -211,8 +312,7 @@ def test_figure_text_legible_on_a_phone(name):
     fig = CASES[name]()
     try:
         px, text = smallest_text_px(fig)
-        assert px >= MIN_PX, (f"{name}: {text!r} renders at {px:.1f} px on a phone "
-                              f"({fig.get_figwidth():.1f} in wide)")
+        assert px >= MIN_PX, f"{name}: {text!r} renders at {px:.1f} px on a phone ({fig.get_figwidth():.1f} in wide)"
         assert svg_smallest_px(fig) >= MIN_PX - 0.05
         for pt, text in drawn_texts(fig):
             assert pt >= 10, f"{name}: {text!r} is {pt} pt (< 10 pt)"

@@ -4,6 +4,7 @@ A figure cell is a code cell that carries alt text in its metadata ({"mystnb": {
 or that assigns `fig = ...`. A figure cell whose image is missing is exactly what happened when a
 figure function switched inline display off: the cell ran, and nothing was stored.
 """
+
 import json
 import re
 from pathlib import Path
@@ -29,8 +30,11 @@ def figure_cells(path: Path) -> list[tuple[int, dict]]:
 
 
 def stored_images(cell: dict) -> int:
-    return sum(1 for out in cell.get("outputs", []) if "image/png" in out.get("data", {})
-               or "image/svg+xml" in out.get("data", {}))
+    return sum(
+        1
+        for out in cell.get("outputs", [])
+        if "image/png" in out.get("data", {}) or "image/svg+xml" in out.get("data", {})
+    )
 
 
 def _skipped_for_want_of_a_gpu(cell: dict) -> bool:
@@ -48,6 +52,7 @@ def test_the_rule_finds_figure_cells():
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_every_figure_cell_has_a_stored_image(path):
-    missing = [index for index, cell in figure_cells(path) if stored_images(cell) == 0
-               and not _skipped_for_want_of_a_gpu(cell)]
+    missing = [
+        index for index, cell in figure_cells(path) if stored_images(cell) == 0 and not _skipped_for_want_of_a_gpu(cell)
+    ]
     assert not missing, f"{path.name}: figure cells without a stored image: {missing} (re-execute the notebook)"

@@ -1,4 +1,5 @@
 """Chapter 12's multi-head attention equals torch.nn.MultiheadAttention to 1e-10 in float64."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,8 +15,12 @@ torch = pytest.importorskip("torch")
 def _weights(d_model, h, d_head, seed):
     rng = np.random.default_rng(seed)
     width = h * d_head
-    return (rng.normal(size=(d_model, width)), rng.normal(size=(d_model, width)),
-            rng.normal(size=(d_model, width)), rng.normal(size=(width, d_model)))
+    return (
+        rng.normal(size=(d_model, width)),
+        rng.normal(size=(d_model, width)),
+        rng.normal(size=(d_model, width)),
+        rng.normal(size=(width, d_model)),
+    )
 
 
 def _torch_mha(W_Q, W_K, W_V, W_O, h):
@@ -49,8 +54,9 @@ def test_one_head_is_plain_self_attention():
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(1, 6), st.sampled_from([(4, 1), (4, 2), (4, 4), (6, 3), (8, 2)]),
-       st.booleans(), st.integers(0, 10_000))
+@given(
+    st.integers(1, 6), st.sampled_from([(4, 1), (4, 2), (4, 4), (6, 3), (8, 2)]), st.booleans(), st.integers(0, 10_000)
+)
 def test_matches_torch_multihead_attention_in_float64(n, sizes, causal, seed):
     d_model, h = sizes
     W_Q, W_K, W_V, W_O = _weights(d_model, h, d_model // h, seed)

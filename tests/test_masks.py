@@ -1,11 +1,12 @@
 """Chapter 11's masks: the right pattern, attnlib.attention agrees with torch's attn_mask and is_causal."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlib
-from attnlib.masks import causal_mask, padding_mask
+from attnlib.masks import apply_mask, causal_mask, hide, padding_mask
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -97,3 +98,36 @@ def test_masks_work_on_torch_tensors_through_attention():
     Z, A = attnlib.attention(Q, Q, Q, mask=causal_mask(4, like=Q))
     assert isinstance(Z, torch.Tensor)
     assert torch.allclose(Z, F.scaled_dot_product_attention(Q, Q, Q, is_causal=True), atol=1e-12)
+
+
+# --- apply_mask (a copy) and hide (in place) share one check ----------------------------
+
+
+@pytest.mark.parametrize("make", [np.array, torch.tensor])
+def test_apply_mask_copies_and_hide_overwrites(make):
+    S = make([[1.0, 2.0], [3.0, 4.0]])
+    before = S.clone() if isinstance(S, torch.Tensor) else S.copy()
+    mask = causal_mask(2, like=S)
+    masked = apply_mask(S, mask)
+    assert np.asarray(masked).tolist() == [[1.0, -np.inf], [3.0, 4.0]]
+    assert np.asarray(S).tolist() == np.asarray(before).tolist()  # apply_mask left S alone
+    assert hide(S, mask) is S
+    assert np.asarray(S).tolist() == [[1.0, -np.inf], [3.0, 4.0]]
+
+
+@pytest.mark.parametrize("masker", [apply_mask, hide])
+def test_both_refuse_the_same_bad_masks(masker):
+    S = np.zeros((3, 3))
+    with pytest.raises(ValueError, match=r"\(2, 2\).*\(3, 3\)"):
+        masker(S, causal_mask(2))
+    with pytest.raises(TypeError, match="boolean"):
+        masker(S, np.ones((3, 3)))
+    with pytest.raises(ValueError, match="all False"):
+        masker(S, np.zeros((3, 3), bool))
+    assert np.all(S == 0)  # a refused mask changes nothing
+
+
+def test_a_mask_broadcasts_over_a_batch_of_scores():
+    S = np.zeros((2, 3, 3))
+    assert np.isinf(apply_mask(S, causal_mask(3))).sum() == 2 * 3
+    assert np.isinf(apply_mask(S, padding_mask([3, 1], 3))).sum() == 3 * 2

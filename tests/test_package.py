@@ -1,4 +1,7 @@
 """attnlib as a package: light to import, its toy data, shape tags and figures."""
+
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,27 +17,48 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_import_is_light():
-    code = ("import sys, attnlib; heavy = [m for m in ('torch', 'matplotlib') if m in sys.modules]; "
-            "print(','.join(heavy))")
+    code = (
+        "import sys, attnlib; heavy = [m for m in ('torch', 'matplotlib') if m in sys.modules]; print(','.join(heavy))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "", f"`import attnlib` loaded {out.strip()}"
 
 
 def test_plot_loads_on_first_use():
     assert attnlib.plot is plot
-    with pytest.raises(AttributeError):
-        attnlib.no_such_thing
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        _ = attnlib.no_such_thing
 
 
-def test_public_names_exist():
-    for name in attnlib.__all__:
-        assert getattr(attnlib, name) is not None
+def test_every_public_name_is_there():
+    missing = [name for name in attnlib.__all__ if not hasattr(attnlib, name)]
+    assert not missing, f"attnlib.__all__ lists {missing}, which `from attnlib import *` cannot find"
+
+
+def _names_used(module: str) -> set[str]:
+    """Every `module.NAME` the chapters' code cells use, e.g. attnlib.attention or plot.heatmap."""
+    found = set()
+    for path in (ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code":
+                found |= set(re.findall(rf"\b{module}\.([A-Za-z_]\w*)", "".join(cell["source"])))
+    return found
+
+
+@pytest.mark.parametrize("module", ["attnlib", "plot"])
+def test_every_name_the_chapters_use_exists(module):
+    owner = attnlib if module == "attnlib" else plot
+    used = _names_used(module)
+    assert used, f"no chapter uses {module}.NAME: the search is broken"
+    missing = sorted(name for name in used if not hasattr(owner, name))
+    assert not missing, f"the chapters use {module}.{missing}, which do not exist"
 
 
 def test_toy_vocabulary_similar_words_point_alike():
     def cos(a, b):
         a, b = attnlib.embed(a), attnlib.embed(b)
         return a @ b / np.linalg.norm(a) / np.linalg.norm(b)
+
     assert cos("cat", "kitten") > cos("cat", "car")
     assert cos("car", "truck") > cos("car", "dog")
     assert cos("sat", "ran") > cos("sat", "truck")
@@ -85,7 +109,7 @@ FIGURES = {
     "lines": lambda: plot.lines([1, 2], {"a": [1, 2]}, "x", "y"),
     "softmax_shares": lambda: plot.softmax_shares([1.0, 2.0], ["a", "b"]),
     "blend": lambda: plot.blend([0.25, 0.75], np.eye(2), ["a", "b"]),
-    "prerequisite_map": lambda: plot.prerequisite_map(),
+    "prerequisite_map": lambda: plot.prerequisite_map(ROOT / "_toc.yml"),
 }
 
 
@@ -103,14 +127,3 @@ def test_figures_draw_with_text(name):
 def test_heatmap_uses_the_colour_blind_safe_map():
     fig = plot.heatmap(np.eye(2))
     assert fig.axes[0].images[0].get_cmap().name == "viridis"
-
-
-def test_prerequisite_map_in_the_book_is_up_to_date(tmp_path):
-    fresh = tmp_path / "map.svg"
-    plot.save_svg(plot.prerequisite_map(), str(fresh))
-    committed = ROOT / "_static" / "prerequisite_map.svg"
-    assert fresh.read_bytes() == committed.read_bytes(), "run `make figures` and commit _static/prerequisite_map.svg"
-
-
-def test_prerequisite_map_has_every_chapter():
-    assert [node[1] for node in plot.PREREQUISITES] == [f"{i:02d}" for i in range(1, 16)]

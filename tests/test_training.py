@@ -1,7 +1,9 @@
 """Chapter 14's training loop: deterministic, and it finds the previous-word pattern."""
+
 import numpy as np
 import pytest
 
+import attnlib
 from attnlib import training
 
 torch = pytest.importorskip("torch")
@@ -27,6 +29,7 @@ def test_task_targets_are_the_previous_words_features(task):
 
 def attnlib_pe(n):
     from attnlib.positions import positional_encoding
+
     return positional_encoding(n, training.D_MODEL)
 
 
@@ -47,17 +50,16 @@ def test_loss_falls_and_attention_finds_the_previous_word(task, trained):
     assert trained.history[-1] < 0.01 * trained.history[0]
     assert training.weight_on_keys(trained.A, task.keys, rows=range(1, 6)) >= 0.8
     A = trained.A
-    assert np.allclose(A.sum(-1), 1.0) and np.all(np.triu(A, 1) == 0)        # rows add to 1, no look-ahead
+    assert np.allclose(A.sum(-1), 1.0) and np.all(np.triu(A, 1) == 0)  # rows add to 1, no look-ahead
 
 
 def test_the_value_lens_learns_to_hand_over_the_features(trained):
-    assert np.abs(trained.W_V[4:] - np.eye(4)).max() < 0.1                   # like chapter 5's W_V = identity
+    assert np.abs(trained.W_V[4:] - np.eye(4)).max() < 0.1  # like chapter 5's W_V = identity
 
 
 def test_new_sentence_gets_the_same_pattern(trained):
-    import attnlib
     X = training.task_input(attnlib.RUNNING_SENTENCE)
-    _, A = attnlib.self_attention(X, trained.W_Q, trained.W_K, trained.W_V, mask=training.causal(6))
+    _, A = attnlib.self_attention(X, trained.W_Q, trained.W_K, trained.W_V, mask=attnlib.causal_mask(6))
     assert list(A.argmax(axis=1)) == [0, 0, 1, 2, 3, 4]
 
 
@@ -84,16 +86,24 @@ def test_the_part_v_figures_draw_with_typeset_text(trained):
 
     from attnlib import plot
     from attnlib.positions import positional_encoding
-    figures = [plot.position_waves(positional_encoding(50, 16)),
-               plot.loss_curve(trained.history),
-               plot.labelled_panels([("learned $W_V$", trained.W_V, [str(i) for i in range(8)], None),
-                                     ("X", np.ones((2, 2)), ["0 the", "1 kitten"], ["a", "b"])], ncols=2),
-               plot.word_heatmap(np.eye(2), ["0 the", "1 kitten"], ["0 the", "1 kitten"])]
+
+    figures = [
+        plot.position_waves(positional_encoding(50, 16)),
+        plot.loss_curve(trained.history),
+        plot.labelled_panels(
+            [
+                ("learned $W_V$", trained.W_V, [str(i) for i in range(8)], None),
+                ("X", np.ones((2, 2)), ["0 the", "1 kitten"], ["a", "b"]),
+            ],
+            ncols=2,
+        ),
+        plot.word_heatmap(np.eye(2), ["0 the", "1 kitten"], ["0 the", "1 kitten"]),
+    ]
     for fig in figures:
         texts = [t.get_text() for ax in fig.axes for t in ax.texts + [ax.title] + ax.get_yticklabels()]
         assert any(texts) and not any("_" in t and "$" not in t for t in texts)
         plt.close(fig)
-    kitten = [t for t in figures[3].axes[0].get_yticklabels() if t.get_text() == "1 kitten"][0]
+    kitten = next(t for t in figures[3].axes[0].get_yticklabels() if t.get_text() == "1 kitten")
     assert kitten.get_color() == plot.word_colour("kitten")
     minus_zero = plot.labelled_panels([("M", np.array([[-0.001, 1.0]]), ["r"], ["a", "b"])], fmt="{:.1f}")
     assert "-0.0" not in [t.get_text() for t in minus_zero.axes[0].texts]

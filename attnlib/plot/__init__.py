@@ -13,7 +13,7 @@ kernel the import changes nothing.
 """
 
 from .arrows import arrow_parts, arrows, arrows_to_rows, dot_cases, dot_projection
-from .course_map import PREREQUISITES, prerequisite_map
+from .course_map import course_chapters, prerequisite_map, read_toc
 from .curves import blend, lines, loss_curve, position_waves, softmax_shares, timings
 from .grids import (
     attention_maps,
@@ -58,7 +58,8 @@ __all__ = [
     "arrows_to_rows",
     "dot_cases",
     "dot_projection",
-    "PREREQUISITES",
+    "course_chapters",
+    "read_toc",
     "prerequisite_map",
     "blend",
     "lines",

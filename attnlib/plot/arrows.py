@@ -3,7 +3,8 @@ shadows (chapter 7)."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -19,6 +20,7 @@ from .style import (
     _np,
     _spread_out,
     _vec_text,
+    colour_words,
     word_colour,
 )
 
@@ -41,9 +43,7 @@ def arrows(
                 "",
                 xy=(v[0], v[1]),
                 xytext=(0, 0),
-                arrowprops=dict(
-                    arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=18
-                ),
+                arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.5, "mutation_scale": 18},
             )
             x, y = v[0] + 0.05 * reach, label_y[i]
             ax.text(
@@ -75,20 +75,16 @@ def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
     span = max(abs(x), abs(y), 1.0)
     fig, ax = _figure(5.5, 2.6)
     with plt.rc_context(STYLE):
-        ax.plot(
-            [0, x], [0, 0], ls="--", color="0.35", lw=2
-        )  # the x part: along the floor
+        ax.plot([0, x], [0, 0], ls="--", color="0.35", lw=2)  # the x part: along the floor
         ax.plot([x, x], [0, y], ls="--", color="0.35", lw=2)  # the y part: straight up
         ax.annotate(
             "",
             xy=(x, y),
             xytext=(0, 0),
-            arrowprops=dict(arrowstyle="-|>", color=colour, lw=3, mutation_scale=20),
+            arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 3, "mutation_scale": 20},
         )
         ax.plot([0], [0], "o", color="0.2", ms=5)
-        ax.text(
-            0, -0.06 * span, "start", ha="center", va="top", fontsize=12, color="0.3"
-        )
+        ax.text(0, -0.06 * span, "start", ha="center", va="top", fontsize=12, color="0.3")
         ax.text(
             x / 2,
             -0.06 * span,
@@ -120,9 +116,7 @@ def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
         ax.set_ylim(min(0.0, y) - 0.3 * span, max(0.0, y) + 0.25 * span)
         ax.set_aspect("equal")
         ax.axis("off")
-        ax.set_title(
-            title or f"The list {_vec_text(np.array([x, y]))} is a walk: right, then up"
-        )
+        ax.set_title(title or f"The list {_vec_text(np.array([x, y]))} is a walk: right, then up")
     return fig
 
 
@@ -133,9 +127,7 @@ def dot_cases() -> Any:
         ("perpendicular", [2.0, 1.0], [-0.8, 1.6]),
         ("opposite", [2.0, 1.0], [-1.6, -0.8]),
     ]
-    fig, axes = _figure(
-        5.8, 3.0, ncols=3
-    )  # three small panels, 5.8 in: legible on a phone
+    fig, axes = _figure(5.8, 3.0, ncols=3)  # three small panels, 5.8 in: legible on a phone
     with plt.rc_context(STYLE):
         for ax, (name, q, k) in zip(axes, cases):
             q, k = np.array(q), np.array(k)
@@ -144,13 +136,9 @@ def dot_cases() -> Any:
                     "",
                     xy=v,
                     xytext=(0, 0),
-                    arrowprops=dict(
-                        arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=16
-                    ),
+                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.5, "mutation_scale": 16},
                 )
-                normal = np.array([-v[1], v[0]]) / np.linalg.norm(
-                    v
-                )  # step sideways so labels never overlap
+                normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)  # step sideways so labels never overlap
                 spot = v * 0.6 + side * 0.35 * normal
                 ax.text(
                     spot[0],
@@ -184,9 +172,7 @@ def dot_projection(
 
     `pairs` holds (query word, q, key word, k); each arrow takes its word's colour.
     """
-    points = [
-        np.zeros(2)
-    ]  # one square window for every panel, so lengths compare across panels
+    points = [np.zeros(2)]  # one square window for every panel, so lengths compare across panels
     for _, q, _, k in pairs:
         q, k = _np(q), _np(k)
         points += [
@@ -199,16 +185,12 @@ def dot_projection(
     span = 1.3 * float((points.max(axis=0) - points.min(axis=0)).max())
     low, high = centre - span / 2, centre + span / 2
     panel = 3.8  # panels stacked, so each stays legible on a phone
-    fig, axes = _figure(
-        panel + 0.9, (panel + 0.9) * len(pairs) + 0.6, nrows=len(pairs), squeeze=False
-    )
+    fig, axes = _figure(panel + 0.9, (panel + 0.9) * len(pairs) + 0.6, nrows=len(pairs), squeeze=False)
     with plt.rc_context(STYLE):
         for ax, (q_word, q, k_word, k) in zip(axes[:, 0], pairs):
             q, k = _np(q), _np(k)
             along = q / np.linalg.norm(q)
-            shadow = float(
-                k @ along
-            )  # |k| cos θ: how far k reaches along q's direction
+            shadow = float(k @ along)  # |k| cos θ: how far k reaches along q's direction
             foot = shadow * along
             ax.plot(
                 [0, foot[0]],
@@ -230,21 +212,13 @@ def dot_projection(
                     "",
                     xy=v,
                     xytext=(0, 0),
-                    arrowprops=dict(
-                        arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=16
-                    ),
+                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.5, "mutation_scale": 16},
                 )
                 normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)
-                away = (
-                    side * normal
-                )  # the label sits beside its arrow, on the side away from the other
+                away = side * normal  # the label sits beside its arrow, on the side away from the other
                 spot = 0.7 * v + 0.05 * span * away
-                ha = (
-                    "left" if away[0] > 0.3 else "right" if away[0] < -0.3 else "center"
-                )
-                va = (
-                    "bottom" if away[1] > 0.3 else "top" if away[1] < -0.3 else "center"
-                )
+                ha = "left" if away[0] > 0.3 else "right" if away[0] < -0.3 else "center"
+                va = "bottom" if away[1] > 0.3 else "top" if away[1] < -0.3 else "center"
                 ax.text(
                     spot[0],
                     spot[1],
@@ -255,14 +229,7 @@ def dot_projection(
                     ha=ha,
                     va=va,
                 )
-            angle = abs(
-                (
-                    float(np.degrees(np.arctan2(k[1], k[0]) - np.arctan2(q[1], q[0])))
-                    + 180
-                )
-                % 360
-                - 180
-            )
+            angle = abs((float(np.degrees(np.arctan2(k[1], k[0]) - np.arctan2(q[1], q[0]))) + 180) % 360 - 180)
             ax.set_xlim(low[0], high[0])
             ax.set_ylim(low[1], high[1])
             ax.set_aspect("equal")
@@ -277,9 +244,7 @@ def dot_projection(
                 fontsize=11,
             )
         handles, labels = axes[0, 0].get_legend_handles_labels()
-        fig.legend(
-            handles, labels, loc="outside lower center", frameon=False, fontsize=11
-        )
+        fig.legend(handles, labels, loc="outside lower center", frameon=False, fontsize=11)
         if title:
             fig.suptitle(title)
     return fig
@@ -296,9 +261,7 @@ def arrows_to_rows(
     names = list(vectors)
     X = np.stack([_np(v) for v in vectors.values()])
     n, d = X.shape
-    fig, (left, right) = _figure(
-        5.8, 3.8, ncols=2, gridspec_kw={"width_ratios": [1.25, 1]}
-    )  # phone: <= 5.8 in
+    fig, (left, right) = _figure(5.8, 3.8, ncols=2, gridspec_kw={"width_ratios": [1.25, 1]})  # phone: <= 5.8 in
     with plt.rc_context(STYLE):
         reach = max(1.0, float(np.abs(X[:, :2]).max())) * 1.3
         for name, v in zip(names, X):
@@ -307,9 +270,7 @@ def arrows_to_rows(
                 "",
                 xy=(v[0], v[1]),
                 xytext=(0, 0),
-                arrowprops=dict(
-                    arrowstyle="-|>", color=colour, lw=2.5, mutation_scale=18
-                ),
+                arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.5, "mutation_scale": 18},
             )
             left.text(
                 v[0] + 0.04 * reach,
@@ -329,20 +290,15 @@ def arrows_to_rows(
         grid(
             X,
             row_labels=names,
-            col_labels=list(col_labels)
-            if col_labels is not None
-            else [str(j) for j in range(d)],
+            col_labels=list(col_labels) if col_labels is not None else [str(j) for j in range(d)],
             title="the matrix X",
             ax=right,
             fmt="{:g}",
         )
-        for i, name in enumerate(
-            names
-        ):  # grid draws its cells row by row: tint row i in its arrow's colour
+        for i, name in enumerate(names):  # grid draws its cells row by row: tint row i in its arrow's colour
             colour = matplotlib.colors.to_rgba(word_colour(name), 0.22)
             for j in range(d):
                 right.patches[i * d + j].set_facecolor(colour)
-            right.get_yticklabels()[i].set_color(word_colour(name))
-            right.get_yticklabels()[i].set_fontweight("bold")
+        colour_words(right.get_yticklabels(), names)
         fig.suptitle(title)
     return fig

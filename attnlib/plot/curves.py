@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -14,11 +15,11 @@ from .style import (
     HEATMAP,
     PALETTE,
     STYLE,
-    _colour_tick_labels,
     _figure,
     _np,
     _vec_text,
     _wrap,
+    colour_words,
     word_colour,
 )
 
@@ -76,9 +77,7 @@ def softmax_shares(
     fig, axes = _figure(*size, nrows=2)
     with plt.rc_context(STYLE):
         colours = [word_colour(label) for label in labels]
-        at = np.arange(
-            len(labels)
-        )  # positions, so a word that occurs twice gets two bars
+        at = np.arange(len(labels))  # positions, so a word that occurs twice gets two bars
         axes[0].bar(at, s, color=colours)
         axes[0].axhline(0, color="0.5", lw=0.8)
         axes[0].set_title(r"scores $x_j$ (any numbers)")
@@ -96,7 +95,7 @@ def softmax_shares(
         for ax in axes:
             ax.set_xticks(at)
             ax.set_xticklabels(labels, rotation=30 if len(labels) > 6 else 0)
-            _colour_tick_labels(ax)
+            colour_words(ax.get_xticklabels())
         fig.suptitle(title or "softmax turns a row of scores into shares of 1")
     return fig
 
@@ -192,9 +191,7 @@ def timings(
 
     nrows = len(runs)  # panels stacked, one column 5.8 in wide: legible on a phone
     legend_rows = -(-(len(names) + 1) // 2)
-    fig, axes = _figure(
-        5.8, (4.2 + 0.25 * legend_rows) * nrows, nrows=nrows, squeeze=False
-    )
+    fig, axes = _figure(5.8, (4.2 + 0.25 * legend_rows) * nrows, nrows=nrows, squeeze=False)
     with plt.rc_context(STYLE):
         for ax, (panel, curves) in zip(axes.flat, runs.items()):
             for name, (n, t) in curves.items():
@@ -204,17 +201,11 @@ def timings(
                 if len(np.unique(n[keep])) >= 2:
                     p = fit_slope(n[keep], t[keep])
                     label = f"{name}: slope {p:.2f}"
-                ax.plot(
-                    n, t, "o-", color=colours[name], lw=1.8, markersize=5, label=label
-                )
-            all_n = np.concatenate(
-                [np.asarray(n, dtype=float) for n, _ in curves.values()]
-            )
+                ax.plot(n, t, "o-", color=colours[name], lw=1.8, markersize=5, label=label)
+            all_n = np.concatenate([np.asarray(n, dtype=float) for n, _ in curves.values()])
             all_t = np.concatenate([_np(t) for _, t in curves.values()])
             top = all_n.max()
-            ref = np.array(
-                [top / 4, top]
-            )  # a slope-2 guide ending at the largest n, mid-height
+            ref = np.array([top / 4, top])  # a slope-2 guide ending at the largest n, mid-height
             level = np.exp(np.log(all_t[all_n == top]).mean())
             ax.plot(
                 ref,
@@ -252,9 +243,7 @@ def position_waves(PE: Any, title: str = "Sinusoidal positional encoding") -> An
     n, d = PE.shape
     fig, ax = _figure(5.6, 4.8)
     with plt.rc_context(STYLE):
-        im = ax.imshow(
-            PE, cmap=HEATMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest"
-        )
+        im = ax.imshow(PE, cmap=HEATMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
         ax.set_xlabel(f"dimension (column of PE), 0 to {d - 1}")
         ax.set_ylabel(f"position pos, 0 to {n - 1}")
         ax.set_title(_wrap(title, 44))

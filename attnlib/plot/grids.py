@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -19,19 +20,16 @@ from .style import (
     PALETTE,
     STYLE,
     VERMILLION,
-    WORD_COLOURS,
     YELLOW,
     _box,
-    _colour_tick_labels,
-    _colour_words,
     _figure,
     _np,
     _panel_grid,
     _rows_cols,
     _tint,
     _typeset,
-    _word_ticks,
     _wrap,
+    colour_words,
     math_label,
     word_colour,
 )
@@ -56,9 +54,7 @@ def grid(
         M = M[None, :]
     rows, cols = M.shape
     if ax is None:
-        fig, ax = _figure(
-            min(5.8, max(3.0, 0.9 * cols + 1.8)), max(2.2, 0.6 * rows + 1.4)
-        )  # phone: <= 5.8 in
+        fig, ax = _figure(min(5.8, max(3.0, 0.9 * cols + 1.8)), max(2.2, 0.6 * rows + 1.4))  # phone: <= 5.8 in
     else:
         fig = ax.figure
     with plt.rc_context(STYLE):
@@ -69,11 +65,7 @@ def grid(
                     face = "#cfe3f2"
                 if (i, j) in highlight_cells:
                     face = YELLOW
-                ax.add_patch(
-                    Rectangle(
-                        (j, rows - 1 - i), 1, 1, facecolor=face, edgecolor="0.35", lw=1
-                    )
-                )
+                ax.add_patch(Rectangle((j, rows - 1 - i), 1, 1, facecolor=face, edgecolor="0.35", lw=1))
                 ax.text(
                     j + 0.5,
                     rows - 0.5 - i,
@@ -82,19 +74,13 @@ def grid(
                     va="center",
                     fontsize=12,
                 )
-        ax.set_xlim(
-            -0.03, cols + 0.03
-        )  # a little room so the outer borders are not clipped
+        ax.set_xlim(-0.03, cols + 0.03)  # a little room so the outer borders are not clipped
         ax.set_ylim(-0.03, rows + 0.03)
         ax.set_aspect("equal")
         ax.set_xticks([j + 0.5 for j in range(cols)])
-        ax.set_xticklabels(
-            col_labels if col_labels is not None else [str(j) for j in range(cols)]
-        )
+        ax.set_xticklabels(col_labels if col_labels is not None else [str(j) for j in range(cols)])
         ax.set_yticks([rows - 0.5 - i for i in range(rows)])
-        ax.set_yticklabels(
-            row_labels if row_labels is not None else [str(i) for i in range(rows)]
-        )
+        ax.set_yticklabels(row_labels if row_labels is not None else [str(i) for i in range(rows)])
         ax.tick_params(length=0)
         ax.xaxis.set_ticks_position("top")
         for side in ("left", "bottom", "top", "right"):
@@ -142,27 +128,42 @@ def stacked_rows(
                 "",
                 xy=(1.0, y),
                 xytext=(0.62, y),
-                arrowprops=dict(arrowstyle="-|>", color="0.4", lw=1.5),
+                arrowprops={"arrowstyle": "-|>", "color": "0.4", "lw": 1.5},
             )
         grid(
             X,
             row_labels=[f"row {i}" for i in range(n)],
-            col_labels=list(col_labels)
-            if col_labels is not None
-            else [str(j) for j in range(d)],
+            col_labels=list(col_labels) if col_labels is not None else [str(j) for j in range(d)],
             rows_name=rows_name,
             cols_name=cols_name,
             ax=right,
         )
         for i, w in enumerate(sentence_words):  # row i is tinted in its word's colour
             for j in range(d):
-                right.patches[i * d + j].set_facecolor(
-                    matplotlib.colors.to_rgba(word_colour(w), 0.18)
-                )
-            right.get_yticklabels()[i].set_color(word_colour(w))
+                right.patches[i * d + j].set_facecolor(matplotlib.colors.to_rgba(word_colour(w), 0.18))
+        colour_words(right.get_yticklabels(), sentence_words)
         right.tick_params(axis="x", labelsize=11)
         fig.suptitle(title)
     return fig
+
+
+def _write_cells(
+    ax: Any, M: np.ndarray, fmt: str | Callable[[float], str], lo: float, hi: float, skip: Any = None
+) -> None:
+    """Write each cell's number in it (fmt: a format string or a function), black on the bright end
+    of the colour map (lo to hi), white on the dark end; cells where `skip` is True stay empty.
+
+    A tiny negative number rounds to "-0.00"; it is written as 0.00.
+    """
+    for i in range(M.shape[0]):
+        for j in range(M.shape[1]):
+            if skip is not None and skip[i, j]:
+                continue
+            text = fmt(M[i, j]) if callable(fmt) else fmt.format(M[i, j])
+            if text.startswith("-") and float(text) == 0:
+                text = text[1:]
+            bright = (M[i, j] - lo) / (hi - lo + 1e-12) > 0.6
+            ax.text(j, i, text, ha="center", va="center", fontsize=11, color="black" if bright else "white")
 
 
 def heatmap(
@@ -202,25 +203,13 @@ def heatmap(
         )
         ax.set_yticklabels(row_labels if row_labels is not None else range(rows))
         if colour_labels:
-            _colour_tick_labels(ax)
+            colour_words(ax.get_xticklabels() + ax.get_yticklabels())
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if title:
             ax.set_title(title)
         if annotate and rows * cols <= 100:
-            lo, hi = im.get_clim()
-            for i in range(rows):
-                for j in range(cols):
-                    bright = (M[i, j] - lo) / (hi - lo + 1e-12) > 0.6
-                    ax.text(
-                        j,
-                        i,
-                        fmt.format(M[i, j]),
-                        ha="center",
-                        va="center",
-                        fontsize=11,
-                        color="black" if bright else "white",
-                    )
+            _write_cells(ax, M, fmt, *im.get_clim())
         bar = fig.colorbar(im, ax=ax, shrink=0.85)
         if colorbar_label:
             bar.set_label(colorbar_label)
@@ -263,7 +252,7 @@ def _cells(
                 va="center",
                 fontsize=fontsize,
                 zorder=4,
-                bbox=dict(boxstyle="round,pad=0.12", facecolor=face, edgecolor="none"),
+                bbox={"boxstyle": "round,pad=0.12", "facecolor": face, "edgecolor": "none"},
             )
         ax.text(
             x0 - 0.15,
@@ -317,18 +306,12 @@ def matmul_cell(
     xs = [0.0, M.shape[1] + gap, M.shape[1] + N.shape[1] + 2 * gap]
     width = xs[2] + C.shape[1]
     tall = max(M.shape[0], N.shape[0])
-    inch = min(
-        0.52, 5.8 / (width + 0.8)
-    )  # at most 5.8 in wide, so its 11 pt text stays legible on a phone
-    fig, ax = _figure(
-        inch * (width + 0.8), inch * (tall + 2.8) + 0.45
-    )  # room for the two-line title
+    inch = min(0.52, 5.8 / (width + 0.8))  # at most 5.8 in wide, so its 11 pt text stays legible on a phone
+    fig, ax = _figure(inch * (width + 0.8), inch * (tall + 2.8) + 0.45)  # room for the two-line title
     with plt.rc_context(STYLE):
         light = "#cfe3f2"
         longest = max(len(f"{v:g}") for A in (M, N, C) for v in A.flat)
-        size = max(
-            11.0, min(13.0, 0.85 * inch * 72 / (0.62 * longest))
-        )  # numbers fit their cells
+        size = max(11.0, min(13.0, 0.85 * inch * 72 / (0.62 * longest)))  # numbers fit their cells
         _cells(
             ax,
             M,
@@ -348,17 +331,14 @@ def matmul_cell(
             fontsize=size,
         )
         _cells(ax, C, xs[2], 0.0, result_name, faces={(i, j): YELLOW}, fontsize=size)
-        ax.text(
-            xs[2] - 0.85, -C.shape[0] / 2, "=", ha="center", va="center", fontsize=18
-        )
+        ax.text(xs[2] - 0.85, -C.shape[0] / 2, "=", ha="center", va="center", fontsize=18)
         ax.set_xlim(-0.6, width + 0.1)
         ax.set_ylim(-tall - 0.1, 1.45)
         ax.set_aspect("equal")
         ax.axis("off")
         terms = " + ".join(f"{M[i, k]:g}·{N[k, j]:g}" for k in range(M.shape[1]))
         fig.suptitle(
-            title
-            or f"row {i} times column {j}:\ncell ({i}, {j}) = {terms} = {C[i, j]:g}",
+            title or f"row {i} times column {j}:\ncell ({i}, {j}) = {terms} = {C[i, j]:g}",
             fontsize=13,
         )
     return fig
@@ -412,9 +392,7 @@ def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
     gap = 2.6
     x1 = cols + gap
     tint = _tint(ORANGE, 0.35)
-    fig, ax = _figure(
-        min(7.8, 0.56 * (x1 + rows + 0.8)), 0.56 * (max(rows, cols) + 3.2)
-    )
+    fig, ax = _figure(min(7.8, 0.56 * (x1 + rows + 0.8)), 0.56 * (max(rows, cols) + 3.2))
     with plt.rc_context(STYLE):
         _cells(ax, M, 0.0, 0.0, name, faces={(row, k): tint for k in range(cols)})
         _cells(
@@ -426,9 +404,7 @@ def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
             faces={(k, row): tint for k in range(cols)},
         )
         for x0, (h, w) in ((0.0, (rows, cols)), (x1, (cols, rows))):
-            k = min(
-                h, w
-            )  # the diagonal: cells (0, 0), (1, 1), ... drawn under the numbers
+            k = min(h, w)  # the diagonal: cells (0, 0), (1, 1), ... drawn under the numbers
             ax.plot(
                 [x0, x0 + k],
                 [0, -k],
@@ -469,12 +445,8 @@ def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
         ax.set_ylim(-max(rows, cols) - 0.2, 1.45)
         ax.set_aspect("equal")
         ax.axis("off")
-        ax.legend(
-            loc="upper center", bbox_to_anchor=(0.5, 0.02), frameon=False, fontsize=11
-        )
-        fig.suptitle(
-            f"Row {row} of ${name}$ stands up as column {row} of ${name}^{{\\mathsf{{T}}}}$"
-        )
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.02), frameon=False, fontsize=11)
+        fig.suptitle(f"Row {row} of ${name}$ stands up as column {row} of ${name}^{{\\mathsf{{T}}}}$")
     return fig
 
 
@@ -503,21 +475,10 @@ def before_after(
             ax.set_yticklabels(row_labels)
             ax.xaxis.set_ticks_position("top")
             ax.tick_params(length=0)
-            _colour_tick_labels(ax)
+            colour_words(ax.get_xticklabels() + ax.get_yticklabels())
             for side in ("left", "bottom", "top", "right"):
                 ax.spines[side].set_visible(False)
-            for i in range(rows):
-                for j in range(cols):
-                    bright = (M[i, j] - lo) / (hi - lo + 1e-12) > 0.6
-                    ax.text(
-                        j,
-                        i,
-                        f"{M[i, j]:.2f}",
-                        ha="center",
-                        va="center",
-                        fontsize=11,
-                        color="black" if bright else "white",
-                    )
+            _write_cells(ax, M, "{:.2f}", lo, hi)
             ax.set_title(name, fontsize=12, pad=22)
         if title:
             fig.suptitle(title)
@@ -538,9 +499,7 @@ def shape_blocks(
     The figure is at most `max_width` inches wide, so it stays legible on a phone.
     """
     captions, colours = captions or {}, colours or {}
-    shapes = [
-        [(name, _rows_cols(_np(M))) for name, M in line.items()] for line in lines
-    ]
+    shapes = [[(name, _rows_cols(_np(M))) for name, M in line.items()] for line in lines]
     width = max(sum(c for _, (_, c) in line) + gap * (len(line) - 1) for line in shapes)
     inch = min(0.42, (max_width - 0.6) / (width + 1.0))  # inches per cell
     t = 0.17 / inch  # the height of a line of text, in cells
@@ -625,9 +584,7 @@ def labelled_grids(
     arrays = {name: _np(M) for name, M in mats.items()}
     widths = [M.shape[1] for M in arrays.values()]
     rows = max(M.shape[0] for M in arrays.values())
-    cell = min(
-        0.7, (5.8 - 1.3 - 0.3 * len(arrays)) / sum(widths)
-    )  # at most 5.8 in wide: legible on a phone
+    cell = min(0.7, (5.8 - 1.3 - 0.3 * len(arrays)) / sum(widths))  # at most 5.8 in wide: legible on a phone
     fig, axes = _figure(
         1.3 + cell * sum(widths) + 0.3 * len(arrays),
         2.4 + cell * rows,
@@ -637,11 +594,7 @@ def labelled_grids(
     )
     with plt.rc_context(STYLE):
         for k, (ax, (name, M)) in enumerate(zip(axes[0], arrays.items())):
-            nonzero = (
-                [(int(i), int(j)) for i, j in np.argwhere(M != 0)]
-                if highlight_nonzero
-                else []
-            )
+            nonzero = [(int(i), int(j)) for i, j in np.argwhere(M != 0)] if highlight_nonzero else []
             grid(
                 M,
                 row_labels=row_labels if k == 0 else [""] * M.shape[0],
@@ -651,16 +604,12 @@ def labelled_grids(
                 ax=ax,
                 fmt=fmt,
             )
-            ax.tick_params(
-                axis="x", labelsize=11, labelrotation=90
-            )  # long slot names stand up, one per column
+            ax.tick_params(axis="x", labelsize=11, labelrotation=90)  # long slot names stand up, one per column
             ax.title.set_fontsize(12)
-            ax.set_xlim(
-                -0.03, M.shape[1] + 0.03
-            )  # keep the outer cell borders inside the axes
+            ax.set_xlim(-0.03, M.shape[1] + 0.03)  # keep the outer cell borders inside the axes
             ax.set_ylim(-0.03, M.shape[0] + 0.03)
             if word_rows and k == 0:
-                _colour_words(ax.get_yticklabels())
+                colour_words(ax.get_yticklabels())
         if title:
             fig.suptitle(_wrap(title))
     return fig
@@ -681,9 +630,13 @@ def fit_table(
         ylabel="query of word $i$ (the asker)",
     )
     ax = fig.axes[0]
-    _colour_words(ax.get_xticklabels())
-    _colour_words(ax.get_yticklabels())
+    colour_words(ax.get_xticklabels() + ax.get_yticklabels())
     return fig
+
+
+def _weight_text(w: float) -> str:
+    """A weight in two digits without the leading zero, ".35", so a 6×6 map fits a phone; 1 as "1"."""
+    return f"{w:.2f}".lstrip("0") if w < 1 else "1"
 
 
 def attention_maps(
@@ -719,46 +672,17 @@ def attention_maps(
                 if mask is not None
                 else np.zeros(M.shape, dtype=bool)
             )
-            for i in range(n_rows):
-                for j in range(n_cols):
-                    if blocked[i, j]:
-                        ax.add_patch(
-                            Rectangle(
-                                (j - 0.5, i - 0.5),
-                                1,
-                                1,
-                                facecolor="0.55",
-                                edgecolor="white",
-                                lw=1,
-                            )
-                        )
-                        ax.text(
-                            j,
-                            i,
-                            "✕",
-                            ha="center",
-                            va="center",
-                            fontsize=12,
-                            color="white",
-                        )
-                    elif n_rows * n_cols <= 64:
-                        ax.text(
-                            j,
-                            i,
-                            f"{M[i, j]:.2f}".lstrip("0") if M[i, j] < 1 else "1",
-                            ha="center",
-                            va="center",
-                            fontsize=11,
-                            color="black" if M[i, j] > 0.6 else "white",
-                        )
+            for i, j in np.argwhere(blocked):
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.55", edgecolor="white", lw=1))
+                ax.text(j, i, "✕", ha="center", va="center", fontsize=12, color="white")
+            if n_rows * n_cols <= 64:
+                _write_cells(ax, M, _weight_text, 0.0, 1.0, skip=blocked)
             ax.set_xticks(range(n_cols))
             ax.set_yticks(range(n_rows))
             ax.set_xticklabels(words[:n_cols], rotation=45, ha="right")
             ax.set_yticklabels(words[:n_rows])
-            for label, word in zip(ax.get_xticklabels(), words):
-                label.set_color(word_colour(word))
-            for label, word in zip(ax.get_yticklabels(), words):
-                label.set_color(word_colour(word))
+            colour_words(ax.get_xticklabels(), words)
+            colour_words(ax.get_yticklabels(), words)
             ax.tick_params(length=0)
             ax.set_title(name, fontsize=12)
             ax.set_xlabel("key (word $j$)")
@@ -788,9 +712,7 @@ def labelled_panels(
     widest = max(M.shape[1] for M in mats)
     tallest = max(M.shape[0] for M in mats)
     nrows, ncols, transposed = _panel_grid(len(panels), ncols, widest)
-    width = (
-        min(_PHONE_WIDTH_IN, ncols * (0.8 + 0.4 * widest) + 0.9) if ncols > 1 else 5.2
-    )
+    width = min(_PHONE_WIDTH_IN, ncols * (0.8 + 0.4 * widest) + 0.9) if ncols > 1 else 5.2
     fig, axes = _figure(
         width,
         (0.6 if title else 0.1) + nrows * (0.36 * tallest + 1.5),
@@ -814,25 +736,9 @@ def labelled_panels(
             )
             ax.tick_params(length=0)
             ax.set_title(name, fontsize=12)
-            _word_ticks(ax, rows)
+            colour_words(ax.get_yticklabels())
             if M.size <= 100:
-                for i in range(M.shape[0]):
-                    for j in range(M.shape[1]):
-                        bright = (M[i, j] - lo) / (hi - lo + 1e-12) > 0.6
-                        text = fmt.format(M[i, j])
-                        if text.startswith("-") and float(text) == 0:
-                            text = text[
-                                1:
-                            ]  # a tiny negative rounds to "-0.0": print it as 0.0
-                        ax.text(
-                            j,
-                            i,
-                            text,
-                            ha="center",
-                            va="center",
-                            fontsize=11,
-                            color="black" if bright else "white",
-                        )
+                _write_cells(ax, M, fmt, lo, hi)
         for ax in order[len(panels) :]:
             ax.axis("off")
         fig.colorbar(im, ax=order[: len(panels)], shrink=0.6 if nrows > 1 else 0.85)
@@ -841,16 +747,6 @@ def labelled_panels(
     return fig
 
 
-def word_heatmap(
-    M: Any, row_labels: Sequence[str], col_labels: Sequence[str], **heatmap_kw: Any
-) -> Any:
+def word_heatmap(M: Any, row_labels: Sequence[str], col_labels: Sequence[str], **heatmap_kw: Any) -> Any:
     """plot.heatmap with every word label (e.g. "2 sat") on both axes in that word's colour (chapters 13-14)."""
-    fig = heatmap(M, row_labels=row_labels, col_labels=col_labels, **heatmap_kw)
-    ax = fig.axes[0]
-    _word_ticks(ax, row_labels)
-    for tick, label in zip(ax.get_xticklabels(), col_labels):
-        word = str(label).split()[-1]
-        if word.lower() in WORD_COLOURS:
-            tick.set_color(word_colour(word))
-            tick.set_fontweight("bold")
-    return fig
+    return heatmap(M, row_labels=row_labels, col_labels=col_labels, colour_labels=True, **heatmap_kw)

@@ -1,11 +1,20 @@
 """The course's look, shared by every figure: the palette, one colour per word, the matplotlib style,
 SVG output, and the few helpers every kind of figure uses (a figure of the course's size, word-coloured
-labels, typeset names)."""
+labels, typeset names).
+
+What importing `attnlib.plot` changes: inside a Jupyter kernel, `show_svg_inline()` runs once and
+switches that kernel's inline figures to SVG (see its docstring; `%config
+InlineBackend.figure_formats = {'png'}` switches back). Nothing else is changed globally: every
+figure applies STYLE only while it is drawn (`_figure`), and outside a kernel the import changes
+nothing at all.
+"""
 
 from __future__ import annotations
 
+import itertools
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -138,15 +147,9 @@ def _figure(
 ) -> tuple[Any, Any]:
     """The one way every figure of the course is made: the course style, and inline display kept on."""
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(
-            nrows, ncols, figsize=(width, height), layout="constrained", **subplots
-        )
-        interactive = (
-            matplotlib.is_interactive()
-        )  # the first figure may switch on Jupyter's inline backend
-    matplotlib.interactive(
-        interactive
-    )  # leaving rc_context would switch it off again and hide later figures
+        fig, ax = plt.subplots(nrows, ncols, figsize=(width, height), layout="constrained", **subplots)
+        interactive = matplotlib.is_interactive()  # the first figure may switch on Jupyter's inline backend
+    matplotlib.interactive(interactive)  # leaving rc_context would switch it off again and hide later figures
     return fig, ax
 
 
@@ -160,7 +163,7 @@ def _spread_out(ys: list[float], gap: float) -> list[float]:
     """Label heights near `ys`, pushed apart (upwards, lowest first) so no two are closer than `gap`."""
     order = sorted(range(len(ys)), key=lambda i: ys[i])
     out = list(ys)
-    for previous, current in zip(order, order[1:]):
+    for previous, current in itertools.pairwise(order):
         out[current] = max(out[current], out[previous] + gap)
     return out
 
@@ -180,22 +183,9 @@ def math_label(text: str) -> str:
             return base
         return f"{base}_{{\\mathrm{{{sub}}}}}" if len(sub) > 1 else f"{base}_{sub}"
 
-    parts = [
-        re.sub(r"([A-Za-z]+)(?:_([A-Za-z0-9]+))?", symbol, part.strip())
-        for part in text.split("×")
-    ]
-    body = r" \times ".join(
-        part.replace("ᵀ", r"^{\mathsf{T}}").replace(" ", r"\ ") for part in parts
-    )
+    parts = [re.sub(r"([A-Za-z]+)(?:_([A-Za-z0-9]+))?", symbol, part.strip()) for part in text.split("×")]
+    body = r" \times ".join(part.replace("ᵀ", r"^{\mathsf{T}}").replace(" ", r"\ ") for part in parts)
     return f"${body}$"
-
-
-def _colour_tick_labels(ax: Any) -> None:
-    """Write every tick label of ax that is a word of the vocabulary in that word's colour, in bold (chapters 9 and 10)."""
-    for label in ax.get_xticklabels() + ax.get_yticklabels():
-        if label.get_text().strip().strip("“”\"'").lower() in WORD_COLOURS:
-            label.set_color(word_colour(label.get_text()))
-            label.set_fontweight("bold")
 
 
 def _tint(colour: str, amount: float) -> tuple[float, float, float]:
@@ -214,9 +204,7 @@ def _box(
     colour: str,
     alpha: float = 1.0,
 ) -> None:
-    ax.add_patch(
-        Rectangle((x, y), w, h, facecolor=colour, alpha=alpha, edgecolor="0.2", lw=1.2)
-    )
+    ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, alpha=alpha, edgecolor="0.2", lw=1.2))
     ax.text(
         x + w / 2,
         y + h / 2,
@@ -228,13 +216,37 @@ def _box(
     )
 
 
+def _word_of(label: str) -> str:
+    """The word a tick label names: "kitten", “kitten” and "1 kitten" (a word at position 1) all name kitten."""
+    text = label.strip().strip("“”\"'")
+    parts = text.split()
+    if len(parts) == 2 and parts[0].isdigit():
+        text = parts[1]
+    return text.lower()
+
+
+def colour_words(labels: Sequence[Any], words: Sequence[str] | None = None) -> None:
+    """Write word labels (matplotlib Texts, e.g. ax.get_yticklabels()) in their word's colour, in bold (chapter 1).
+
+    Without `words`, a label is coloured when it names a word of the vocabulary ("kitten", “kitten”,
+    or "1 kitten", the word at position 1). With `words`, label k takes the colour of words[k]
+    (a word outside the vocabulary gets a steady colour of its own).
+    """
+    for k, label in enumerate(labels):
+        if words is not None:
+            colour = word_colour(words[k]) if k < len(words) else None
+        else:
+            word = _word_of(label.get_text())
+            colour = WORD_COLOURS.get(word)
+        if colour is not None:
+            label.set_color(colour)
+            label.set_fontweight("bold")
+
+
 def word_ticks(fig: Any) -> Any:
-    """Colour every tick label that is a word of the vocabulary in that word's colour, e.g. a heatmap's (chapter 7)."""
+    """Colour every tick label that names a word of the vocabulary in that word's colour, e.g. a heatmap's (chapter 7)."""
     for ax in fig.axes:
-        for label in ax.get_xticklabels() + ax.get_yticklabels():
-            if label.get_text().strip().lower() in WORD_COLOURS:
-                label.set_color(word_colour(label.get_text()))
-                label.set_fontweight("bold")
+        colour_words(ax.get_xticklabels() + ax.get_yticklabels())
     return fig
 
 
@@ -250,25 +262,12 @@ def save_svg(fig: Any, path: str) -> None:
 
 def _rows_cols(M: np.ndarray) -> tuple[int, int]:
     """(rows, columns) of a matrix; a plain list of numbers counts as one row."""
-    return (
-        (1, int(M.size))
-        if M.ndim == 1
-        else (int(M.shape[0]), int(M.size // max(M.shape[0], 1)))
-    )
+    return (1, int(M.size)) if M.ndim == 1 else (int(M.shape[0]), int(M.size // max(M.shape[0], 1)))
 
 
 def _typeset(name: str) -> str:
     """A matrix name as mathtext: "W_Q" becomes "$W_Q$"; a name already in $...$ is kept (chapter 5)."""
     return name if "$" in name else f"${name}$"
-
-
-def _colour_words(labels: Sequence[Any]) -> None:
-    """Colour tick labels that are words of the vocabulary in their course colour (chapter 5)."""
-    for label in labels:
-        text = label.get_text()
-        if text.strip().lower() in WORD_COLOURS:
-            label.set_color(word_colour(text))
-            label.set_fontweight("bold")
 
 
 def _wrap(text: str, width: int = 48) -> str:
@@ -290,18 +289,7 @@ def _wrap(text: str, width: int = 48) -> str:
     return "\n".join(lines)
 
 
-def _word_ticks(ax: Any, labels: Sequence[str]) -> None:
-    """Colour every y tick label that is a word of the toy vocabulary in that word's colour."""
-    for tick, label in zip(ax.get_yticklabels(), labels):
-        word = str(label).split()[-1]
-        if word.lower() in WORD_COLOURS:
-            tick.set_color(word_colour(word))
-            tick.set_fontweight("bold")
-
-
-_PHONE_WIDTH_IN = (
-    5.8  # the widest figure whose 11 pt text still reads at >= 9 px on a 390 px phone
-)
+_PHONE_WIDTH_IN = 5.8  # the widest figure whose 11 pt text still reads at >= 9 px on a 390 px phone
 
 
 def _panel_grid(count: int, ncols: int | None, widest: int) -> tuple[int, int, bool]:
