@@ -6,13 +6,16 @@ belongs to us, so scaling, masking and softmax overwrite S instead of allocating
 array for each step. Fresh memory costs time (the operating system must hand it over) as
 well as space, so this is the fair "naive" baseline to set against tiled and fused kernels.
 """
+
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from .core import Array, as_array, is_torch, shape_of, swap_last_two
-from .tiled import check_inputs, full_mask
+from .arrays import Array, as_array, is_torch
+from .core import swap_last_two
+from .masks import apply_mask, hide
+from .tiled import check_inputs
 
 
 def naive_attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Array]:
@@ -27,44 +30,37 @@ def naive_attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Arr
     if _recording(Q, K, V):
         return _out_of_place(S, V, Q.shape[-1], mask)
     if _floating(S):
-        S /= math.sqrt(Q.shape[-1])                # scale, in place
+        S /= math.sqrt(Q.shape[-1])  # scale, in place
     else:
-        S = S / math.sqrt(Q.shape[-1])             # whole-number scores: the scaled ones are our own new array
+        S = S / math.sqrt(Q.shape[-1])  # whole-number scores: the scaled ones are our own new array
     if mask is not None:
-        _hide(S, full_mask("naive_attention", mask, shape_of(S), like=S))
+        hide(S, mask)  # masked scores become -inf
     S -= S.amax(-1, keepdim=True) if is_torch(S) else S.max(-1, keepdims=True)
-    if is_torch(S):                                # exponentials over the shifted scores
+    if is_torch(S):  # exponentials over the shifted scores
         S.exp_()
     else:
         import numpy as np
+
         np.exp(S, out=S)
     S /= S.sum(-1, keepdim=True) if is_torch(S) else S.sum(-1, keepdims=True)
-    return S @ V, S                                 # S is now A
+    return S @ V, S  # S is now A
 
 
 def _out_of_place(S: Array, V: Array, d_k: int, mask: Any) -> tuple[Array, Array]:
     """The same steps, each making a new tensor, so that autograd can record them."""
     S = S / math.sqrt(d_k)
     if mask is not None:
-        S = S.masked_fill(~full_mask("naive_attention", mask, shape_of(S), like=S), -math.inf)
+        S = apply_mask(S, mask)
     E = (S - S.amax(-1, keepdim=True)).exp()
     A = E / E.sum(-1, keepdim=True)
     return A @ V, A
-
-
-def _hide(S: Array, allowed: Array) -> None:
-    """Set S to -inf wherever `allowed` is False, in place."""
-    if is_torch(S):
-        S.masked_fill_(~allowed, -math.inf)
-    else:
-        import numpy as np
-        np.copyto(S, -np.inf, where=~allowed)
 
 
 def _recording(*tensors: Array) -> bool:
     if not is_torch(tensors[0]):
         return False
     import torch
+
     return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
 
 
@@ -72,4 +68,5 @@ def _floating(S: Array) -> bool:
     if is_torch(S):
         return S.dtype.is_floating_point
     import numpy as np
+
     return bool(np.issubdtype(S.dtype, np.floating))

@@ -12,6 +12,7 @@ and torch can take gradients through it (then each step makes a new array, and a
 keeps every block's weights for the backward pass: FlashAttention instead writes its own
 backward pass, which recomputes the blocks).
 """
+
 from __future__ import annotations
 
 import math
@@ -19,14 +20,23 @@ from typing import Any
 
 import numpy as np
 
-from .core import Array, as_array, is_torch, shape_of, swap_last_two
+from .arrays import Array, as_array, is_torch, same_kind, shape_of, whole_number
+from .core import swap_last_two
+from .masks import check_mask
 
-BLOCK = 512        # keys per block: chosen by measurement (benchmarks/cpu_sweep.py, "blocks")
+BLOCK = 512  # keys per block: chosen by measurement (benchmarks/cpu_sweep.py, "blocks")
 QUERY_BLOCK = 128  # queries per chunk on a CPU: a 128×512 block of float32 scores is 256 KiB
 
 
-def tiled_attention(Q: Array, K: Array, V: Array, block: int = BLOCK, mask: Any = None,
-                    query_block: int | None = None, causal: bool = False) -> Array:
+def tiled_attention(
+    Q: Array,
+    K: Array,
+    V: Array,
+    block: int = BLOCK,
+    mask: Any = None,
+    query_block: int | None = None,
+    causal: bool = False,
+) -> Array:
     """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (chapter 16).
 
     The queries go in chunks of `query_block` rows (default QUERY_BLOCK on a CPU, where a
@@ -40,33 +50,41 @@ def tiled_attention(Q: Array, K: Array, V: Array, block: int = BLOCK, mask: Any 
     """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
     check_inputs("tiled_attention", Q, K, V)
-    for name, size in (("block", block), ("query_block", query_block)):
-        if size is not None and (isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1):
-            raise ValueError(f"tiled_attention: {name} must be a whole number of rows >= 1, not {size!r}")
+    whole_number("tiled_attention", "block", block)
+    if query_block is not None:
+        whole_number("tiled_attention", "query_block", query_block)
     Q, K, V = _common_float(Q, K, V)
     given = Q.dtype
     Q, K, V = (_cast(x, _accumulator_dtype(x)) for x in (Q, K, V))  # 16-bit -> float32
     n, m = Q.shape[-2], K.shape[-2]
     score_batch = np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
-    allowed = None if mask is None else full_mask("tiled_attention", mask, score_batch + (n, m), like=Q)
+    allowed = None if mask is None else full_mask(mask, score_batch + (n, m), like=Q)
     if query_block is None:
         query_block = QUERY_BLOCK if _on_cpu(Q) else max(n, 1)
     Q = Q * (1 / math.sqrt(Q.shape[-1]))  # scale Q once (n·d numbers), not the n×m scores
-    chunks = [_attend(Q[..., start:start + query_block, :], K, V, block, start, causal,
-                      None if allowed is None else allowed[..., start:start + query_block, :])
-              for start in range(0, max(n, 1), query_block)]
+    chunks = [
+        _attend(
+            Q[..., start : start + query_block, :],
+            K,
+            V,
+            block,
+            start,
+            causal,
+            None if allowed is None else allowed[..., start : start + query_block, :],
+        )
+        for start in range(0, max(n, 1), query_block)
+    ]
     Z = chunks[0] if len(chunks) == 1 else _concat(chunks)
     return _cast(Z, given)
 
 
-def _attend(Q: Array, K: Array, V: Array, block: int, first_row: int, causal: bool,
-            allowed: Array | None) -> Array:
+def _attend(Q: Array, K: Array, V: Array, block: int, first_row: int, causal: bool, allowed: Array | None) -> Array:
     """One chunk of (scaled) queries against the keys, one block at a time: the online softmax."""
     rows = Q.shape[-2]
     batch = np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
     in_place = not _recording(Q, K, V)
     m = _full(batch + (rows, 1), -math.inf, Q)  # running max: the largest score so far, per query
-    l = _full(batch + (rows, 1), 0.0, Q)        # running sum: Σ exp(score - m) so far
+    l = _full(batch + (rows, 1), 0.0, Q)  # running sum: Σ exp(score - m) so far
     Z = _full(np.broadcast_shapes(batch, shape_of(V)[:-2]) + (rows, V.shape[-1]), 0.0, Q)
     last = min(K.shape[-2], first_row + rows) if causal else K.shape[-2]
     for start in range(0, last, block):
@@ -79,15 +97,15 @@ def _attend(Q: Array, K: Array, V: Array, block: int, first_row: int, causal: bo
             S = _where(hidden, -math.inf, S)
         m_new = _maximum(m, _row_max(S))
         shift = m_new if hidden is None else _where(m_new == -math.inf, 0.0, m_new)  # no key yet: 0
-        c = _exp(m - shift)                       # e^(m_old - m_new): old sums moved to the new max
+        c = _exp(m - shift)  # e^(m_old - m_new): old sums moved to the new max
         if in_place:
             S -= shift
-            P = _exp_(S)                          # P reuses S's memory
+            P = _exp_(S)  # P reuses S's memory
             l *= c
             l += _row_sum(P)
             Z *= c
             Z += P @ V[..., start:stop, :]
-        else:                                     # torch records the steps: no array is overwritten
+        else:  # torch records the steps: no array is overwritten
             P = _exp(S - shift)
             l = l * c + _row_sum(P)
             Z = Z * c + P @ V[..., start:stop, :]
@@ -95,8 +113,9 @@ def _attend(Q: Array, K: Array, V: Array, block: int, first_row: int, causal: bo
     return Z.__itruediv__(l) if in_place else Z / l
 
 
-def _hidden(allowed: Array | None, start: int, stop: int, first_row: int, rows: int, causal: bool,
-            like: Array) -> Array | None:
+def _hidden(
+    allowed: Array | None, start: int, stop: int, first_row: int, rows: int, causal: bool, like: Array
+) -> Array | None:
     """True where a score of this block must be hidden (the mask, and the causal rule), or None."""
     hidden = None if allowed is None else ~allowed[..., start:stop]
     if causal and stop - 1 > first_row:  # some key of the block comes after some query of the chunk
@@ -108,60 +127,56 @@ def _hidden(allowed: Array | None, start: int, stop: int, first_row: int, rows: 
 
 # --- checks shared with attnlib.fast -------------------------------------------
 
+
 def check_inputs(name: str, Q: Array, K: Array, V: Array) -> None:
     """One kind (numpy or torch), at least 2 axes, d_k matching, one value per key, batches that broadcast."""
-    if len({is_torch(x) for x in (Q, K, V)}) > 1:
-        raise TypeError(f"{name}: mix of numpy arrays and torch tensors; convert them to one kind first "
-                        "(torch.as_tensor(x) or t.cpu().numpy())")
+    same_kind(name, Q, K, V)
     if Q.ndim < 2 or K.ndim < 2:
-        raise ValueError(f"{name}: Q and K need at least 2 dimensions (n, d_k), "
-                         f"but Q has shape {shape_of(Q)} and K has shape {shape_of(K)}")
+        raise ValueError(
+            f"{name}: Q and K need at least 2 dimensions (n, d_k), "
+            f"but Q has shape {shape_of(Q)} and K has shape {shape_of(K)}"
+        )
     if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(f"{name}: Q has shape {shape_of(Q)} and K has shape {shape_of(K)}; "
-                         f"the last dimension d_k must match, but {Q.shape[-1]} != {K.shape[-1]}")
+        raise ValueError(
+            f"{name}: Q has shape {shape_of(Q)} and K has shape {shape_of(K)}; "
+            f"the last dimension d_k must match, but {Q.shape[-1]} != {K.shape[-1]}"
+        )
     if V.ndim < 2 or V.shape[-2] != K.shape[-2]:
-        raise ValueError(f"{name}: K has shape {shape_of(K)} and V has shape {shape_of(V)}; "
-                         f"they need one row per key, but K has {K.shape[-2]} rows and V has "
-                         f"{V.shape[-2] if V.ndim >= 2 else 'no'} rows")
+        raise ValueError(
+            f"{name}: K has shape {shape_of(K)} and V has shape {shape_of(V)}; "
+            f"they need one row per key, but K has {K.shape[-2]} rows and V has "
+            f"{V.shape[-2] if V.ndim >= 2 else 'no'} rows"
+        )
     if K.shape[-2] == 0:
         raise ValueError(f"{name}: K has shape {shape_of(K)}; there is no key to attend to")
     try:
         np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2], shape_of(V)[:-2])
     except ValueError:
-        raise ValueError(f"{name}: Q has shape {shape_of(Q)}, K has shape {shape_of(K)} and V has shape "
-                         f"{shape_of(V)}; their batch dimensions do not broadcast") from None
+        raise ValueError(
+            f"{name}: Q has shape {shape_of(Q)}, K has shape {shape_of(K)} and V has shape "
+            f"{shape_of(V)}; their batch dimensions do not broadcast"
+        ) from None
 
 
-def full_mask(name: str, mask: Any, scores_shape: tuple[int, ...], like: Array) -> Array:
-    """Check a boolean mask and broadcast it to the full score shape (a view: nothing is copied)."""
+def full_mask(mask: Any, scores_shape: tuple[int, ...], like: Array) -> Array:
+    """The mask checked (attnlib.masks.check_mask) and broadcast to the full score shape, on `like`'s
+    kind and device. The scores themselves never exist in full here, so a zero-sized stand-in of
+    their shape (a broadcast view: no memory) is what the mask is checked against."""
     if is_torch(like):
-        import torch
-        allowed = torch.as_tensor(mask, device=like.device)
-        is_bool = allowed.dtype == torch.bool
+        stand_in = like.new_zeros(()).expand(scores_shape)
     else:
-        allowed = np.asarray(mask.cpu() if is_torch(mask) else mask)
-        is_bool = allowed.dtype == bool
-    try:
-        fits = np.broadcast_shapes(shape_of(allowed), scores_shape) == tuple(scores_shape)
-    except ValueError:
-        fits = False
-    if not fits:
-        raise ValueError(f"{name}: mask has shape {shape_of(allowed)} and the scores have shape "
-                         f"{tuple(scores_shape)}; the mask must broadcast to the scores")
-    if not is_bool:
-        raise TypeError(f"{name}: mask must be boolean (True = may attend), not {allowed.dtype}")
-    allowed = allowed.broadcast_to(scores_shape) if is_torch(allowed) else np.broadcast_to(allowed, scores_shape)
-    if not bool(allowed.any(-1).all()):
-        raise ValueError(f"{name}: a row of the mask is all False, so some query may attend to no key")
-    return allowed
+        stand_in = np.broadcast_to(np.zeros((), dtype=like.dtype), scores_shape)
+    return check_mask(stand_in, mask)
 
 
 # --- small steps that differ between numpy and torch -----------------------------
+
 
 def _common_float(Q: Array, K: Array, V: Array) -> tuple[Array, Array, Array]:
     """Bring Q, K, V to one floating dtype (integers become the default float), copying only if needed."""
     if is_torch(Q):
         import torch
+
         dtype = torch.promote_types(torch.promote_types(Q.dtype, K.dtype), V.dtype)
         if not dtype.is_floating_point:
             dtype = torch.get_default_dtype()
@@ -178,6 +193,7 @@ def _accumulator_dtype(x: Array) -> Any:
         return x.dtype
     if is_torch(x):
         import torch
+
         return torch.float32
     return np.dtype(np.float32)
 
@@ -194,6 +210,7 @@ def _recording(*arrays: Array) -> bool:
     if not is_torch(arrays[0]):
         return False
     import torch
+
     return torch.is_grad_enabled() and any(x.requires_grad for x in arrays)
 
 
@@ -208,6 +225,7 @@ def _full(shape: tuple[int, ...], value: float, like: Array) -> Array:
 def _like(x: np.ndarray, like: Array) -> Array:
     if is_torch(like):
         import torch
+
         return torch.as_tensor(x, device=like.device)
     return x
 
@@ -215,6 +233,7 @@ def _like(x: np.ndarray, like: Array) -> Array:
 def _concat(chunks: list[Array]) -> Array:
     if is_torch(chunks[0]):
         import torch
+
         return torch.cat(chunks, dim=-2)
     return np.concatenate(chunks, axis=-2)
 
@@ -230,6 +249,7 @@ def _row_sum(x: Array) -> Array:
 def _maximum(a: Array, b: Array) -> Array:
     if is_torch(a):
         import torch
+
         return torch.maximum(a, b)
     return np.maximum(a, b)
 
@@ -237,12 +257,14 @@ def _maximum(a: Array, b: Array) -> Array:
 def _where(condition: Array, a: float, b: Array) -> Array:
     if is_torch(b):
         import torch
+
         return torch.where(condition, a, b)
     return np.where(condition, a, b).astype(b.dtype, copy=False)
 
 
 def _hide(S: Array, hidden: Array) -> None:
-    """Set S to -inf wherever `hidden` is True, in place."""
+    """Set S to -inf wherever `hidden` is True, in place. (Not masks.hide: within one block a row may
+    rightly be hidden entirely, which a whole mask may never be.)"""
     if is_torch(S):
         S.masked_fill_(hidden, -math.inf)
     else:

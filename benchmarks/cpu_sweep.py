@@ -20,6 +20,7 @@ The load average is read before every round and stored with each row; a run with
 the command refuses to start, and to store, unless the load stays below 1.
 Nothing is asserted: targets are printed with a verdict (tests never check a timing).
 """
+
 from __future__ import annotations
 
 import os
@@ -60,10 +61,12 @@ def load() -> float:
 def ceilings(rounds: int) -> dict:
     """Matmul peak and copy bandwidth, numpy and torch, each a median."""
     out = {"matmul_side": 2048, "copy_mebibytes": 256}
-    out["peak_flops"] = {lib: bench.matmul_peak("cpu", "float32", size=2048, library=lib, repeat=rounds)
-                         for lib in ("numpy", "torch")}
-    out["bandwidth_bytes_per_s"] = {lib: bench.memory_bandwidth("cpu", library=lib, repeat=rounds)
-                                    for lib in ("numpy", "torch")}
+    out["peak_flops"] = {
+        lib: bench.matmul_peak("cpu", "float32", size=2048, library=lib, repeat=rounds) for lib in ("numpy", "torch")
+    }
+    out["bandwidth_bytes_per_s"] = {
+        lib: bench.memory_bandwidth("cpu", library=lib, repeat=rounds) for lib in ("numpy", "torch")
+    }
     return out
 
 
@@ -83,10 +86,14 @@ def blocks(rounds: int) -> dict:
     with torch.inference_mode():
         samples = bench.interleaved(calls, rounds)
     sdpa = samples["sdpa-torch"]
-    return {"n": N, "rounds": rounds, "load_during": [min(samples["_load"]), max(samples["_load"])],
-            "times": {k: parts.stats(v) for k, v in samples.items() if k != "_load"},
-            "over_sdpa": {k: parts.ratio(v, sdpa) for k, v in samples.items() if k.startswith("tiled")},
-            "default": f"{attnlib.tiled.BLOCK}x{attnlib.tiled.QUERY_BLOCK}"}
+    return {
+        "n": N,
+        "rounds": rounds,
+        "load_during": [min(samples["_load"]), max(samples["_load"])],
+        "times": {k: parts.stats(v) for k, v in samples.items() if k != "_load"},
+        "over_sdpa": {k: parts.ratio(v, sdpa) for k, v in samples.items() if k.startswith("tiled")},
+        "default": f"{attnlib.tiled.BLOCK}x{attnlib.tiled.QUERY_BLOCK}",
+    }
 
 
 def ratios(rows: list[dict], n: int) -> dict:
@@ -130,12 +137,22 @@ def memory(n: int = N) -> dict:
     """Peak extra memory of one call, each implementation in a fresh process (Linux: VmHWM after a reset)."""
     out = {}
     for impl in bench.IMPLEMENTATIONS:
-        run = subprocess.run([sys.executable, "-c", CHILD, impl, str(n)], capture_output=True, text=True,
-                             env={**os.environ, "MALLOC_MMAP_THRESHOLD_": "65536"}, timeout=300)
+        run = subprocess.run(
+            [sys.executable, "-c", CHILD, impl, str(n)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "MALLOC_MMAP_THRESHOLD_": "65536"},
+            timeout=300,
+            check=False,
+        )
         if run.returncode == 0:
             out[impl] = json.loads(run.stdout.strip().splitlines()[-1])["peak_extra_bytes"]
-    return {"n": n, "method": "high-water mark after one call minus resident memory before it, fresh process each",
-            "peak_extra_bytes": out, "a_bytes": bench.attention_matrix_bytes(n, heads=HEADS)}
+    return {
+        "n": n,
+        "method": "high-water mark after one call minus resident memory before it, fresh process each",
+        "peak_extra_bytes": out,
+        "a_bytes": bench.attention_matrix_bytes(n, heads=HEADS),
+    }
 
 
 def bfloat16_errors(n: int = N, heads: int = 2) -> dict:
@@ -144,8 +161,12 @@ def bfloat16_errors(n: int = N, heads: int = 2) -> dict:
     Q, K, V = (torch.randn(1, heads, n, D, generator=gen).bfloat16() for _ in range(3))
     with torch.inference_mode():
         ref = attnlib.attention(Q.double(), K.double(), V.double())[0]
-        found = {"tiled": tiled_attention(Q, K, V), "naive": naive_attention(Q, K, V)[0],
-                 "sdpa": F.scaled_dot_product_attention(Q, K, V), "float64, rounded to bfloat16": ref.bfloat16()}
+        found = {
+            "tiled": tiled_attention(Q, K, V),
+            "naive": naive_attention(Q, K, V)[0],
+            "sdpa": F.scaled_dot_product_attention(Q, K, V),
+            "float64, rounded to bfloat16": ref.bfloat16(),
+        }
         err = {k: float((z.double() - ref).norm() / ref.norm()) for k, z in found.items()}
     return {"n": n, "heads": heads, "relative_error": err}
 
@@ -154,8 +175,14 @@ def all_cores(rounds: int) -> dict | None:
     """The forward at n = 2048 with every core, run in a child process that starts with that many threads."""
     cores = os.cpu_count() or 1
     env = {**os.environ, "CPU_SWEEP_THREADS": str(cores)}
-    run = subprocess.run([sys.executable, "-m", "benchmarks.cpu_sweep", "--part", "forward-once",
-                          "--rounds", str(rounds)], capture_output=True, text=True, env=env, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cpu_sweep", "--part", "forward-once", "--rounds", str(rounds)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
     if run.returncode != 0:
         return {"error": (run.stderr.strip().splitlines() or ["?"])[-1]}
     return json.loads(run.stdout.strip().splitlines()[-1])
@@ -163,9 +190,17 @@ def all_cores(rounds: int) -> dict | None:
 
 def forward_once(rounds: int) -> dict:
     torch.set_num_threads(int(THREADS))
-    rows = bench.run_sweep("cpu", "float32", [N], d=D, heads=HEADS, repeat=rounds, peak_flops=1.0,
-                           implementations=["naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch",
-                                            "sdpa-torch"], progress=None)
+    rows = bench.run_sweep(
+        "cpu",
+        "float32",
+        [N],
+        d=D,
+        heads=HEADS,
+        repeat=rounds,
+        peak_flops=1.0,
+        implementations=["naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch", "sdpa-torch"],
+        progress=None,
+    )
     for r in rows:
         r.pop("pct_of_peak", None)
         r.pop("samples_s", None)
@@ -196,17 +231,37 @@ def main(argv: list[str] | None = None) -> None:
     result: dict = {"system": system, "command": command, "rounds": args.rounds, "targets": TARGETS}
     result["ceilings"] = c = ceilings(args.rounds)
     peak = max(c["peak_flops"].values())
-    say("matmul peak (median): " + ", ".join(f"{k} {v / 1e9:.1f} GFLOP/s" for k, v in c["peak_flops"].items())
-        + "; copy: " + ", ".join(f"{k} {v / 1e9:.1f} GB/s" for k, v in c["bandwidth_bytes_per_s"].items()))
+    say(
+        "matmul peak (median): "
+        + ", ".join(f"{k} {v / 1e9:.1f} GFLOP/s" for k, v in c["peak_flops"].items())
+        + "; copy: "
+        + ", ".join(f"{k} {v / 1e9:.1f} GB/s" for k, v in c["bandwidth_bytes_per_s"].items())
+    )
     sizes = [int(x) for x in args.sizes.split(",")]
-    rows = bench.run_sweep("cpu", "float32", sizes, d=D, heads=HEADS, repeat=args.rounds, peak_flops=peak,
-                           progress=say)
-    result.update(settings={"device": "cpu", "dtype": "float32", "sizes": sizes, "d": D, "batch": 1,
-                            "heads": HEADS, "repeat": args.rounds, "warmup": 1, "threads": 1,
-                            "implementations": list(bench.IMPLEMENTATIONS), "peak_size": 2048},
-                  peak_flops=peak, peak_flops_by_library=c["peak_flops"], results=rows)
+    rows = bench.run_sweep("cpu", "float32", sizes, d=D, heads=HEADS, repeat=args.rounds, peak_flops=peak, progress=say)
+    result.update(
+        settings={
+            "device": "cpu",
+            "dtype": "float32",
+            "sizes": sizes,
+            "d": D,
+            "batch": 1,
+            "heads": HEADS,
+            "repeat": args.rounds,
+            "warmup": 1,
+            "threads": 1,
+            "implementations": list(bench.IMPLEMENTATIONS),
+            "peak_size": 2048,
+        },
+        peak_flops=peak,
+        peak_flops_by_library=c["peak_flops"],
+        results=rows,
+    )
     result["over_sdpa"] = ratios(rows, max(sizes))
-    say("at the largest n, time / SDPA's: " + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in result["over_sdpa"].items()))
+    say(
+        "at the largest n, time / SDPA's: "
+        + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in result["over_sdpa"].items())
+    )
     result["blocks"] = blocks(args.rounds)
     say("blocks: " + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in result["blocks"]["over_sdpa"].items()))
     fb_n = 1024
@@ -236,16 +291,20 @@ def main(argv: list[str] | None = None) -> None:
 def verdicts(result: dict) -> None:
     """Print each target with its measured ratio (median and min–max over rounds) and a verdict."""
     o, m = result["over_sdpa"], result["memory"]["peak_extra_bytes"]
-    found = {"tiled-torch / sdpa": o.get("tiled-torch", {}).get("median"),
-             "tiled-numpy / sdpa": o.get("tiled-numpy", {}).get("median")}
+    found = {
+        "tiled-torch / sdpa": o.get("tiled-torch", {}).get("median"),
+        "tiled-numpy / sdpa": o.get("tiled-numpy", {}).get("median"),
+    }
     if m.get("naive-numpy") and m.get("tiled-numpy"):
         found["tiled memory / naive memory"] = m["tiled-numpy"] / m["naive-numpy"]
     for name, target in TARGETS.items():
         value = found.get(name)
         verdict = "not measured" if value is None else f"×{value:.2f}: {'PASS' if value <= target else 'FAIL'}"
         say(f"target {name} ≤ {target}: {verdict}")
-    say(f"load: {result['load']['start']:.2f} at the start, {result['load']['max']:.2f} at most, "
-        f"{'quiet' if result['load']['quiet'] else 'NOT quiet (≥ 1): these numbers are provisional'}")
+    say(
+        f"load: {result['load']['start']:.2f} at the start, {result['load']['max']:.2f} at most, "
+        f"{'quiet' if result['load']['quiet'] else 'NOT quiet (≥ 1): these numbers are provisional'}"
+    )
 
 
 if __name__ == "__main__":

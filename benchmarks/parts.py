@@ -6,6 +6,7 @@ that the sweep does not make. Used by benchmarks/cpu_sweep.py (CPU) and benchmar
 Needs only numpy and torch. Every timing is a median over shuffled, interleaved rounds
 (attnlib.bench.interleaved), with its min and max and the load average of each round.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,10 @@ BACKENDS = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
 
 def inputs(device: str, dtype: str, n: int, heads: int, d: int, grad: bool = False) -> tuple:
     gen = torch.Generator().manual_seed(0)
-    return tuple(torch.randn(1, heads, n, d, generator=gen).to(device=device, dtype=getattr(torch, dtype))
-                 .requires_grad_(grad) for _ in range(3))
+    return tuple(
+        torch.randn(1, heads, n, d, generator=gen).to(device=device, dtype=getattr(torch, dtype)).requires_grad_(grad)
+        for _ in range(3)
+    )
 
 
 def stats(times: list[float]) -> dict:
@@ -45,13 +48,17 @@ def forward_backward(device: str, dtype: str, n: int, heads: int, d: int, rounds
     """Forward alone and forward + backward (autograd) of the plain, the tiled and torch's attention."""
     Q, K, V = inputs(device, dtype, n, heads, d, grad=True)
     dZ = torch.ones(1, heads, n, d, device=device, dtype=Q.dtype)
-    kernels = {"plain": lambda: attnlib.attention(Q, K, V)[0], "tiled": lambda: tiled_attention(Q, K, V),
-               "sdpa": lambda: F.scaled_dot_product_attention(Q, K, V)}
+    kernels = {
+        "plain": lambda: attnlib.attention(Q, K, V)[0],
+        "tiled": lambda: tiled_attention(Q, K, V),
+        "sdpa": lambda: F.scaled_dot_product_attention(Q, K, V),
+    }
 
     def both(kernel):
         def run():
             Q.grad = K.grad = V.grad = None
             kernel().backward(dZ)
+
         return run
 
     calls = {}
@@ -59,12 +66,20 @@ def forward_backward(device: str, dtype: str, n: int, heads: int, d: int, rounds
         calls[f"{name} forward"] = kernel
         calls[f"{name} forward+backward"] = both(kernel)
     samples = bench.interleaved(calls, rounds, device=device)
-    out = {"n": n, "heads": heads, "d": d, "dtype": dtype, "device": device, "rounds": rounds,
-           "load_during": [min(samples["_load"]), max(samples["_load"])],
-           "times": {k: stats(v) for k, v in samples.items() if k != "_load"},
-           "flops_forward": bench.attention_flops(n, d, heads=heads)}
-    out["backward_over_forward"] = {name: ratio(samples[f"{name} forward+backward"], samples[f"{name} forward"])
-                                    for name in kernels}
+    out = {
+        "n": n,
+        "heads": heads,
+        "d": d,
+        "dtype": dtype,
+        "device": device,
+        "rounds": rounds,
+        "load_during": [min(samples["_load"]), max(samples["_load"])],
+        "times": {k: stats(v) for k, v in samples.items() if k != "_load"},
+        "flops_forward": bench.attention_flops(n, d, heads=heads),
+    }
+    out["backward_over_forward"] = {
+        name: ratio(samples[f"{name} forward+backward"], samples[f"{name} forward"]) for name in kernels
+    }
     return out
 
 
@@ -72,40 +87,59 @@ def causal(device: str, dtype: str, n: int, heads: int, d: int, rounds: int, num
     """Full and causal attention: the naive one masks (all the work, then hide half), tiled and SDPA skip."""
     Q, K, V = inputs(device, dtype, n, heads, d)
     mask = attnlib.causal_mask(n, like=Q)
-    calls = {"naive full": lambda: naive_attention(Q, K, V), "naive causal": lambda: naive_attention(Q, K, V, mask),
-             "tiled full": lambda: tiled_attention(Q, K, V), "tiled causal": lambda: tiled_attention(Q, K, V, causal=True),
-             "sdpa full": lambda: F.scaled_dot_product_attention(Q, K, V),
-             "sdpa causal": lambda: F.scaled_dot_product_attention(Q, K, V, is_causal=True)}
+    calls = {
+        "naive full": lambda: naive_attention(Q, K, V),
+        "naive causal": lambda: naive_attention(Q, K, V, mask),
+        "tiled full": lambda: tiled_attention(Q, K, V),
+        "tiled causal": lambda: tiled_attention(Q, K, V, causal=True),
+        "sdpa full": lambda: F.scaled_dot_product_attention(Q, K, V),
+        "sdpa causal": lambda: F.scaled_dot_product_attention(Q, K, V, is_causal=True),
+    }
     if numpy_too:
         Qn, Kn, Vn = (x.float().numpy() for x in (Q, K, V))
         calls["tiled-numpy full"] = lambda: tiled_attention(Qn, Kn, Vn)
         calls["tiled-numpy causal"] = lambda: tiled_attention(Qn, Kn, Vn, causal=True)
     with torch.inference_mode():
         samples = bench.interleaved(calls, rounds, device=device)
-    out = {"n": n, "heads": heads, "d": d, "dtype": dtype, "device": device, "rounds": rounds,
-           "load_during": [min(samples["_load"]), max(samples["_load"])],
-           "times": {k: stats(v) for k, v in samples.items() if k != "_load"}}
+    out = {
+        "n": n,
+        "heads": heads,
+        "d": d,
+        "dtype": dtype,
+        "device": device,
+        "rounds": rounds,
+        "load_during": [min(samples["_load"]), max(samples["_load"])],
+        "times": {k: stats(v) for k, v in samples.items() if k != "_load"},
+    }
     kinds = sorted({k.rsplit(" ", 1)[0] for k in calls})
     out["causal_over_full"] = {kind: ratio(samples[f"{kind} causal"], samples[f"{kind} full"]) for kind in kinds}
     return out
 
 
-def sdpa_kernel_used(device: str, dtype: str, n: int = 1024, heads: int = 8, d: int = 64,
-                     is_causal: bool = False) -> str:
+def sdpa_kernel_used(
+    device: str, dtype: str, n: int = 1024, heads: int = 8, d: int = 64, is_causal: bool = False
+) -> str:
     """The name of the kernel torch's SDPA dispatched to, read from the profiler's record of one call."""
     from torch.profiler import profile
+
     Q, K, V = inputs(device, dtype, n, heads, d)
     with torch.inference_mode(), profile() as prof:
         F.scaled_dot_product_attention(Q, K, V, is_causal=is_causal)
         bench.synchronize(device)
-    names = [e.name for e in prof.events() if e.name.startswith("aten::_scaled_dot_product")
-             or e.name.startswith("aten::_efficient_attention") or e.name.startswith("aten::_flash_attention")]
+    names = [
+        e.name
+        for e in prof.events()
+        if e.name.startswith("aten::_scaled_dot_product")
+        or e.name.startswith("aten::_efficient_attention")
+        or e.name.startswith("aten::_flash_attention")
+    ]
     return names[0] if names else "math (no fused kernel: softmax and matmuls, op by op)"
 
 
 def backends(device: str, dtype: str, n: int, heads: int, d: int, rounds: int) -> dict:
     """SDPA with each backend pinned in turn (those this device has), timed side by side."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
+
     Q, K, V = inputs(device, dtype, n, heads, d)
     calls, refused = {}, {}
     for name in BACKENDS:
@@ -116,6 +150,7 @@ def backends(device: str, dtype: str, n: int, heads: int, d: int, rounds: int) -
         def run(backend=backend):
             with sdpa_kernel([backend]):
                 return F.scaled_dot_product_attention(Q, K, V)
+
         try:
             with torch.inference_mode():
                 run()
@@ -125,17 +160,27 @@ def backends(device: str, dtype: str, n: int, heads: int, d: int, rounds: int) -
             calls[name] = run
     with torch.inference_mode():
         samples = bench.interleaved(calls, rounds, device=device) if calls else {"_load": [float("nan")]}
-    return {"n": n, "heads": heads, "d": d, "dtype": dtype, "device": device, "rounds": rounds,
-            "default_kernel": sdpa_kernel_used(device, dtype, n, heads, d),
-            "default_kernel_causal": sdpa_kernel_used(device, dtype, n, heads, d, is_causal=True),
-            "times": {k: stats(v) for k, v in samples.items() if k != "_load"}, "unavailable": refused}
+    return {
+        "n": n,
+        "heads": heads,
+        "d": d,
+        "dtype": dtype,
+        "device": device,
+        "rounds": rounds,
+        "default_kernel": sdpa_kernel_used(device, dtype, n, heads, d),
+        "default_kernel_causal": sdpa_kernel_used(device, dtype, n, heads, d, is_causal=True),
+        "times": {k: stats(v) for k, v in samples.items() if k != "_load"},
+        "unavailable": refused,
+    }
 
 
 def measure(device: str, dtype: str, n: int, heads: int, d: int, rounds: int) -> dict:
-    return {"system": bench.system_info(device),
-            "forward_backward": forward_backward(device, dtype, n, heads, d, rounds),
-            "causal": causal(device, dtype, n, heads, d, rounds, numpy_too=device == "cpu"),
-            "sdpa_backends": backends(device, dtype, n, heads, d, rounds)}
+    return {
+        "system": bench.system_info(device),
+        "forward_backward": forward_backward(device, dtype, n, heads, d, rounds),
+        "causal": causal(device, dtype, n, heads, d, rounds, numpy_too=device == "cpu"),
+        "sdpa_backends": backends(device, dtype, n, heads, d, rounds),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

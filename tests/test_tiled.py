@@ -1,4 +1,5 @@
 """attnlib.tiled and attnlib.fast (chapters 15 and 16): the same Z as attention and SDPA, causal blocks skipped, gradients, errors."""
+
 import tracemalloc
 
 import numpy as np
@@ -39,17 +40,24 @@ def problems(draw, with_mask: bool):
 @settings(max_examples=40, deadline=None)
 def test_equals_attention_numpy(problem):
     Q, K, V, block, _ = problem  # block = (keys per block, queries per chunk)
-    np.testing.assert_allclose(tiled_attention(Q, K, V, block=block[0], query_block=block[1]),
-                               attnlib.attention(Q, K, V)[0],
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        tiled_attention(Q, K, V, block=block[0], query_block=block[1]),
+        attnlib.attention(Q, K, V)[0],
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 @given(problems(with_mask=True))
 @settings(max_examples=40, deadline=None)
 def test_equals_attention_with_mask(problem):
     Q, K, V, block, mask = problem
-    np.testing.assert_allclose(tiled_attention(Q, K, V, block=block[0], query_block=block[1], mask=mask),
-                               attnlib.attention(Q, K, V, mask=mask)[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        tiled_attention(Q, K, V, block=block[0], query_block=block[1], mask=mask),
+        attnlib.attention(Q, K, V, mask=mask)[0],
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 @given(problems(with_mask=True))
@@ -74,8 +82,9 @@ def test_float64_equals_torch_sdpa(problem, use_mask):
     Qt, Kt, Vt = (torch.from_numpy(x) for x in (Q, K, V))
     mask_t = torch.from_numpy(mask) if use_mask else None
     expected = F.scaled_dot_product_attention(Qt, Kt, Vt, attn_mask=mask_t)
-    torch.testing.assert_close(tiled_attention(Qt, Kt, Vt, block=block[0], query_block=block[1], mask=mask_t), expected,
-                               rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(
+        tiled_attention(Qt, Kt, Vt, block=block[0], query_block=block[1], mask=mask_t), expected, rtol=1e-10, atol=1e-12
+    )
 
 
 def test_broadcast_batch_dims_and_mask():
@@ -86,8 +95,9 @@ def test_broadcast_batch_dims_and_mask():
     assert out.shape == (2, 3, 7, 5)
     np.testing.assert_allclose(out, attnlib.attention(Q, K, V, mask=mask)[0], atol=1e-12)
     key_mask = np.array([[True] * 5 + [False] * 4])  # shape (1, 9): the same keys for every query
-    np.testing.assert_allclose(tiled_attention(Q, K, V, block=2, mask=key_mask),
-                               attnlib.attention(Q, K, V, mask=key_mask)[0], atol=1e-12)
+    np.testing.assert_allclose(
+        tiled_attention(Q, K, V, block=2, mask=key_mask), attnlib.attention(Q, K, V, mask=key_mask)[0], atol=1e-12
+    )
 
 
 def test_allowed_keys_only_in_a_late_block():
@@ -114,11 +124,14 @@ def test_empty_query_set():
     assert tiled_attention(np.ones((0, 3)), np.ones((4, 3)), np.ones((4, 2))).shape == (0, 2)
 
 
-@pytest.mark.parametrize("Q_shape, K_shape, V_shape", [
-    ((3, 4), (5, 6), (5, 2)),        # d_k differs
-    ((4,), (5, 4), (5, 2)),          # Q is not a matrix
-    ((2, 3, 4), (5, 5, 4), (5, 5, 2)),  # batch dims do not broadcast
-])
+@pytest.mark.parametrize(
+    "Q_shape, K_shape, V_shape",
+    [
+        ((3, 4), (5, 6), (5, 2)),  # d_k differs
+        ((4,), (5, 4), (5, 2)),  # Q is not a matrix
+        ((2, 3, 4), (5, 5, 4), (5, 5, 2)),  # batch dims do not broadcast
+    ],
+)
 def test_shape_errors_name_both_shapes(Q_shape, K_shape, V_shape):
     with pytest.raises(ValueError) as err:
         tiled_attention(np.ones(Q_shape), np.ones(K_shape), np.ones(V_shape))
@@ -132,8 +145,8 @@ def test_value_errors():
         tiled_attention(np.ones((2, 3, 4)), np.ones((2, 5, 4)), np.ones((3, 5, 2)))
     with pytest.raises(ValueError, match="no key"):
         tiled_attention(np.ones((3, 4)), np.ones((0, 4)), np.ones((0, 2)))
-    for bad in (0, -1, 2.5):
-        with pytest.raises(ValueError, match="block"):
+    for bad in (0, -1, 2.5):  # not a whole number (TypeError) or below 1 (ValueError)
+        with pytest.raises((ValueError, TypeError), match="block"):
             tiled_attention(np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), block=bad)
 
 
@@ -177,10 +190,11 @@ def test_query_chunks_and_key_blocks_of_every_size_agree():
     Q, K, V = rng.standard_normal((2, 37, 5)), rng.standard_normal((2, 29, 5)), rng.standard_normal((2, 29, 3))
     expected = attnlib.attention(Q, K, V)[0]
     for block, query_block in [(1, 1), (7, 5), (29, 37), (64, 100), (8, None)]:
-        np.testing.assert_allclose(tiled_attention(Q, K, V, block=block, query_block=query_block), expected,
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            tiled_attention(Q, K, V, block=block, query_block=query_block), expected, rtol=1e-12, atol=1e-12
+        )
     for bad in (0, -3, 1.5):
-        with pytest.raises(ValueError, match="query_block"):
+        with pytest.raises((ValueError, TypeError), match="query_block"):
             tiled_attention(Q, K, V, query_block=bad)
 
 
@@ -216,8 +230,12 @@ def test_causal_equals_the_causal_mask_and_sdpa():
     Q, K, V = (rng.standard_normal((2, 3, 37, 8)) for _ in range(3))
     expected = attnlib.attention(Q, K, V, mask=attnlib.causal_mask(37))[0]
     for block, query_block in [(1, 1), (5, 7), (64, 16), (8, None)]:
-        np.testing.assert_allclose(tiled_attention(Q, K, V, block=block, query_block=query_block, causal=True),
-                                   expected, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            tiled_attention(Q, K, V, block=block, query_block=query_block, causal=True),
+            expected,
+            rtol=1e-12,
+            atol=1e-12,
+        )
     Qt, Kt, Vt = (torch.from_numpy(x) for x in (Q, K, V))
     sdpa = F.scaled_dot_product_attention(Qt, Kt, Vt, is_causal=True)
     torch.testing.assert_close(tiled_attention(Qt, Kt, Vt, block=8, causal=True), sdpa)
@@ -225,6 +243,7 @@ def test_causal_equals_the_causal_mask_and_sdpa():
 
 class CountingKeys(np.ndarray):
     """An array that records which rows each slice along the keys asked for."""
+
     def __getitem__(self, index):
         if isinstance(index, tuple) and len(index) == 3 and isinstance(index[1], slice):
             self.seen.append((index[1].start, index[1].stop))

@@ -1,4 +1,5 @@
 """Checkers for chapter 15: counting and timing."""
+
 from __future__ import annotations
 
 import math
@@ -34,22 +35,32 @@ N, D, HEADS = 4096, 64, 8
 FLOPS = HEADS * (2 * N**2 * D + 2 * N**2 * D)
 
 
-@exercise("ch15.flops", right=[FLOPS, float(FLOPS), 3.4359738368e10],
-          wrong=[FLOPS // HEADS, FLOPS // 2, FLOPS // 2 // HEADS, HEADS * 4 * N * D],
-          catches="one head only, one product only or a multiply-add as 1 FLOP, both slips at once, growth like n",
-          solution="answer = 8 * (2 * 4096**2 * 64 + 2 * 4096**2 * 64)")
+@exercise(
+    "ch15.flops",
+    right=[FLOPS, float(FLOPS), 3.4359738368e10],
+    wrong=[FLOPS // HEADS, FLOPS // 2, FLOPS // 2 // HEADS, HEADS * 4 * N * D],
+    catches="one head only, one product only or a multiply-add as 1 FLOP, both slips at once, growth like n",
+    solution="answer = 8 * (2 * 4096**2 * 64 + 2 * 4096**2 * 64)",
+)
 def _flops(answer: Any) -> None:
     value = _one_number(answer, "your count")
-    _slips(value, {
-        FLOPS // HEADS: "That is the work of one head. Every head does the same work again.",
-        FLOPS // 2: "That is half the count: it has one of the two products, or a multiply-add counted as "
-                    "1 FLOP. Look again at what each product costs (section 'From O(n²) to a number').",
-        FLOPS // 2 // HEADS: "That is half the work of one head. Count both products and every head.",
-        HEADS * 4 * N * D: "That grows only like n. Every query meets every key.",
-    })
-    expect_number(answer, FLOPS, what="your count", rtol=1e-6,
-                  hint="Count the FLOPs of each of the two products, for every head (section 'From O(n²) "
-                       "to a number').")
+    _slips(
+        value,
+        {
+            FLOPS // HEADS: "That is the work of one head. Every head does the same work again.",
+            FLOPS // 2: "That is half the count: it has one of the two products, or a multiply-add counted as "
+            "1 FLOP. Look again at what each product costs (section 'From O(n²) to a number').",
+            FLOPS // 2 // HEADS: "That is half the work of one head. Count both products and every head.",
+            HEADS * 4 * N * D: "That grows only like n. Every query meets every key.",
+        },
+    )
+    expect_number(
+        answer,
+        FLOPS,
+        what="your count",
+        rtol=1e-6,
+        hint="Count the FLOPs of each of the two products, for every head (section 'From O(n²) to a number').",
+    )
 
 
 # --- how the time grows ------------------------------------------------------------------
@@ -58,20 +69,31 @@ T_MS, FACTOR = 30.0, 2
 T_2N_MS = T_MS * FACTOR**2
 
 
-@exercise("ch15.time_at_2n", right=[120, 120.0, 1.2e2],
-          wrong=[60, 240, 30, 0.12],
-          catches="growth like n (×2), like n³ (×8), no growth, the answer in seconds",
-          solution="answer = 30 * (2000 / 1000) ** 2")
+@exercise(
+    "ch15.time_at_2n",
+    right=[120, 120.0, 1.2e2],
+    wrong=[60, 240, 30, 0.12],
+    catches="growth like n (×2), like n³ (×8), no growth, the answer in seconds",
+    solution="answer = 30 * (2000 / 1000) ** 2",
+)
 def _time_at_2n(answer: Any) -> None:
     value = _one_number(answer, "your time")
-    _slips(value, {
-        T_MS * FACTOR: "That doubles the time, as if the work grew like n. What does doubling n do to n²?",
-        T_MS * FACTOR**3: "That grows like n³. Attention's work has n², not n³.",
-        T_MS: "The time does not stay the same: twice the words means more pairs of words to compare.",
-        T_2N_MS / 1000: "That looks like seconds. Give the answer in milliseconds.",
-    })
-    expect_number(answer, T_2N_MS, what="your time", rtol=1e-3,
-                  hint="The work grows like n² (section 'Slopes on a log–log plot').")
+    _slips(
+        value,
+        {
+            T_MS * FACTOR: "That doubles the time, as if the work grew like n. What does doubling n do to n²?",
+            T_MS * FACTOR**3: "That grows like n³. Attention's work has n², not n³.",
+            T_MS: "The time does not stay the same: twice the words means more pairs of words to compare.",
+            T_2N_MS / 1000: "That looks like seconds. Give the answer in milliseconds.",
+        },
+    )
+    expect_number(
+        answer,
+        T_2N_MS,
+        what="your time",
+        rtol=1e-3,
+        hint="The work grows like n² (section 'Slopes on a log–log plot').",
+    )
 
 
 # --- arithmetic intensity ----------------------------------------------------------------------
@@ -80,22 +102,38 @@ SIDE, BYTES = 1536, 4  # float32
 INTENSITY = 2 * SIDE**3 / (3 * SIDE**2 * BYTES)
 
 
-@exercise("ch15.intensity", right=[INTENSITY, int(INTENSITY), 2.56e2],
-          wrong=[2 * SIDE**3 / (2 * SIDE**2 * BYTES), 2 * SIDE**3 / (3 * SIDE**2 * 2),
-                 SIDE**3 / (3 * SIDE**2 * BYTES), 2 * SIDE**3 / (3 * SIDE**2), 1 / INTENSITY],
-          catches="the result matrix not counted, 2 bytes a number, a multiply-add as 1 FLOP, numbers "
-                  "instead of bytes, the ratio upside down",
-          solution="answer = 2 * 1536**3 / (3 * 1536**2 * 4)")
+@exercise(
+    "ch15.intensity",
+    right=[INTENSITY, int(INTENSITY), 2.56e2],
+    wrong=[
+        2 * SIDE**3 / (2 * SIDE**2 * BYTES),
+        2 * SIDE**3 / (3 * SIDE**2 * 2),
+        SIDE**3 / (3 * SIDE**2 * BYTES),
+        2 * SIDE**3 / (3 * SIDE**2),
+        1 / INTENSITY,
+    ],
+    catches="the result matrix not counted, 2 bytes a number, a multiply-add as 1 FLOP, numbers "
+    "instead of bytes, the ratio upside down",
+    solution="answer = 2 * 1536**3 / (3 * 1536**2 * 4)",
+)
 def _intensity(answer: Any) -> None:
     value = _one_number(answer, "your intensity")
-    _slips(value, {
-        2 * SIDE**3 / (2 * SIDE**2 * BYTES): "That counts the two matrices read, but not the one written: "
-                                             "the result goes to memory too.",
-        2 * SIDE**3 / (3 * SIDE**2 * 2): "That counts 2 bytes a number. The statement says float32.",
-        SIDE**3 / (3 * SIDE**2 * BYTES): "That counts a multiply-add as 1 FLOP; it is 2.",
-        2 * SIDE**3 / (3 * SIDE**2): "That divides by numbers, not by bytes. Intensity is FLOPs per byte.",
-        1 / INTENSITY: "That is bytes per FLOP, the ratio upside down.",
-    })
-    expect_number(answer, INTENSITY, what="your intensity", rtol=1e-3,
-                  hint="Intensity is the FLOPs of the product over the bytes it moves at least (section "
-                       "'The second limit: memory').")
+    _slips(
+        value,
+        {
+            2 * SIDE**3 / (2 * SIDE**2 * BYTES): "That counts the two matrices read, but not the one written: "
+            "the result goes to memory too.",
+            2 * SIDE**3 / (3 * SIDE**2 * 2): "That counts 2 bytes a number. The statement says float32.",
+            SIDE**3 / (3 * SIDE**2 * BYTES): "That counts a multiply-add as 1 FLOP; it is 2.",
+            2 * SIDE**3 / (3 * SIDE**2): "That divides by numbers, not by bytes. Intensity is FLOPs per byte.",
+            1 / INTENSITY: "That is bytes per FLOP, the ratio upside down.",
+        },
+    )
+    expect_number(
+        answer,
+        INTENSITY,
+        what="your intensity",
+        rtol=1e-3,
+        hint="Intensity is the FLOPs of the product over the bytes it moves at least (section "
+        "'The second limit: memory').",
+    )

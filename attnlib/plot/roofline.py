@@ -38,8 +38,15 @@ def roofline(
             ax.plot([peak / bandwidth], [peak], "|", color=BLACK, markersize=12)
         markers = "osD^vP"
         for i, (name, (x, y)) in enumerate(points.items()):
-            ax.plot([x], [y], markers[i % len(markers)], color=PALETTE[i % len(PALETTE)], markersize=9,
-                    label=name, linestyle="none")
+            ax.plot(
+                [x],
+                [y],
+                markers[i % len(markers)],
+                color=PALETTE[i % len(PALETTE)],
+                markersize=9,
+                label=name,
+                linestyle="none",
+            )
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("arithmetic intensity (FLOPs per byte moved)")
