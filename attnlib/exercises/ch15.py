@@ -5,20 +5,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import Wrong, exercise, expect_number, to_numpy
+from . import Wrong, exercise, expect_number, to_number
 
 
 def _one_number(answer: Any, what: str) -> float | None:
-    """The answer as a float, or None when it is not one finite number (expect_number then says why)."""
-    if isinstance(answer, bool):
-        return None
+    """The answer as one finite number, or None (expect_number then says what is wrong with it)."""
     try:
-        got = to_numpy(answer, what)
+        value = to_number(answer, what)
     except Wrong:
         return None
-    if got.size != 1 or not math.isfinite(float(got.reshape(()))):
-        return None
-    return float(got.reshape(()))
+    return value if math.isfinite(value) else None
 
 
 def _slips(value: float | None, slips: dict[float, str]) -> None:

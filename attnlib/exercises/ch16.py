@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import Wrong, call, exercise, expect_number, to_numpy
+from . import Wrong, call, exercise, expect_number, to_number, to_numpy
 
 # --- the memory of A -----------------------------------------------------------------------
 
@@ -14,15 +14,12 @@ A_BYTES = N_MEM**2 * HEADS_MEM * BYTES_PER
 
 
 def _one_number(answer: Any, what: str) -> float | None:
-    if isinstance(answer, bool):
-        return None
+    """The answer as one finite number, or None (expect_number then says what is wrong with it)."""
     try:
-        got = to_numpy(answer, what)
+        value = to_number(answer, what)
     except Wrong:
         return None
-    if got.size != 1 or not math.isfinite(float(got.reshape(()))):
-        return None
-    return float(got.reshape(()))
+    return value if math.isfinite(value) else None
 
 
 @exercise(
@@ -129,6 +126,12 @@ def _wrong_not_shifted(mu, l, z, s, v):
     return _with(mu_new, math.exp(mu - mu_new), s, l, z, v, shift=False)
 
 
+def _wrong_changes_z_in_place(mu, l, z, s, v):
+    mu_new, l_new, z_new = _right_math(mu, l, z, s, v)
+    z[:] = [0.0] * len(z)
+    return mu_new, l_new, z_new
+
+
 def _wrong_returns_old_max(mu, l, z, s, v):
     _, l_new, z_new = _right_math(mu, l, z, s, v)
     return mu, l_new, z_new
@@ -145,7 +148,7 @@ def _wrong_returns_old_max(mu, l, z, s, v):
         _wrong_returns_old_max,
     ],
     catches="z not rescaled, the rescale upside down, a new max that forgets the old one, exponentials not "
-    "shifted by the new max (overflow near 1000), the old max returned",
+    "shifted by the new max (overflow near 1000), the old max returned, z changed in place",
     solution="c = np.exp(mu - mu_new)",
 )
 def _online_step(answer: Any) -> None:
