@@ -24,8 +24,8 @@ from .arrays import Array, as_array, is_torch, same_kind, shape_of, whole_number
 from .core import swap_last_two
 from .masks import check_mask
 
-BLOCK = 512  # keys per block: chosen by measurement (benchmarks/cpu_sweep.py, "blocks")
-QUERY_BLOCK = 128  # queries per chunk on a CPU: a 128×512 block of float32 scores is 256 KiB
+BLOCK = 256  # keys per block; benchmarks/cpu_sweep.py times other sizes against SDPA
+QUERY_BLOCK = 256  # queries per chunk on a CPU: a 256×256 block of float32 scores is 256 KiB per head
 
 
 def tiled_attention(
@@ -83,8 +83,8 @@ def _attend(Q: Array, K: Array, V: Array, block: int, first_row: int, causal: bo
     rows = Q.shape[-2]
     batch = np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
     in_place = not _recording(Q, K, V)
-    m = _full(batch + (rows, 1), -math.inf, Q)  # running max: the largest score so far, per query
-    l = _full(batch + (rows, 1), 0.0, Q)  # running sum: Σ exp(score - m) so far
+    mu = _full(batch + (rows, 1), -math.inf, Q)  # running max μ: the largest score so far, per query
+    l = _full(batch + (rows, 1), 0.0, Q)  # running sum: Σ exp(score - μ) so far
     Z = _full(np.broadcast_shapes(batch, shape_of(V)[:-2]) + (rows, V.shape[-1]), 0.0, Q)
     last = min(K.shape[-2], first_row + rows) if causal else K.shape[-2]
     for start in range(0, last, block):
@@ -95,9 +95,9 @@ def _attend(Q: Array, K: Array, V: Array, block: int, first_row: int, causal: bo
             _hide(S, hidden)
         elif hidden is not None:
             S = _where(hidden, -math.inf, S)
-        m_new = _maximum(m, _row_max(S))
-        shift = m_new if hidden is None else _where(m_new == -math.inf, 0.0, m_new)  # no key yet: 0
-        c = _exp(m - shift)  # e^(m_old - m_new): old sums moved to the new max
+        mu_new = _maximum(mu, _row_max(S))
+        shift = mu_new if hidden is None else _where(mu_new == -math.inf, 0.0, mu_new)  # no key yet: 0
+        c = _exp(mu - shift)  # e^(μ_old - μ_new): the old sums moved to the new max
         if in_place:
             S -= shift
             P = _exp_(S)  # P reuses S's memory
@@ -109,7 +109,7 @@ def _attend(Q: Array, K: Array, V: Array, block: int, first_row: int, causal: bo
             P = _exp(S - shift)
             l = l * c + _row_sum(P)
             Z = Z * c + P @ V[..., start:stop, :]
-        m = m_new
+        mu = mu_new
     return Z.__itruediv__(l) if in_place else Z / l
 
 

@@ -10,9 +10,9 @@ import numpy as np
 from .style import BLACK, PALETTE, STYLE, _figure
 
 
-def roofline_limit(intensity: float | Sequence[float], peak_flops: float, bandwidth: float) -> np.ndarray:
+def roofline_limit(intensity: float | Sequence[float], peak: float, bandwidth: float) -> np.ndarray:
     """The most FLOP/s a kernel of this intensity (FLOPs per byte) can reach: min(peak, bandwidth · intensity)."""
-    return np.minimum(peak_flops, bandwidth * np.asarray(intensity, dtype=float))
+    return np.minimum(peak, bandwidth * np.asarray(intensity, dtype=float))
 
 
 def roofline(
