@@ -104,14 +104,14 @@ def test_the_chapter_says_plainly_when_no_gpu_file_is_stored():
     text = "\n".join(_outputs(CHAPTER))
     assert ("No GPU file is stored yet" in text) == (not stored_gpu)
     assert "H200 floors, bfloat16 (ms):" in text  # the written predictions stand next to it
-    assert "SDPA ran: _scaled_dot_product" in text  # the backend the stored CPU run recorded
+    assert "SDPA ran its kernel\nflash_attention_for_cpu" in text  # the kernel the stored CPU run recorded
 
 
 def test_every_printed_table_fits_a_phone():
     for path in (CHAPTER, ROOT / "chapters" / "15_counting_and_timing.ipynb"):
         cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
         for c in cells:
-            if "nbval-ignore-output" in c.get("metadata", {}).get("tags", []):
+            if "check(" in "".join(c["source"]):  # the checker's verdicts are prose, wrapped by check
                 continue
             for out in c.get("outputs", []):
                 for line in "".join(out.get("text", "")).splitlines():
