@@ -46,6 +46,46 @@ def to_number(answer: Any, what: str = "your answer") -> float:
     return float(got.reshape(()))
 
 
+def to_count(answer: Any, what: str = "your answer") -> int:
+    """A count: one whole number, 0 or more (12, 12.0, a one-element array or tensor), as an int, or raise Wrong."""
+    name = sentence_start(what)
+    if isinstance(answer, (bool, np.bool_)):
+        raise Wrong(f"{name} is {bool(answer)}, a True/False value, but one whole number is wanted.")
+    got = to_numpy(answer, what)
+    if got.size != 1:
+        raise Wrong(f"{name} should be one whole number, but it has shape {got.shape}.")
+    value = float(got.reshape(()))
+    if not math.isfinite(value) or value != int(value) or value < 0:
+        raise Wrong(f"{name} is {fmt(value)}, but one whole number, 0 or more, is wanted.")
+    return int(value)
+
+
+def to_mask(answer: Any, what: str = "your mask") -> np.ndarray:
+    """A grid of True/False (a list, numpy array or torch tensor of bools) as a bool array, or raise Wrong.
+
+    Numbers (0/1 included) are refused with a hint saying a mask holds True/False; a grader that
+    wants to say more about them catches that Wrong and reads the numbers with `to_numpy`."""
+    torch = sys.modules.get("torch")
+    try:
+        if isinstance(answer, np.ndarray) and answer.dtype == bool:
+            return answer.copy()
+        if torch is not None and isinstance(answer, torch.Tensor) and answer.dtype == torch.bool:
+            return answer.detach().cpu().numpy().copy()
+        if isinstance(answer, (list, tuple)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                arr = np.asarray(answer)
+            if arr.dtype == bool:
+                return arr
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        pass
+    values = to_numpy(answer, what, allow_bool=True)  # names text, None, ragged rows …
+    raise Wrong(f"{sentence_start(what)} holds numbers (such as {fmt(values.reshape(-1)[0]) if values.size else 'none'}), "
+                "but a mask holds True/False values: give it dtype=bool.")
+
+
 def _read_fast(x: Any, allow_bool: bool) -> np.ndarray | None:
     """numpy's reading of x as real numbers, or None when it needs the slow walk to be named."""
     torch = sys.modules.get("torch")
@@ -328,7 +368,8 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
         raise Wrong(f"{name} should be a shape, {words}, but it is {describe(answer)}.")
     if isinstance(answer, (numbers.Integral, np.integer)):
         if length == 1:
-            raise Wrong(f"{name} is a single number; a shape is a tuple even with one entry: put a comma after it, (n,).")
+            raise Wrong(f"{name} is the number {int(answer)}, not a shape. In Python, (7) is just 7: a shape "
+                        "is a tuple even with one entry, so put a comma inside the brackets, (n,).")
         if length:
             raise Wrong(f"{name} is a single number, but this shape has {length}: {words}.")
         raise Wrong(f"{name} is a single number, but a shape is {words}.")
@@ -363,13 +404,24 @@ def expect_pair(answer: Any, what: str = "your answer", n: int = 2) -> tuple:
     """The n things in `answer` (a tuple or a list, e.g. (Z, A) or [Z, A]), or raise Wrong."""
     name = sentence_start(what)
     torch = sys.modules.get("torch")
+    example = ", ".join("abcdefgh"[:n]) if n <= 8 else "a, b, …"
     if isinstance(answer, (tuple, list)) and not (torch is not None and isinstance(answer, torch.Size)):
         if len(answer) == n:
             return tuple(answer)
         raise Wrong(f"{name} holds {len(answer)} thing{'s' if len(answer) != 1 else ''}, but {n} are wanted "
-                    "together, as a tuple (a, b) or a list [a, b].")
-    raise Wrong(f"{name} should be {n} things together, as a tuple (a, b) or a list [a, b], "
+                    f"together, as a tuple ({example}) or a list [{example}].")
+    raise Wrong(f"{name} should be {n} things together, as a tuple ({example}) or a list [{example}], "
                 f"but it is {describe(answer)}.")
+
+
+def to_items(answer: Any, what: str = "your answer") -> list:
+    """The entries of a list, tuple or set, or the rows of an array or tensor, as a list; else raise Wrong."""
+    torch = sys.modules.get("torch")
+    if is_array(answer) and len(answer.shape) >= 1:
+        return list(answer)
+    if isinstance(answer, (tuple, list, set, frozenset)) and not (torch is not None and isinstance(answer, torch.Size)):
+        return list(answer)
+    raise Wrong(f"{sentence_start(what)} should be a list of answers, but it is {describe(answer)}.")
 
 
 def normal_word(text: str) -> str:
