@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from attnlib import bench, plot, results
 from attnlib.exercises import ch15
+from helpers import said
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "15_counting_and_timing.ipynb"
@@ -344,7 +345,7 @@ def _hint(capsys, answer, exercise_id):
     from attnlib import check
 
     ok = check(exercise_id, answer)
-    return ok, capsys.readouterr().out
+    return ok, said(capsys)
 
 
 @pytest.mark.parametrize(
