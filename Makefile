@@ -1,5 +1,6 @@
 # Two commands from a fresh clone:  make book   and   make test
 # Both create .venv and install the locked requirements the first time; later runs reuse them.
+# While changing the library or a checker: make check (the fast tier, under a minute) and make lint.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -8,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # JupyterLab settings for this course (no "Jupyter news" pop-up), installed into the venv's Lab
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: install book test lab execute figures lock clean
+.PHONY: install book test check lint lab execute figures lock clean
 
 install: $(STAMP) $(LAB_OVERRIDES)
 
@@ -33,8 +34,19 @@ book: $(STAMP)
 	@echo
 	@echo "Open the book: $(CURDIR)/_build/html/index.html"
 
+# Everything (library, checkers, every notebook under nbval, the book build, the browser), on every
+# core: --dist loadfile keeps a notebook's cells, which share one kernel, on one worker.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
+
+# The fast tier: library, checker and property tests; no notebooks, no book build, no browser.
+check: $(STAMP)
+	$(PY) -m pytest tests -n auto -m "not book and not end_to_end"
+
+# ruff's lint rules and its formatter, as configured in pyproject.toml
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 lab: $(STAMP) $(LAB_OVERRIDES)
 	$(VENV)/bin/jupyter lab chapters

@@ -5,14 +5,20 @@
 unchanged page is not hidden by Sphinx's cache). A failed build fails the tests that need it,
 with the build's warnings in the message; it never skips them.
 
+Tests that need the built book or a real browser are marked `book`, and the few that run a whole
+program end to end are marked `end_to_end`: the fast tier, `make check`, leaves both out. Notebooks
+run under nbval only from chapters/, which `make check` does not name.
+
 The build happens once per session however many test files use it. Under pytest-xdist every
 worker is its own process: the first to take a lock builds, and the others read its result
 (keyed by the run's id), so `-n` works too. With ATTNLIB_BOOK_HTML set to a folder of built
 HTML, nothing is built and that folder is tested (used to watch the browser test fail on an
 older build).
 """
+
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -52,6 +58,7 @@ def toc_files() -> list[str]:
             for key in ("parts", "chapters", "sections"):
                 for child in node.get(key, []) or []:
                     walk(child)
+
     walk(toc)
     return [re.sub(r"\.(md|ipynb)$", "", f) for f in found]
 
@@ -80,16 +87,26 @@ class BookBuild:
 def build_command() -> list[str]:
     """`jupyter-book build` with the interpreter running the tests (so the same venv)."""
     script = Path(sys.executable).with_name("jupyter-book")
-    launcher = [str(script)] if script.is_file() else [
-        sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())"]
+    launcher = (
+        [str(script)]
+        if script.is_file()
+        else [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())"]
+    )
     return launcher + ["build", "-W", "--keep-going", "--all", "."]
 
 
 def run_build() -> BookBuild:
     start = time.perf_counter()
     try:
-        proc = subprocess.run(build_command(), cwd=ROOT, capture_output=True, text=True,
-                              timeout=BUILD_TIMEOUT_S, env={**os.environ, "NO_COLOR": "1"})
+        proc = subprocess.run(
+            build_command(),
+            check=False,  # a failed build is reported with its warnings, not raised
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT_S,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
         returncode, output = proc.returncode, proc.stdout + proc.stderr
     except subprocess.TimeoutExpired as exc:
         returncode = -1
@@ -123,6 +140,20 @@ def _build_once_per_run() -> BookBuild:
         return build
 
 
+#: Tests that run a whole program end to end (the GPU script's dry run, the benchmark's command
+#: line): a minute or more on a 2-core machine, so `make check` leaves them to `make test`.
+END_TO_END = ["tests/test_gpu_run.py::*", "tests/test_bench.py::test_cli*"]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `book` every test that uses the built book or a headless browser, `end_to_end` those above."""
+    for item in items:
+        if {"built_book", "browser"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.book)
+        if any(fnmatch.fnmatch(item.nodeid, pattern) for pattern in END_TO_END):
+            item.add_marker(pytest.mark.end_to_end)
+
+
 #: set to a folder of built HTML (e.g. a copy of another branch's _build/html) to test that
 #: instead of building: `ATTNLIB_BOOK_HTML=/tmp/main_html pytest tests/test_browser.py`
 PREBUILT_ENV = "ATTNLIB_BOOK_HTML"
@@ -138,6 +169,9 @@ def built_book() -> BookBuild:
         return BookBuild(0, f"(not built: {PREBUILT_ENV}={prebuilt})", 0.0, [], str(Path(prebuilt).resolve()))
     build = _build_once_per_run()
     if build.returncode != 0:
-        pytest.fail(f"`{' '.join(build_command())}` failed (exit {build.returncode}); "
-                    f"{len(build.warnings)} warning(s)/error(s):\n{build.report()}", pytrace=False)
+        pytest.fail(
+            f"`{' '.join(build_command())}` failed (exit {build.returncode}); "
+            f"{len(build.warnings)} warning(s)/error(s):\n{build.report()}",
+            pytrace=False,
+        )
     return build
