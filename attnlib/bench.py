@@ -1,4 +1,4 @@
-"""Timing attention on CPU and GPU: honest stopwatches, FLOP counts and a sweep (chapter 15).
+"""Timing attention on CPU and GPU: honest stopwatches, FLOP and byte counts, the machine's two ceilings, a sweep (chapter 15).
 
 Needs only the standard library, numpy and (when present) torch, so it runs on a bare
 GPU machine. From the repository root::
@@ -11,24 +11,28 @@ A GPU runs asynchronously: a call returns as soon as the work is *queued*. So ev
 measured run is fenced by a synchronisation (CUDA events on NVIDIA GPUs), or we would
 time the queueing, not the work.
 """
+
 from __future__ import annotations
 
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .core import attention, is_torch
+from .fast import naive_attention
 from .tiled import tiled_attention
 
-IMPLEMENTATIONS = ["naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch", "sdpa-torch"]
+IMPLEMENTATIONS = ["plain-numpy", "naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch", "sdpa-torch"]
 NUMPY_DTYPES = {"float32", "float64"}
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -43,6 +47,7 @@ def _torch() -> Any:
 
 
 # --- the stopwatch --------------------------------------------------------------
+
 
 def _device_of(args: tuple) -> str:
     for a in args:
@@ -59,8 +64,9 @@ def synchronize(device: str) -> None:
         _torch().mps.synchronize()
 
 
-def time_fn(fn: Callable, *args: Any, warmup: int = 2, repeat: int = 7, device: str | None = None,
-            events: bool = True) -> dict:
+def time_fn(
+    fn: Callable, *args: Any, warmup: int = 2, repeat: int = 7, device: str | None = None, events: bool = True
+) -> dict:
     """Run fn(*args) `warmup` times unmeasured, then `repeat` times measured; seconds per run (chapter 15).
 
     On an NVIDIA GPU each run is timed with CUDA events; events=False times it with
@@ -73,8 +79,7 @@ def time_fn(fn: Callable, *args: Any, warmup: int = 2, repeat: int = 7, device: 
         fn(*args)
     synchronize(device)
     samples = [_time_once(fn, args, device, events) for _ in range(repeat)]
-    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples),
-            "samples_s": samples}
+    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples), "samples_s": samples}
 
 
 def _time_once(fn: Callable, args: tuple, device: str, events: bool = True) -> float:
@@ -96,19 +101,50 @@ def _time_once(fn: Callable, args: tuple, device: str, events: bool = True) -> f
 
 # --- counting work and memory -------------------------------------------------------
 
-def attention_flops(n: int, d_k: int, d_v: int | None = None, batch: int = 1, heads: int = 1,
-                    m: int | None = None) -> int:
+
+def attention_flops(
+    n: int, d_k: int, d_v: int | None = None, batch: int = 1, heads: int = 1, m: int | None = None
+) -> int:
     """FLOPs of attention: 2·n·m·d_k for QKᵀ plus 2·n·m·d_v for AV, per head (chapter 15)."""
     d_v = d_k if d_v is None else d_v
     m = n if m is None else m
     return batch * heads * (2 * n * m * d_k + 2 * n * m * d_v)
 
 
-def attention_matrix_bytes(n: int, m: int | None = None, batch: int = 1, heads: int = 1,
-                           dtype_bytes: int = 4) -> int:
+def attention_matrix_bytes(n: int, m: int | None = None, batch: int = 1, heads: int = 1, dtype_bytes: int = 4) -> int:
     """Bytes of one n×m weight matrix A per head, for all heads and the whole batch (chapter 15)."""
     m = n if m is None else m
     return batch * heads * n * m * dtype_bytes
+
+
+def attention_bytes(
+    n: int, d: int, kind: str, dtype_bytes: int = 4, heads: int = 1, batch: int = 1, query_block: int | None = None
+) -> int:
+    """Bytes attention moves to and from memory, counted pass by pass (chapter 15).
+
+    "naive": Q and K read, the n×n scores written, then six passes over them (scale,
+    row max, shift, exp, row sum, divide: 9 reads or writes of n² numbers), A read again
+    with V for Z = AV, and Z written: 12·n² + 4·n·d numbers per head. (Done out of place
+    or in place, the count is the same; in place only reuses the memory.)
+    "fused" (SDPA's kernel, ideally): Q, K, V read once and Z written once: 4·n·d.
+    "tiled": the blocks of scores stay in the cache, but K and V are read again for every
+    chunk of `query_block` queries: (2 + 2·n/query_block)·n·d.
+    """
+    if kind == "naive":
+        numbers = 12 * n * n + 4 * n * d
+    elif kind == "fused":
+        numbers = 4 * n * d
+    elif kind == "tiled":
+        chunks = -(-n // (query_block or n))
+        numbers = (2 + 2 * chunks) * n * d
+    else:
+        raise ValueError(f"attention_bytes: kind must be 'naive', 'tiled' or 'fused', not {kind!r}")
+    return batch * heads * numbers * dtype_bytes
+
+
+def matmul_bytes(side: int, dtype_bytes: int = 4) -> int:
+    """Bytes a side×side matmul moves at least: two matrices read, one written (chapter 15)."""
+    return 3 * side * side * dtype_bytes
 
 
 def _dtype_bytes(dtype: str) -> int:
@@ -116,6 +152,7 @@ def _dtype_bytes(dtype: str) -> int:
 
 
 # --- the machine ----------------------------------------------------------------------
+
 
 def available_devices() -> list[str]:
     """'cpu', plus 'cuda' and 'mps' when torch can reach such a GPU (chapter 15)."""
@@ -135,10 +172,21 @@ CPU_FEATURES = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "fma")  # the vect
 
 def cpu_details() -> dict:
     """The CPU as the operating system names it: model name, family/model/stepping, vector extensions (chapter 15)."""
-    details: dict[str, Any] = {"model_name": None, "vendor": None, "family": None, "model": None,
-                               "stepping": None, "flags": {}}
-    fields = {"model name": "model_name", "vendor_id": "vendor", "cpu family": "family",
-              "model": "model", "stepping": "stepping"}
+    details: dict[str, Any] = {
+        "model_name": None,
+        "vendor": None,
+        "family": None,
+        "model": None,
+        "stepping": None,
+        "flags": {},
+    }
+    fields = {
+        "model name": "model_name",
+        "vendor_id": "vendor",
+        "cpu family": "family",
+        "model": "model",
+        "stepping": "stepping",
+    }
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -154,9 +202,11 @@ def cpu_details() -> dict:
         pass
     if details["model_name"] is None and sys.platform == "darwin":
         import subprocess
+
         try:
-            details["model_name"] = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"],
-                                                   capture_output=True, text=True, timeout=5).stdout.strip()
+            details["model_name"] = subprocess.run(
+                ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5, check=False
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             pass
     if not details["model_name"]:
@@ -179,11 +229,52 @@ def _cpu_model(details: dict | None = None) -> str:
     return f"{details['model_name']} ({'; '.join(parts)})" if parts else details["model_name"]
 
 
+def thread_counts() -> dict:
+    """The threads the libraries *report* they will use: numpy's BLAS, asked through its own
+    function, and torch (chapter 15). None where a library cannot be asked."""
+    return {"numpy_blas": _blas_threads(), "torch": _torch().get_num_threads() if _torch() else None}
+
+
+def _blas_threads() -> int | None:
+    """OpenBLAS's (or MKL's) own count, found among the libraries this process has loaded."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        counts = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+        if counts:
+            return max(counts)
+    except ImportError:
+        pass
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "blas" in line.lower() or "mkl_rt" in line}
+    except OSError:
+        return None
+    names = (
+        "scipy_openblas_get_num_threads64_",
+        "openblas_get_num_threads64_",
+        "openblas_get_num_threads",
+        "scipy_openblas_get_num_threads",
+        "MKL_Get_Max_Threads",
+    )
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in names:
+            if hasattr(lib, name):
+                return int(getattr(lib, name)())
+    return None
+
+
 def _numpy_blas() -> str | None:
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
         return f"{blas['name']} {blas.get('version', '')}".strip()
-    except Exception:  # the layout of show_config differs between numpy versions
+    except (KeyError, TypeError, ValueError, AttributeError):  # show_config's layout differs by version
         return None
 
 
@@ -199,6 +290,7 @@ def system_info(device: str = "cpu") -> dict:
         "cpu": cpu,
         "cpu_count": os.cpu_count(),
         "torch_threads": torch.get_num_threads() if torch is not None else None,
+        "threads_reported": thread_counts(),
         "thread_env": {v: os.environ[v] for v in THREAD_VARIABLES if v in os.environ},
         "python": platform.python_version(),
         "numpy": np.__version__,
@@ -211,21 +303,32 @@ def system_info(device: str = "cpu") -> dict:
     }
     if torch is not None and device.startswith("cuda") and torch.cuda.is_available():
         props = torch.cuda.get_device_properties(torch.device(device))
-        info.update(cuda=torch.version.cuda, gpu=props.name, gpu_memory_bytes=int(props.total_memory),
-                    gpu_capability=f"{props.major}.{props.minor}",
-                    gpu_multiprocessors=int(props.multi_processor_count))
+        info.update(
+            cuda=torch.version.cuda,
+            gpu=props.name,
+            gpu_memory_bytes=int(props.total_memory),
+            gpu_capability=f"{props.major}.{props.minor}",
+            gpu_multiprocessors=int(props.multi_processor_count),
+        )
     elif device.startswith("mps"):
         info["gpu"] = "Apple GPU (MPS)"
     return info
 
 
-def matmul_peak(device: str = "cpu", dtype: str = "float32", size: int | None = None,
-                library: str = "torch", repeat: int = 5, max_seconds: float = 2.0) -> float:
-    """Measured FLOP/s of a large square matmul: the best this machine does, our yardstick (chapter 15).
+def matmul_peak(
+    device: str = "cpu",
+    dtype: str = "float32",
+    size: int | None = None,
+    library: str = "torch",
+    repeat: int = 5,
+    max_seconds: float = 2.0,
+) -> float:
+    """FLOP/s of a large square matmul, the median of `repeat` runs: our compute ceiling (chapter 15).
 
-    With `size` given, s×s matrices of that size. Without it, the side doubles from 256
-    (up to 2048 on a CPU, 8192 on a GPU) while the next size still fits in `max_seconds`,
-    so a format the machine computes slowly (bfloat16 on many CPUs) costs seconds, not minutes.
+    Measured the way every kernel is (warm-up, then the median), so a kernel's "% of peak"
+    compares like with like. With `size` given, s×s matrices of that size. Without it, the
+    side doubles from 256 (up to 2048 on a CPU, 8192 on a GPU) while the next size still
+    fits in `max_seconds`, and the best side's median counts.
     """
     if library == "numpy" and device != "cpu":
         raise ValueError(f"matmul_peak: numpy runs on the CPU only, not on {device!r}")
@@ -237,16 +340,40 @@ def matmul_peak(device: str = "cpu", dtype: str = "float32", size: int | None = 
     for side in sides:
         a, b = _square_pair(library, device, dtype, side)
         multiply = np.matmul if library == "numpy" else _torch().matmul
-        multiply(a, b)                                          # warm-up: library start-up stays out
+        multiply(a, b)  # warm-up: library start-up stays out
         synchronize(device)
         one = max(_time_once(multiply, (a, b), device), 1e-9)
-        runs = max(1, min(repeat, int(max_seconds / 4 / one)))
-        fastest = time_fn(multiply, a, b, warmup=0, repeat=runs, device=device)["min_s"]
-        best = max(best, 2 * side ** 3 / fastest)
+        runs = max(3, min(repeat, int(max_seconds / 4 / one)))
+        median = time_fn(multiply, a, b, warmup=0, repeat=runs, device=device)["median_s"]
+        best = max(best, 2 * side**3 / median)
         spent = time.perf_counter() - started
-        if spent + 8 * fastest * (runs + 2) > max_seconds:  # the next side costs about 8 times as much
+        if spent + 8 * median * (runs + 2) > max_seconds:  # the next side costs about 8 times as much
             break
     return best
+
+
+def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int = 256, repeat: int = 5) -> float:
+    """Bytes per second of copying one large array into another, the median of `repeat` copies:
+    our memory ceiling (chapter 15).
+
+    Each copy reads `mebibytes` MiB and writes as many, far more than any cache holds, so
+    every byte travels to and from main memory; we count 2 × the array's size per copy.
+    (A CPU usually also reads each destination line before writing it, so the true traffic
+    is a little higher and this figure errs on the low side.)
+    """
+    count = mebibytes * 2**20 // 4
+    if library == "numpy":
+        if device != "cpu":
+            raise ValueError(f"memory_bandwidth: numpy runs on the CPU only, not on {device!r}")
+        src, dst = np.ones(count, dtype=np.float32), np.zeros(count, dtype=np.float32)
+        copy = np.copyto
+    else:
+        torch = _torch()
+        src = torch.ones(count, dtype=torch.float32, device=device)
+        dst = torch.zeros(count, dtype=torch.float32, device=device)
+        copy = torch.Tensor.copy_
+    median = time_fn(copy, dst, src, warmup=1, repeat=repeat, device=device)["median_s"]
+    return 2 * count * 4 / median
 
 
 def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
@@ -255,11 +382,13 @@ def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
         return tuple(rng.standard_normal((side, side)).astype(dtype) for _ in range(2))
     torch = _torch()
     gen = torch.Generator().manual_seed(0)
-    return tuple(torch.randn(side, side, generator=gen).to(device=device, dtype=getattr(torch, dtype))
-                 for _ in range(2))
+    return tuple(
+        torch.randn(side, side, generator=gen).to(device=device, dtype=getattr(torch, dtype)) for _ in range(2)
+    )
 
 
 # --- the sweep ---------------------------------------------------------------------
+
 
 def memory_budget(device: str) -> int:
     """Bytes we allow a naive run to use: half the RAM (CPU) or 80% of the free GPU memory."""
@@ -281,9 +410,13 @@ def _skip_reason(impl: str, device: str, dtype: str, a_bytes: int, budget: int) 
         return f"numpy has no {dtype}"
     if library == "torch" and _torch() is None:
         return "torch is not installed"
-    if impl.startswith("naive") and a_bytes > budget:  # one n×n score array per head, overwritten in place
-        return (f"naive attention would need about {a_bytes / 2**30:.1f} GiB "
-                f"(an n×n array per head), over the budget of {budget / 2**30:.1f} GiB")
+    if (
+        impl.split("-")[0] in ("plain", "naive") and a_bytes > budget
+    ):  # one n×n score array per head, overwritten in place
+        return (
+            f"naive attention would need about {a_bytes / 2**30:.1f} GiB "
+            f"(an n×n array per head), over the budget of {budget / 2**30:.1f} GiB"
+        )
     return None
 
 
@@ -293,24 +426,63 @@ def _inputs(library: str, device: str, dtype: str, shape: tuple[int, ...], seed:
         return tuple(rng.standard_normal(shape, dtype=np.float64).astype(dtype) for _ in range(3))
     torch = _torch()
     gen = torch.Generator().manual_seed(seed)
-    return tuple(torch.randn(shape, generator=gen).to(device=device, dtype=getattr(torch, dtype))
-                 for _ in range(3))
+    return tuple(torch.randn(shape, generator=gen).to(device=device, dtype=getattr(torch, dtype)) for _ in range(3))
 
 
 def _function(impl: str) -> Callable:
     kind = impl.split("-")[0]
-    if kind == "naive":
+    if kind == "plain":
         return lambda Q, K, V: attention(Q, K, V)[0]
+    if kind == "naive":
+        return lambda Q, K, V: naive_attention(Q, K, V)[0]
     if kind == "tiled":
         return tiled_attention
     return _torch().nn.functional.scaled_dot_product_attention
 
 
-def run_sweep(device: str = "cpu", dtype: str = "float32", sizes: list[int] = (128, 256, 512, 1024),
-              d: int = 64, batch: int = 1, heads: int = 8, implementations: list[str] | None = None,
-              repeat: int = 5, warmup: int = 2, peak_flops: float | None = None,
-              budget_bytes: int | None = None, progress: Callable[[str], None] | None = print) -> list[dict]:
-    """Time each implementation at each sequence length n; one row per (n, impl), skips included (chapter 15)."""
+def interleaved(
+    calls: dict[str, Callable[[], Any]], rounds: int, warmup: int = 1, device: str = "cpu", seed: int = 0
+) -> dict[str, list[float]]:
+    """Time every call once per round, in a new shuffled order each round (chapter 15).
+
+    A slow spell of the machine then hits every call alike instead of one of them, and
+    no call always runs first (or right after the same neighbour). Returns the seconds of
+    each call, one list per name, round by round, and the load average before each round
+    under "_load".
+    """
+    import random
+
+    order, shuffle = list(calls), random.Random(seed).shuffle
+    for _ in range(warmup):
+        for name in order:
+            calls[name]()
+    synchronize(device)
+    samples: dict[str, list[float]] = {name: [] for name in order}
+    samples["_load"] = []
+    for _ in range(rounds):
+        samples["_load"].append(os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan)
+        shuffle(order)
+        for name in order:
+            samples[name].append(_time_once(calls[name], (), device))
+    return samples
+
+
+def run_sweep(
+    device: str = "cpu",
+    dtype: str = "float32",
+    sizes: list[int] = (128, 256, 512, 1024),
+    d: int = 64,
+    batch: int = 1,
+    heads: int = 8,
+    implementations: list[str] | None = None,
+    repeat: int = 5,
+    warmup: int = 2,
+    peak_flops: float | None = None,
+    budget_bytes: int | None = None,
+    progress: Callable[[str], None] | None = print,
+) -> list[dict]:
+    """Time each implementation at each sequence length n in `repeat` shuffled, interleaved rounds;
+    one row per (n, impl), skips included (chapter 15)."""
     implementations = list(implementations or IMPLEMENTATIONS)
     unknown = [i for i in implementations if i not in IMPLEMENTATIONS]
     if unknown:
@@ -318,35 +490,81 @@ def run_sweep(device: str = "cpu", dtype: str = "float32", sizes: list[int] = (1
     if peak_flops is None:
         peak_flops = matmul_peak(device, dtype)
     budget = memory_budget(device) if budget_bytes is None else budget_bytes
-    rows, total = [], len(sizes) * len(implementations)
+    rows, calls = [], {}
     for n in sizes:
-        flops = attention_flops(n, d, batch=batch, heads=heads)
         a_bytes = attention_matrix_bytes(n, batch=batch, heads=heads, dtype_bytes=_dtype_bytes(dtype))
         for impl in implementations:
-            row = {"impl": impl, "n": n, "d": d, "batch": batch, "heads": heads, "dtype": dtype,
-                   "device": device, "status": "measured", "median_s": None, "min_s": None, "max_s": None,
-                   "gflops": None, "pct_of_peak": None, "a_bytes": a_bytes, "skipped": None}
-            row["skipped"] = _skip_reason(impl, device, dtype, a_bytes, budget)
-            if row["skipped"] is not None:
-                row["status"] = "skipped"
-            else:
-                try:
-                    Q, K, V = _inputs(impl.split("-")[1], device, dtype, (batch, heads, n, d))
-                    timing = _timed(_function(impl), Q, K, V, warmup=warmup, repeat=repeat, device=device)
-                except (RuntimeError, MemoryError) as exc:  # out of memory, or a dtype the device lacks
-                    row["status"] = "failed"
-                    row["skipped"] = f"failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
-                    Q = K = V = None
-                    _free_gpu_memory(device)
-                else:
-                    row.update({k: timing[k] for k in ("median_s", "min_s", "max_s")})
-                    row["gflops"] = flops / timing["median_s"] / 1e9
-                    row["pct_of_peak"] = 100 * flops / timing["median_s"] / peak_flops
-                Q = K = V = None
+            row = {
+                "impl": impl,
+                "n": n,
+                "d": d,
+                "batch": batch,
+                "heads": heads,
+                "dtype": dtype,
+                "device": device,
+                "status": "measured",
+                "median_s": None,
+                "min_s": None,
+                "max_s": None,
+                "gflops": None,
+                "pct_of_peak": None,
+                "a_bytes": a_bytes,
+                "skipped": _skip_reason(impl, device, dtype, a_bytes, budget),
+            }
             rows.append(row)
-            if progress is not None:
-                progress(f"[{len(rows):>{len(str(total))}}/{total}] {_describe(row)}")
+            if row["skipped"] is None:
+                row["skipped"] = _try_once(row, calls)
+            if row["skipped"] is not None:
+                row["status"] = "skipped" if row["status"] == "measured" else row["status"]
+                if progress is not None:
+                    progress(f"{_describe(row)}")
+    torch = _torch() if any(r["impl"].endswith("torch") for r in rows) else None
+    if progress is not None:
+        progress(f"timing {len(calls)} points in {repeat} shuffled rounds")
+    with torch.inference_mode() if torch is not None else _nothing():
+        samples = interleaved(calls, repeat, warmup=max(warmup - 1, 0), device=device)
+    for row in rows:
+        key = (row["impl"], row["n"])
+        if key not in calls:
+            continue
+        times = samples[key]
+        flops = attention_flops(row["n"], d, batch=batch, heads=heads)
+        row.update(
+            median_s=statistics.median(times),
+            min_s=min(times),
+            max_s=max(times),
+            samples_s=times,
+            load_during=[min(samples["_load"]), max(samples["_load"])],
+        )
+        row["gflops"] = flops / row["median_s"] / 1e9
+        row["pct_of_peak"] = 100 * flops / row["median_s"] / peak_flops
+        if progress is not None:
+            progress(_describe(row))
     return rows
+
+
+def _try_once(row: dict, calls: dict) -> str | None:
+    """Make the inputs and run the call once (the first warm-up); register it, or say why it failed."""
+    impl, device = row["impl"], row["device"]
+    shape = (row["batch"], row["heads"], row["n"], row["d"])
+    try:
+        Q, K, V = _inputs(impl.split("-")[1], device, row["dtype"], shape)
+        fn = _function(impl)
+        torch = _torch() if impl.endswith("torch") else None
+        with torch.inference_mode() if torch is not None else _nothing():
+            fn(Q, K, V)
+    except (RuntimeError, MemoryError) as exc:  # out of memory, or a dtype the device lacks
+        row["status"] = "failed"
+        _free_gpu_memory(device)
+        return f"failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+    calls[(impl, row["n"])] = lambda: fn(Q, K, V)
+    return None
+
+
+def _nothing() -> Any:
+    import contextlib
+
+    return contextlib.nullcontext()
 
 
 def _free_gpu_memory(device: str) -> None:
@@ -354,21 +572,14 @@ def _free_gpu_memory(device: str) -> None:
         _torch().cuda.empty_cache()
 
 
-def _timed(fn: Callable, *args: Any, **kwargs: Any) -> dict:
-    """time_fn without autograd bookkeeping when torch is in play."""
-    torch = _torch() if any(is_torch(a) for a in args) else None
-    if torch is None:
-        return time_fn(fn, *args, **kwargs)
-    with torch.inference_mode():
-        return time_fn(fn, *args, **kwargs)
-
-
 def _describe(row: dict) -> str:
     head = f"n={row['n']:<6d} {row['impl']:<12s}"
     if row["skipped"]:
         return f"{head} skipped: {row['skipped']}"
-    return (f"{head} {row['median_s'] * 1e3:10.3f} ms (min {row['min_s'] * 1e3:.3f}, max {row['max_s'] * 1e3:.3f}) "
-            f"{row['gflops']:9.2f} GFLOP/s {row['pct_of_peak']:6.1f}% of peak")
+    return (
+        f"{head} {row['median_s'] * 1e3:10.3f} ms (min {row['min_s'] * 1e3:.3f}, max {row['max_s'] * 1e3:.3f}) "
+        f"{row['gflops']:9.2f} GFLOP/s {row['pct_of_peak']:6.1f}% of peak"
+    )
 
 
 def _human_bytes(b: float) -> str:
@@ -381,18 +592,26 @@ def _human_bytes(b: float) -> str:
 
 def workload(rows: list[dict]) -> str:
     """What the rows measured, e.g. 'float32, batch 1 × 8 heads, d = 64, cpu' (several values joined by '/')."""
+
     def values(key: str) -> str:
         return "/".join(str(v) for v in dict.fromkeys(r[key] for r in rows))
+
     heads = values("heads")
-    return (f"{values('dtype')}, batch {values('batch')} × {heads} head{'' if heads == '1' else 's'}, "
-            f"d = {values('d')}, {values('device')}")
+    return (
+        f"{values('dtype')}, batch {values('batch')} × {heads} head{'' if heads == '1' else 's'}, "
+        f"d = {values('d')}, {values('device')}"
+    )
 
 
 def format_table(rows: list[dict]) -> str:
     """The sweep as a table: n, implementation, median time and its min–max, GFLOP/s, % of peak, memory of A (chapter 15)."""
-    lines = [f"workload: {workload(rows)}" if rows else "no rows",
-             f"{'n':>6}  {'impl':<12}  {'median (ms)':>11}  {'min–max (ms)':>19}  {'GFLOP/s':>9}  "
-             f"{'% peak':>7}  {'A (memory)':>10}"]
+    lines = [
+        f"workload: {workload(rows)}" if rows else "no rows",
+        (
+            f"{'n':>6}  {'impl':<12}  {'median (ms)':>11}  {'min–max (ms)':>19}  {'GFLOP/s':>9}  "
+            f"{'% peak':>7}  {'A (memory)':>10}"
+        ),
+    ]
     for r in rows:
         if r["skipped"]:
             cells = f"{'failed' if r.get('status') == 'failed' else 'skipped':>11}  {'':>19}  {'':>9}  {'':>7}"
@@ -407,18 +626,37 @@ def format_table(rows: list[dict]) -> str:
 
 DTYPES = ("float32", "float64", "float16", "bfloat16")
 SIXTEEN_BIT = {"float16", "bfloat16"}
-DEFAULTS = {"device": "cpu", "dtype": "float32", "sizes": [128, 256, 512, 1024, 2048], "d": 64, "batch": 1,
-            "heads": 8, "repeat": 5, "warmup": 2, "threads": 1, "implementations": list(IMPLEMENTATIONS),
-            "peak_size": None}
+DEFAULTS = {
+    "device": "cpu",
+    "dtype": "float32",
+    "sizes": [128, 256, 512, 1024, 2048],
+    "d": 64,
+    "batch": 1,
+    "heads": 8,
+    "repeat": 5,
+    "warmup": 2,
+    "threads": 1,
+    "implementations": list(IMPLEMENTATIONS),
+    "peak_size": None,
+}
 
 
 def command_line(settings: dict, out: str | None = None) -> str:
     """The command that makes a sweep with these recorded settings (a results file's "settings") (chapter 15)."""
     s = {**DEFAULTS, **settings}
-    parts = ["PYTHONPATH=. python -m attnlib.bench", f"--device {s['device']}", f"--dtype {s['dtype']}",
-             "--sizes " + ",".join(str(n) for n in s["sizes"]), f"--d {s['d']}", f"--batch {s['batch']}",
-             f"--heads {s['heads']}", f"--repeat {s['repeat']}", f"--warmup {s['warmup']}",
-             f"--threads {s['threads']}", "--impls " + ",".join(s["implementations"])]
+    parts = [
+        "PYTHONPATH=. python -m attnlib.bench",
+        f"--device {s['device']}",
+        f"--dtype {s['dtype']}",
+        "--sizes " + ",".join(str(n) for n in s["sizes"]),
+        f"--d {s['d']}",
+        f"--batch {s['batch']}",
+        f"--heads {s['heads']}",
+        f"--repeat {s['repeat']}",
+        f"--warmup {s['warmup']}",
+        f"--threads {s['threads']}",
+        "--impls " + ",".join(s["implementations"]),
+    ]
     if s.get("peak_size"):
         parts.append(f"--peak-size {s['peak_size']}")
     if out:
@@ -456,7 +694,9 @@ def _impls(text: str) -> list[str]:
     names = [item.strip() for item in text.split(",")]
     for name in names:
         if name not in IMPLEMENTATIONS:
-            raise argparse.ArgumentTypeError(f"unknown implementation {name!r}; choose from {', '.join(IMPLEMENTATIONS)}")
+            raise argparse.ArgumentTypeError(
+                f"unknown implementation {name!r}; choose from {', '.join(IMPLEMENTATIONS)}"
+            )
     return names
 
 
@@ -475,15 +715,28 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--d", type=_at_least(1, "d"), default=64, help="d_k = d_v per head (default 64)")
     p.add_argument("--batch", type=_at_least(1, "the batch"), default=1)
     p.add_argument("--heads", type=_at_least(1, "the number of heads"), default=8)
-    p.add_argument("--repeat", type=_at_least(1, "the number of measured runs"), default=5,
-                   help="measured runs per point (default 5)")
-    p.add_argument("--warmup", type=_at_least(0, "the number of warm-up runs"), default=2,
-                   help="unmeasured runs first (default 2)")
-    p.add_argument("--threads", type=_at_least(1, "the number of threads"), default=1,
-                   help="CPU threads for torch and numpy's BLAS (default 1)")
+    p.add_argument(
+        "--repeat",
+        type=_at_least(1, "the number of measured runs"),
+        default=5,
+        help="measured runs per point (default 5)",
+    )
+    p.add_argument(
+        "--warmup", type=_at_least(0, "the number of warm-up runs"), default=2, help="unmeasured runs first (default 2)"
+    )
+    p.add_argument(
+        "--threads",
+        type=_at_least(1, "the number of threads"),
+        default=1,
+        help="CPU threads for torch and numpy's BLAS (default 1)",
+    )
     p.add_argument("--impls", type=_impls, default=list(IMPLEMENTATIONS), help="implementations, comma separated")
-    p.add_argument("--peak-size", type=_at_least(16, "the side of the peak matmul"), default=None,
-                   help="side of the matmul that measures the peak (default: grows while it stays quick)")
+    p.add_argument(
+        "--peak-size",
+        type=_at_least(16, "the side of the peak matmul"),
+        default=None,
+        help="side of the matmul that measures the peak (default: grows while it stays quick)",
+    )
     p.add_argument("--out", default=None, help="write system info and results to this JSON file")
     return p.parse_args(argv)
 
@@ -497,8 +750,9 @@ def _refusal(args: argparse.Namespace) -> str | None:
     if kind != "cpu" and torch is None:
         return f"device {args.device!r} needs torch, and torch is not installed here"
     if kind not in available_devices():
-        return f"device {args.device!r} is not available here: torch sees no such GPU; available: " \
-               + ", ".join(available_devices())
+        return f"device {args.device!r} is not available here: torch sees no such GPU; available: " + ", ".join(
+            available_devices()
+        )
     if index and int(index) >= torch.cuda.device_count():
         return f"device {args.device!r} is not available here: torch sees {torch.cuda.device_count()} CUDA GPU(s)"
     if kind != "cpu" and not any(i.endswith("torch") for i in args.impls):
@@ -546,25 +800,50 @@ def main(argv: list[str] | None = None) -> None:
     _set_threads(args.threads, may_restart=argv is None)
 
     system = system_info(args.device)
-    say(f"{system['cpu_model']} | {system['gpu'] or 'no GPU'} | torch {system['torch']} | numpy {system['numpy']}"
-        f" | {args.threads} thread{'s' if args.threads != 1 else ''}")
+    say(
+        f"{system['cpu_model']} | {system['gpu'] or 'no GPU'} | torch {system['torch']} | numpy {system['numpy']}"
+        f" | {args.threads} thread{'s' if args.threads != 1 else ''}"
+    )
     peaks = _matmul_peaks(args.device, args.dtype, args.peak_size)
     peak = max(peaks.values())  # one peak for the whole run: progress lines and table use the same
-    say("matmul peak: " + ", ".join(f"{lib} {f / 1e9:.1f} GFLOP/s" for lib, f in peaks.items())
-        + f"; % of peak below is of {peak / 1e9:.1f} GFLOP/s")
-    rows = run_sweep(args.device, args.dtype, args.sizes, d=args.d, batch=args.batch, heads=args.heads,
-                     implementations=args.impls, repeat=args.repeat, warmup=args.warmup,
-                     peak_flops=peak, progress=say)
+    say(
+        "matmul peak: "
+        + ", ".join(f"{lib} {f / 1e9:.1f} GFLOP/s" for lib, f in peaks.items())
+        + f"; % of peak below is of {peak / 1e9:.1f} GFLOP/s"
+    )
+    rows = run_sweep(
+        args.device,
+        args.dtype,
+        args.sizes,
+        d=args.d,
+        batch=args.batch,
+        heads=args.heads,
+        implementations=args.impls,
+        repeat=args.repeat,
+        warmup=args.warmup,
+        peak_flops=peak,
+        progress=say,
+    )
     say("")
     say(format_table(rows))
-    say(f"(% peak: of the measured {args.dtype} matmul, {peak / 1e9:.1f} GFLOP/s; "
-        f"A: one n×n weight matrix per head, batch {args.batch} × {args.heads} heads)")
+    say(
+        f"(% peak: of the measured {args.dtype} matmul, {peak / 1e9:.1f} GFLOP/s; "
+        f"A: one n×n weight matrix per head, batch {args.batch} × {args.heads} heads)"
+    )
     if args.out:
-        settings = {k: getattr(args, k) for k in ("device", "dtype", "d", "batch", "heads", "repeat",
-                                                    "warmup", "threads", "peak_size")}
+        settings = {
+            k: getattr(args, k)
+            for k in ("device", "dtype", "d", "batch", "heads", "repeat", "warmup", "threads", "peak_size")
+        }
         settings.update(sizes=args.sizes, implementations=args.impls)
-        report = {"system": system, "settings": settings, "command": command_line(settings, out=args.out),
-                  "peak_flops": peak, "peak_flops_by_library": peaks, "results": rows}
+        report = {
+            "system": system,
+            "settings": settings,
+            "command": command_line(settings, out=args.out),
+            "peak_flops": peak,
+            "peak_flops_by_library": peaks,
+            "results": rows,
+        }
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out, "w") as f:
             json.dump(report, f, indent=2)

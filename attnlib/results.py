@@ -5,21 +5,24 @@ numbers, and the date), "settings" (the workload) and "results" (one row per siz
 implementation, as `attnlib.bench.run_sweep` returns them). Every function here reads those
 rows; none of them measures anything, so everything here is deterministic.
 """
+
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "chapters" / "data"
 FIT_FROM = 256  # fit slopes on n >= 256 only: below it, fixed costs per call hide the n² growth
 
 
-def load_results(folder: str | Path = DATA_DIR) -> list[dict]:
+def load_results(folder: str | Path) -> list[dict]:
     """Every results file (*.json with system, settings, results) in `folder`, sorted by file name (chapter 15).
+
+    The chapters pass their own folder of stored data (`data`, beside the notebooks).
 
     Each run gets its file name under "file". Other JSON files in the folder are skipped.
     """
@@ -37,8 +40,11 @@ def load_results(folder: str | Path = DATA_DIR) -> list[dict]:
 
 def measured(rows: Sequence[dict], impl: str) -> tuple[np.ndarray, np.ndarray]:
     """The sizes n and median seconds of one implementation's measured (not skipped) rows, by n (chapter 15)."""
-    pairs = sorted((r["n"], r["median_s"]) for r in rows
-                   if r["impl"] == impl and not r.get("skipped") and r.get("median_s") is not None)
+    pairs = sorted(
+        (r["n"], r["median_s"])
+        for r in rows
+        if r["impl"] == impl and not r.get("skipped") and r.get("median_s") is not None
+    )
     n = np.array([p[0] for p in pairs], dtype=int)
     t = np.array([p[1] for p in pairs], dtype=float)
     return n, t
@@ -59,8 +65,9 @@ def fit_slope(n: Sequence[float], t: Sequence[float]) -> float:
     """Least-squares slope of log t against log n: the p in t ≈ c·nᵖ (chapter 15)."""
     x, y = np.asarray(n, dtype=float), np.asarray(t, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"fit_slope: n and t must be two lists of the same length, "
-                         f"but they have shapes {x.shape} and {y.shape}")
+        raise ValueError(
+            f"fit_slope: n and t must be two lists of the same length, but they have shapes {x.shape} and {y.shape}"
+        )
     if not (np.all(x > 0) and np.all(y > 0)):
         raise ValueError("fit_slope: every n and every time must be positive to take logarithms")
     if len(np.unique(x)) < 2:
@@ -82,8 +89,10 @@ def slopes(rows: Sequence[dict], fit_from: int = FIT_FROM) -> dict[str, float]:
 def crossover(n: Sequence[int], t_old: Sequence[float], t_new: Sequence[float]) -> int | None:
     """The smallest n from which t_new stays below t_old at every larger n; None if not below at the largest (chapter 15)."""
     if not len(n) == len(t_old) == len(t_new):
-        raise ValueError(f"crossover: n, t_old and t_new must have one entry per size, "
-                         f"but they have {len(n)}, {len(t_old)} and {len(t_new)}")
+        raise ValueError(
+            f"crossover: n, t_old and t_new must have one entry per size, "
+            f"but they have {len(n)}, {len(t_old)} and {len(t_new)}"
+        )
     order = np.argsort(np.asarray(n))
     since = None
     for i in order[::-1]:  # walk down from the largest n while the new one is still faster
@@ -126,10 +135,20 @@ def speedups(rows_a: Sequence[dict], rows_b: Sequence[dict]) -> dict[str, list]:
         alike = [b for b in same_point if all(b.get(k) == a.get(k) for k in WORKLOAD)]
         if alike:
             b = alike[0]
-            out.append({"impl": a["impl"], "n": a["n"], **{k: a.get(k) for k in WORKLOAD},
-                        "a_s": a["median_s"], "a_min_s": a.get("min_s"), "a_max_s": a.get("max_s"),
-                        "b_s": b["median_s"], "b_min_s": b.get("min_s"), "b_max_s": b.get("max_s"),
-                        "speedup": a["median_s"] / b["median_s"]})
+            out.append(
+                {
+                    "impl": a["impl"],
+                    "n": a["n"],
+                    **{k: a.get(k) for k in WORKLOAD},
+                    "a_s": a["median_s"],
+                    "a_min_s": a.get("min_s"),
+                    "a_max_s": a.get("max_s"),
+                    "b_s": b["median_s"],
+                    "b_min_s": b.get("min_s"),
+                    "b_max_s": b.get("max_s"),
+                    "speedup": a["median_s"] / b["median_s"],
+                }
+            )
         elif same_point:
             b = same_point[0]
             differ = ", ".join(f"{k} {a.get(k)} against {b.get(k)}" for k in WORKLOAD if a.get(k) != b.get(k))
@@ -159,13 +178,21 @@ def format_speedups(table: dict[str, list], a: str = "CPU", b: str = "GPU") -> s
     lines = []
     if rows:
         kinds = {tuple(r[k] for k in WORKLOAD) for r in rows}
-        lines.append("workload: " + "; ".join(f"{dtype}, batch {batch} × {heads} heads, d = {d}"
-                                              for dtype, heads, batch, d in sorted(kinds, key=str)))
-        lines.append(f"{'n':>6}  {'impl':<12}  {a + ' median (ms)':>16}  {'min–max':>19}  "
-                     f"{b + ' median (ms)':>16}  {'min–max':>19}  {'speed-up':>9}")
-        lines += [f"{r['n']:>6}  {r['impl']:<12}  {r['a_s'] * 1e3:16.3f}  {_spread(r['a_min_s'], r['a_max_s']):>19}  "
-                  f"{r['b_s'] * 1e3:16.3f}  {_spread(r['b_min_s'], r['b_max_s']):>19}  {r['speedup']:8.1f}×"
-                  for r in rows]
+        lines.append(
+            "workload: "
+            + "; ".join(
+                f"{dtype}, batch {batch} × {heads} heads, d = {d}" for dtype, heads, batch, d in sorted(kinds, key=str)
+            )
+        )
+        lines.append(
+            f"{'n':>6}  {'impl':<12}  {a + ' median (ms)':>16}  {'min–max':>19}  "
+            f"{b + ' median (ms)':>16}  {'min–max':>19}  {'speed-up':>9}"
+        )
+        lines += [
+            f"{r['n']:>6}  {r['impl']:<12}  {r['a_s'] * 1e3:16.3f}  {_spread(r['a_min_s'], r['a_max_s']):>19}  "
+            f"{r['b_s'] * 1e3:16.3f}  {_spread(r['b_min_s'], r['b_max_s']):>19}  {r['speedup']:8.1f}×"
+            for r in rows
+        ]
         for impl in dict.fromkeys(r["impl"] for r in rows):
             mine = sorted((r for r in rows if r["impl"] == impl), key=lambda r: r["n"])
             since = crossover([r["n"] for r in mine], [r["a_s"] for r in mine], [r["b_s"] for r in mine])
@@ -178,14 +205,31 @@ def format_speedups(table: dict[str, list], a: str = "CPU", b: str = "GPU") -> s
 
 
 def summary(rows: Sequence[dict], fit_from: int = FIT_FROM) -> str:
-    """Per implementation: fitted slope, and GFLOP/s and % of the matmul peak at the largest n (chapter 15)."""
+    """Per implementation: fitted slope over n >= fit_from, GFLOP/s and % of the matmul peak at the
+    largest n; 36 characters wide, to fit a phone (chapter 15)."""
     fitted = slopes(rows, fit_from)
-    lines = [f"{'impl':<12}  {f'slope (n >= {fit_from})':>17}  {'largest n':>9}  {'GFLOP/s':>8}  {'% of peak':>9}"]
+    largest = max((r["n"] for r in rows if r.get("gflops") is not None), default=None)
+    lines = [
+        f"slope over n >= {fit_from}; speed at n = {largest}",
+        f"{'impl':<11}  {'slope':>5}  {'GFLOP/s':>7}  {'%peak':>5}",
+    ]
     for impl in fitted:
         done = [r for r in rows if r["impl"] == impl and r.get("gflops") is not None]
         last = max(done, key=lambda r: r["n"])
-        slope = "too few n" if math.isnan(fitted[impl]) else f"{fitted[impl]:.2f}"
-        lines.append(f"{impl:<12}  {slope:>17}  {last['n']:>9}  {last['gflops']:8.1f}  {last['pct_of_peak']:8.1f}%")
+        slope = "  -" if math.isnan(fitted[impl]) else f"{fitted[impl]:.2f}"
+        lines.append(f"{impl:<11}  {slope:>5}  {last['gflops']:7.1f}  {last['pct_of_peak']:5.0f}")
+    return "\n".join(lines)
+
+
+def short_table(rows: Sequence[dict]) -> str:
+    """The sweep as a table 36 characters wide (to fit a phone): n, implementation, median
+    milliseconds, % of the matmul peak (chapter 15)."""
+    lines = [f"{'n':>5}  {'impl':<11}  {'ms':>7}  {'%peak':>5}"]
+    for r in rows:
+        if r.get("median_s") is None:
+            lines.append(f"{r['n']:>5}  {r['impl']:<11}  {r.get('status', 'skipped'):>14}")
+        else:
+            lines.append(f"{r['n']:>5}  {r['impl']:<11}  {r['median_s'] * 1e3:7.2f}  {r['pct_of_peak']:5.0f}")
     return "\n".join(lines)
 
 
@@ -205,9 +249,11 @@ def describe(system: dict[str, Any]) -> str:
     load = system.get("load_average_1m")
     if system.get("gpu_capability"):
         gpu = gpu[:-1] + f", compute capability {system['gpu_capability']})" if gpu.endswith(")") else gpu
-    lines = [f"hardware: {cpu}; {gpu}; {system.get('os')}",
-             f"software: {software}",
-             f"run on:   {system.get('date_utc')} (UTC), device {system.get('device')}"]
+    lines = [
+        f"hardware: {cpu}; {gpu}; {system.get('os')}",
+        f"software: {software}",
+        f"run on:   {system.get('date_utc')} (UTC), device {system.get('device')}",
+    ]
     if system.get("thread_env"):
         lines.append("threads:  " + ", ".join(f"{k}={v}" for k, v in system["thread_env"].items()))
     if load is not None:
@@ -226,7 +272,8 @@ def title(run: dict) -> str:
     return f"{run.get('file', 'run')}: {machine}, {dtype}, {heads} heads{where}, {str(system.get('date_utc'))[:10]}"
 
 
-def command(run: dict) -> str:
-    """The command line that made a stored run, rebuilt from its recorded settings (chapter 15)."""
+def command(run: dict, folder: str = ".") -> str:
+    """The command line that made a stored run, rebuilt from its recorded settings, writing into `folder` (chapter 15)."""
     from .bench import command_line
-    return command_line(run["settings"], out=f"chapters/data/{run['file']}" if run.get("file") else None)
+
+    return command_line(run["settings"], out=f"{folder.rstrip('/')}/{run['file']}" if run.get("file") else None)

@@ -1,16 +1,18 @@
-"""Attention one block of keys at a time, so the n×m weight matrix A is never stored.
+"""Attention one block of keys at a time, so the n×m weight matrix A is never stored (chapter 16).
 
-This is the idea behind FlashAttention (chapter 15). Softmax needs two numbers per
-query row: the largest score (to stay stable) and the sum of the exponentials (to
-normalise). Both can be kept *running* while the keys arrive in blocks. When a new
-block brings a larger maximum, everything added so far is multiplied by
-exp(old max - new max), as if it had been computed with the new maximum all along.
-At the end we divide by the running sum once, and get exactly softmax(QKᵀ/√d_k) V.
+This is the idea behind FlashAttention. Softmax needs two numbers per query row: the
+largest score (to stay stable) and the sum of the exponentials (to normalise). Both can be
+kept *running* while the keys arrive in blocks (the online softmax of Milakov and
+Gimelshein, 2018). When a new block brings a larger maximum, everything added so far is
+multiplied by exp(old max - new max), as if it had been computed with the new maximum all
+along. At the end we divide by the running sum once, and get exactly softmax(QKᵀ/√d_k) V.
 
-Like attnlib.core, it works on numpy arrays and torch tensors through one code path.
-It is the forward pass only: its in-place steps (which save memory) are not for
-autograd, so train with attnlib.attention or torch's scaled_dot_product_attention.
+Like attnlib.attention, it works on numpy arrays and torch tensors through one code path,
+and torch can take gradients through it (then each step makes a new array, and autograd
+keeps every block's weights for the backward pass: FlashAttention instead writes its own
+backward pass, which recomputes the blocks).
 """
+
 from __future__ import annotations
 
 import math
@@ -18,99 +20,163 @@ from typing import Any
 
 import numpy as np
 
-from .core import (Array, _broadcasts, _check_qk, _exp, _max, _same_kind, _sum, as_array, is_torch,
-                   shape_of, swap_last_two)
+from .arrays import Array, as_array, is_torch, same_kind, shape_of, whole_number
+from .core import swap_last_two
+from .masks import check_mask
+
+BLOCK = 256  # keys per block; benchmarks/cpu_sweep.py times other sizes against SDPA
+QUERY_BLOCK = 256  # queries per chunk on a CPU: a 256×256 block of float32 scores is 256 KiB per head
 
 
-def tiled_attention(Q: Array, K: Array, V: Array, block: int = 256, mask: Any = None,
-                    query_block: int | None = None) -> Array:
-    """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (chapter 15).
+def tiled_attention(
+    Q: Array,
+    K: Array,
+    V: Array,
+    block: int = BLOCK,
+    mask: Any = None,
+    query_block: int | None = None,
+    causal: bool = False,
+) -> Array:
+    """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (chapter 16).
 
-    The queries go in chunks of `query_block` rows (default: QUERY_BLOCK on a CPU, where a
+    The queries go in chunks of `query_block` rows (default QUERY_BLOCK on a CPU, where a
     small chunk keeps each block of scores in the cache; all rows at once on a GPU), and
-    each chunk meets the keys one block at a time. 16-bit inputs (float16, bfloat16) are
-    computed in float32, running statistics and output included (FlashAttention too keeps
-    them in float32), and only the result is rounded back to the input's format.
+    each chunk meets the keys one block at a time. `causal=True` lets query i see keys
+    0 … i only, and skips the blocks of keys that lie wholly after a chunk's last query:
+    about half the work. What 16-bit inputs (float16, bfloat16) get: Q, K and V are turned
+    into float32 first, so every product, the running statistics and Z are float32, and
+    only the result is rounded back to 16 bits. (FlashAttention instead feeds the 16-bit
+    numbers to the products and keeps only the sums and statistics in float32.)
     """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
-    _same_kind("tiled_attention", Q, K, V)
-    _check_qk("tiled_attention", Q, K)
-    _check_v("tiled_attention", K, V)
-    for name, size in (("block", block), ("query_block", query_block)):
-        if size is not None and (not isinstance(size, (int, np.integer)) or size < 1):
-            raise ValueError(f"tiled_attention: {name} must be a whole number of rows >= 1, not {size!r}")
+    check_inputs("tiled_attention", Q, K, V)
+    whole_number("tiled_attention", "block", block)
+    if query_block is not None:
+        whole_number("tiled_attention", "query_block", query_block)
     Q, K, V = _common_float(Q, K, V)
     given = Q.dtype
     Q, K, V = (_cast(x, _accumulator_dtype(x)) for x in (Q, K, V))  # 16-bit -> float32
-    n = Q.shape[-2]
+    n, m = Q.shape[-2], K.shape[-2]
     score_batch = np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
-    z_batch = _batch_with_v("tiled_attention", score_batch, Q, K, V)
-    allowed = None if mask is None else _full_mask(mask, score_batch + (n, K.shape[-2]), like=Q)
+    allowed = None if mask is None else full_mask(mask, score_batch + (n, m), like=Q)
     if query_block is None:
         query_block = QUERY_BLOCK if _on_cpu(Q) else max(n, 1)
-
-    Z = _full(z_batch + (n, V.shape[-1]), 0.0, Q)
-    for start in range(0, n, query_block):
-        rows = slice(start, min(start + query_block, n))
-        Z[..., rows, :] = _attend(Q[..., rows, :], K, V, block,
-                                  None if allowed is None else allowed[..., rows, :])
+    Q = Q * (1 / math.sqrt(Q.shape[-1]))  # scale Q once (n·d numbers), not the n×m scores
+    chunks = [
+        _attend(
+            Q[..., start : start + query_block, :],
+            K,
+            V,
+            block,
+            start,
+            causal,
+            None if allowed is None else allowed[..., start : start + query_block, :],
+        )
+        for start in range(0, max(n, 1), query_block)
+    ]
+    Z = chunks[0] if len(chunks) == 1 else _concat(chunks)
     return _cast(Z, given)
 
 
-QUERY_BLOCK = 256  # queries per chunk on a CPU: a 256×256 block of float32 scores is 256 KiB
-
-
-def _attend(Q: Array, K: Array, V: Array, block: int, allowed: Array | None) -> Array:
-    """One chunk of queries against all the keys, one block of keys at a time (the online softmax)."""
-    d_k = Q.shape[-1]
-    batch = np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
+def _attend(Q: Array, K: Array, V: Array, block: int, first_row: int, causal: bool, allowed: Array | None) -> Array:
+    """One chunk of (scaled) queries against the keys, one block at a time: the online softmax."""
     rows = Q.shape[-2]
-    Q = Q * (1 / math.sqrt(d_k))                          # scale once: (Q/√d_k)Kᵀ = QKᵀ/√d_k
-    m = _full(batch + (rows, 1), -math.inf, Q)            # running max: largest score so far, per query
-    l = _full(batch + (rows, 1), 0.0, Q)                  # running sum: Σ exp(score - m) so far
+    batch = np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
+    in_place = not _recording(Q, K, V)
+    mu = _full(batch + (rows, 1), -math.inf, Q)  # running max μ: the largest score so far, per query
+    l = _full(batch + (rows, 1), 0.0, Q)  # running sum: Σ exp(score - μ) so far
     Z = _full(np.broadcast_shapes(batch, shape_of(V)[:-2]) + (rows, V.shape[-1]), 0.0, Q)
-    for start in range(0, K.shape[-2], block):            # Z: Σ exp(score - m) · value so far
-        keys = slice(start, min(start + block, K.shape[-2]))
-        S = Q @ swap_last_two(K[..., keys, :])             # (..., rows, block): the only big array
-        if allowed is not None:
-            _hide_(S, allowed[..., keys])                  # masked scores become -inf
-        m_new = _maximum(m, _max(S, -1))
-        shift = _where(m_new == -math.inf, 0.0, m_new)     # no allowed key yet in a row: shift by 0
-        S -= shift
-        P = _exp_(S)                                      # in place: P reuses S's memory
-        rescale = _exp(m - shift)                         # e^(m_old - m_new): old sums to the new max
-        l = l * rescale + _sum(P, -1)
-        Z *= rescale
-        Z += P @ V[..., keys, :]
-        m = m_new
-        del S, P                                          # free this block before the next one
-    Z /= l
-    return Z
+    last = min(K.shape[-2], first_row + rows) if causal else K.shape[-2]
+    for start in range(0, last, block):
+        stop = min(start + block, last)
+        S = Q @ swap_last_two(K[..., start:stop, :])  # (..., rows, keys): the only big array
+        hidden = _hidden(allowed, start, stop, first_row, rows, causal, S)
+        if hidden is not None and in_place:
+            _hide(S, hidden)
+        elif hidden is not None:
+            S = _where(hidden, -math.inf, S)
+        mu_new = _maximum(mu, _row_max(S))
+        shift = mu_new if hidden is None else _where(mu_new == -math.inf, 0.0, mu_new)  # no key yet: 0
+        c = _exp(mu - shift)  # e^(μ_old - μ_new): the old sums moved to the new max
+        if in_place:
+            S -= shift
+            P = _exp_(S)  # P reuses S's memory
+            l *= c
+            l += _row_sum(P)
+            Z *= c
+            Z += P @ V[..., start:stop, :]
+        else:  # torch records the steps: no array is overwritten
+            P = _exp(S - shift)
+            l = l * c + _row_sum(P)
+            Z = Z * c + P @ V[..., start:stop, :]
+        mu = mu_new
+    return Z.__itruediv__(l) if in_place else Z / l
 
 
-# --- helpers: small steps that differ between numpy and torch -----------------
+def _hidden(
+    allowed: Array | None, start: int, stop: int, first_row: int, rows: int, causal: bool, like: Array
+) -> Array | None:
+    """True where a score of this block must be hidden (the mask, and the causal rule), or None."""
+    hidden = None if allowed is None else ~allowed[..., start:stop]
+    if causal and stop - 1 > first_row:  # some key of the block comes after some query of the chunk
+        after = np.arange(start, stop)[None, :] > np.arange(first_row, first_row + rows)[:, None]
+        after = _like(after, like)
+        hidden = after if hidden is None else hidden | after
+    return hidden
 
-def _check_v(name: str, K: Array, V: Array) -> None:
+
+# --- checks shared with attnlib.fast -------------------------------------------
+
+
+def check_inputs(name: str, Q: Array, K: Array, V: Array) -> None:
+    """One kind (numpy or torch), at least 2 axes, d_k matching, one value per key, batches that broadcast."""
+    same_kind(name, Q, K, V)
+    if Q.ndim < 2 or K.ndim < 2:
+        raise ValueError(
+            f"{name}: Q and K need at least 2 dimensions (n, d_k), "
+            f"but Q has shape {shape_of(Q)} and K has shape {shape_of(K)}"
+        )
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(
+            f"{name}: Q has shape {shape_of(Q)} and K has shape {shape_of(K)}; "
+            f"the last dimension d_k must match, but {Q.shape[-1]} != {K.shape[-1]}"
+        )
     if V.ndim < 2 or V.shape[-2] != K.shape[-2]:
-        raise ValueError(f"{name}: K has shape {shape_of(K)} and V has shape {shape_of(V)}; "
-                         f"they need one row per key, but K has {K.shape[-2]} rows and V has "
-                         f"{V.shape[-2] if V.ndim >= 2 else 'no'} rows")
+        raise ValueError(
+            f"{name}: K has shape {shape_of(K)} and V has shape {shape_of(V)}; "
+            f"they need one row per key, but K has {K.shape[-2]} rows and V has "
+            f"{V.shape[-2] if V.ndim >= 2 else 'no'} rows"
+        )
     if K.shape[-2] == 0:
         raise ValueError(f"{name}: K has shape {shape_of(K)}; there is no key to attend to")
-
-
-def _batch_with_v(name: str, score_batch: tuple[int, ...], Q: Array, K: Array, V: Array) -> tuple[int, ...]:
     try:
-        return np.broadcast_shapes(score_batch, shape_of(V)[:-2])
+        np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2], shape_of(V)[:-2])
     except ValueError:
-        raise ValueError(f"{name}: Q has shape {shape_of(Q)}, K has shape {shape_of(K)} and V has shape "
-                         f"{shape_of(V)}; their batch dimensions do not broadcast") from None
+        raise ValueError(
+            f"{name}: Q has shape {shape_of(Q)}, K has shape {shape_of(K)} and V has shape "
+            f"{shape_of(V)}; their batch dimensions do not broadcast"
+        ) from None
+
+
+def full_mask(mask: Any, scores_shape: tuple[int, ...], like: Array) -> Array:
+    """The mask checked (attnlib.masks.check_mask) and broadcast to the full score shape, on `like`'s
+    kind and device. The scores themselves never exist in full here, so a zero-sized stand-in of
+    their shape (a broadcast view: no memory) is what the mask is checked against."""
+    if is_torch(like):
+        stand_in = like.new_zeros(()).expand(scores_shape)
+    else:
+        stand_in = np.broadcast_to(np.zeros((), dtype=like.dtype), scores_shape)
+    return check_mask(stand_in, mask)
+
+
+# --- small steps that differ between numpy and torch -----------------------------
 
 
 def _common_float(Q: Array, K: Array, V: Array) -> tuple[Array, Array, Array]:
     """Bring Q, K, V to one floating dtype (integers become the default float), copying only if needed."""
     if is_torch(Q):
         import torch
+
         dtype = torch.promote_types(torch.promote_types(Q.dtype, K.dtype), V.dtype)
         if not dtype.is_floating_point:
             dtype = torch.get_default_dtype()
@@ -121,38 +187,13 @@ def _common_float(Q: Array, K: Array, V: Array) -> tuple[Array, Array, Array]:
     return Q.astype(dtype, copy=False), K.astype(dtype, copy=False), V.astype(dtype, copy=False)
 
 
-def _full_mask(mask: Any, scores_shape: tuple[int, ...], like: Array) -> Array:
-    """Check a boolean mask and broadcast it to the full score shape (a view: nothing is copied)."""
-    if is_torch(like):
-        import torch
-        allowed = torch.as_tensor(mask, device=like.device)
-        is_bool = allowed.dtype == torch.bool
-    else:
-        allowed = np.asarray(mask.cpu() if is_torch(mask) else mask)
-        is_bool = allowed.dtype == bool
-    if not _broadcasts(shape_of(allowed), scores_shape):
-        raise ValueError(f"tiled_attention: mask has shape {shape_of(allowed)} and the scores have shape "
-                         f"{scores_shape}; the mask must broadcast to the scores")
-    if not is_bool:
-        raise TypeError(f"tiled_attention: mask must be boolean (True = may attend), not {allowed.dtype}")
-    allowed = allowed.broadcast_to(scores_shape) if is_torch(allowed) else np.broadcast_to(allowed, scores_shape)
-    if not bool(allowed.any(-1).all()):
-        raise ValueError("tiled_attention: a row of the mask is all False, so some query may attend to no key")
-    return allowed
-
-
-def _full(shape: tuple[int, ...], value: float, like: Array) -> Array:
-    if is_torch(like):
-        return like.new_full(shape, value)
-    return np.full(shape, value, dtype=like.dtype)
-
-
 def _accumulator_dtype(x: Array) -> Any:
     """float32 for 16-bit inputs (float16, bfloat16), else x's own dtype."""
     if x.dtype.itemsize != 2:
         return x.dtype
     if is_torch(x):
         import torch
+
         return torch.float32
     return np.dtype(np.float32)
 
@@ -164,13 +205,51 @@ def _cast(x: Array, dtype: Any) -> Array:
     return x.to(dtype) if is_torch(x) else x.astype(dtype)
 
 
+def _recording(*arrays: Array) -> bool:
+    """True when torch records these tensors' steps for gradients (then nothing may be overwritten)."""
+    if not is_torch(arrays[0]):
+        return False
+    import torch
+
+    return torch.is_grad_enabled() and any(x.requires_grad for x in arrays)
+
+
 def _on_cpu(x: Array) -> bool:
     return not is_torch(x) or x.device.type == "cpu"
+
+
+def _full(shape: tuple[int, ...], value: float, like: Array) -> Array:
+    return like.new_full(shape, value) if is_torch(like) else np.full(shape, value, dtype=like.dtype)
+
+
+def _like(x: np.ndarray, like: Array) -> Array:
+    if is_torch(like):
+        import torch
+
+        return torch.as_tensor(x, device=like.device)
+    return x
+
+
+def _concat(chunks: list[Array]) -> Array:
+    if is_torch(chunks[0]):
+        import torch
+
+        return torch.cat(chunks, dim=-2)
+    return np.concatenate(chunks, axis=-2)
+
+
+def _row_max(x: Array) -> Array:
+    return x.amax(-1, keepdim=True) if is_torch(x) else x.max(-1, keepdims=True)
+
+
+def _row_sum(x: Array) -> Array:
+    return x.sum(-1, keepdim=True) if is_torch(x) else x.sum(-1, keepdims=True)
 
 
 def _maximum(a: Array, b: Array) -> Array:
     if is_torch(a):
         import torch
+
         return torch.maximum(a, b)
     return np.maximum(a, b)
 
@@ -178,20 +257,24 @@ def _maximum(a: Array, b: Array) -> Array:
 def _where(condition: Array, a: float, b: Array) -> Array:
     if is_torch(b):
         import torch
+
         return torch.where(condition, a, b)
     return np.where(condition, a, b).astype(b.dtype, copy=False)
 
 
-def _hide_(S: Array, allowed: Array) -> None:
-    """Set S to -inf wherever `allowed` is False, in place."""
+def _hide(S: Array, hidden: Array) -> None:
+    """Set S to -inf wherever `hidden` is True, in place. (Not masks.hide: within one block a row may
+    rightly be hidden entirely, which a whole mask may never be.)"""
     if is_torch(S):
-        S.masked_fill_(~allowed, -math.inf)
+        S.masked_fill_(hidden, -math.inf)
     else:
-        np.copyto(S, -np.inf, where=~allowed)
+        np.copyto(S, -np.inf, where=hidden)
+
+
+def _exp(x: Array) -> Array:
+    return x.exp() if is_torch(x) else np.exp(x)
 
 
 def _exp_(x: Array) -> Array:
     """exp(x) written over x itself, so no new array is allocated."""
-    if is_torch(x):
-        return x.exp_()
-    return np.exp(x, out=x)
+    return x.exp_() if is_torch(x) else np.exp(x, out=x)

@@ -1,4 +1,4 @@
-"""Checks before the GPU sweep of chapter 15 (issue 14): are the numbers right, is the stopwatch right, what is the peak?
+"""Checks before the GPU sweep of chapter 16: are the numbers right, is the stopwatch right, what is the peak?
 
 Run by benchmarks/gpu_run.sh; by hand, from the repository root:
 
@@ -13,8 +13,9 @@ It needs only the standard library, numpy and torch, and measures three things:
 2. clocks: the same calls timed with CUDA events and with perf_counter around synchronize();
    the medians must agree (within 10 %; on a CPU both are perf_counter).
 3. the matmul peak in float32, bfloat16 and float16 (bench.matmul_peak), and the bandwidth of a
-   large device-to-device copy (bytes read plus bytes written), the two ceilings of the chapter.
+   large device-to-device copy (bytes read plus bytes written), the two ceilings of chapter 15's roofline.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,12 +59,31 @@ def errors(device: str, n: int, heads: int, d: int) -> list[dict]:
             for name, fn in IMPLEMENTATIONS.items():
                 Z = fn(Q, K, V)
                 err = relative_error(Z, reference)
-                rows.append({"impl": name, "dtype": dtype, "n": n, "heads": heads, "d": d,
-                             "out_dtype": str(Z.dtype).replace("torch.", ""), "relative_error": err,
-                             "finite": bool(torch.isfinite(Z).all()) and math.isfinite(err)})
+                rows.append(
+                    {
+                        "impl": name,
+                        "dtype": dtype,
+                        "n": n,
+                        "heads": heads,
+                        "d": d,
+                        "out_dtype": str(Z.dtype).replace("torch.", ""),
+                        "relative_error": err,
+                        "finite": bool(torch.isfinite(Z).all()) and math.isfinite(err),
+                    }
+                )
             rounding = relative_error(reference.to(Q.dtype), reference)
-        rows.append({"impl": "float64 result rounded to " + dtype, "dtype": dtype, "n": n, "heads": heads,
-                     "d": d, "out_dtype": dtype, "relative_error": rounding, "finite": True})
+        rows.append(
+            {
+                "impl": "float64 result rounded to " + dtype,
+                "dtype": dtype,
+                "n": n,
+                "heads": heads,
+                "d": d,
+                "out_dtype": dtype,
+                "relative_error": rounding,
+                "finite": True,
+            }
+        )
     return rows
 
 
@@ -92,20 +112,26 @@ def clocks(device: str, n: int, heads: int, d: int, repeat: int) -> list[dict]:
                 events += bench.time_fn(fn, *args, warmup=0, repeat=1, device=device)["samples_s"]
                 counter += bench.time_fn(fn, *args, warmup=0, repeat=1, device=device, events=False)["samples_s"]
             e, c = statistics.median(events), statistics.median(counter)
-            rows.append({"call": name, "events_median_s": e, "events_min_s": min(events), "events_max_s": max(events),
-                         "perf_counter_median_s": c, "perf_counter_min_s": min(counter),
-                         "perf_counter_max_s": max(counter), "ratio": c / e,
-                         "agree": abs(c / e - 1) <= AGREE if gpu else None,  # on a CPU both are perf_counter
-                         "clock": "CUDA events" if device.startswith("cuda") else "perf_counter (no GPU)"})
+            rows.append(
+                {
+                    "call": name,
+                    "events_median_s": e,
+                    "events_min_s": min(events),
+                    "events_max_s": max(events),
+                    "perf_counter_median_s": c,
+                    "perf_counter_min_s": min(counter),
+                    "perf_counter_max_s": max(counter),
+                    "ratio": c / e,
+                    "agree": abs(c / e - 1) <= AGREE if gpu else None,  # on a CPU both are perf_counter
+                    "clock": "CUDA events" if device.startswith("cuda") else "perf_counter (no GPU)",
+                }
+            )
     return rows
 
 
 def copy_bandwidth(device: str, gib: float) -> float:
-    """Bytes per second of a large copy on the device, counting bytes read plus bytes written."""
-    src = torch.empty(int(gib * 2**30) // 4, dtype=torch.float32, device=device).uniform_()
-    dst = torch.empty_like(src)
-    best = bench.time_fn(dst.copy_, src, warmup=2, repeat=10, device=device)["min_s"]
-    return 2 * src.numel() * 4 / best
+    """Bytes per second of a large copy on the device (bytes read plus bytes written), a median like every timing."""
+    return bench.memory_bandwidth(device, library="torch", mebibytes=max(1, int(gib * 1024)), repeat=10)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -120,27 +146,38 @@ def main(argv: list[str] | None = None) -> None:
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         sys.exit("gpu_checks: torch sees no CUDA GPU here; for a dry run use --device cpu")
     started = time.perf_counter()
-    report = {"system": bench.system_info(args.device),
-              "torch_settings": {"float32_matmul_precision": torch.get_float32_matmul_precision(),
-                                 "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-                                 "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32}}
+    report = {
+        "system": bench.system_info(args.device),
+        "torch_settings": {
+            "float32_matmul_precision": torch.get_float32_matmul_precision(),
+            "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+            "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+        },
+    }
     report["errors"] = errors(args.device, args.n, args.heads, args.d)
     for row in report["errors"]:
-        print(f"error  {row['dtype']:<9} {row['impl']:<32} {row['relative_error']:.2e}"
-              f"{'' if row['finite'] else '  NOT FINITE'}", flush=True)
+        print(
+            f"error  {row['dtype']:<9} {row['impl']:<32} {row['relative_error']:.2e}"
+            f"{'' if row['finite'] else '  NOT FINITE'}",
+            flush=True,
+        )
     report["clocks"] = clocks(args.device, args.n, args.heads, args.d, args.repeat)
     for row in report["clocks"]:
-        print(f"clock  {row['call']:<34} events {row['events_median_s'] * 1e3:9.3f} ms, perf_counter "
-              f"{row['perf_counter_median_s'] * 1e3:9.3f} ms, ratio {row['ratio']:.3f} "
-              f"{ {True: 'agree', False: 'DISAGREE', None: '(no GPU: both are perf_counter)'}[row['agree']]}", flush=True)
-    report["matmul_peak_flops"] = {dtype: bench.matmul_peak(args.device, dtype, repeat=20)
-                                   for dtype in ("float32", "bfloat16", "float16")}
+        print(
+            f"clock  {row['call']:<34} events {row['events_median_s'] * 1e3:9.3f} ms, perf_counter "
+            f"{row['perf_counter_median_s'] * 1e3:9.3f} ms, ratio {row['ratio']:.3f} "
+            f"{ {True: 'agree', False: 'DISAGREE', None: '(no GPU: both are perf_counter)'}[row['agree']] }",
+            flush=True,
+        )
+    report["matmul_peak_flops"] = {
+        dtype: bench.matmul_peak(args.device, dtype, repeat=20) for dtype in ("float32", "bfloat16", "float16")
+    }
     for dtype, flops in report["matmul_peak_flops"].items():
         print(f"peak   matmul {dtype:<9} {flops / 1e9:10.1f} GFLOP/s", flush=True)
     report["copy_bytes_per_s"] = copy_bandwidth(args.device, 2.0 if args.device.startswith("cuda") else 0.0625)
     print(f"peak   copy {report['copy_bytes_per_s'] / 1e9:8.1f} GB/s (read + write)", flush=True)
     report["seconds"] = time.perf_counter() - started
-    report["ok"] = (all(r["finite"] for r in report["errors"]) and all(r["agree"] is not False for r in report["clocks"]))
+    report["ok"] = all(r["finite"] for r in report["errors"]) and all(r["agree"] is not False for r in report["clocks"])
     with open(args.out, "w") as f:
         json.dump(report, f, indent=2)
         f.write("\n")

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Chapter 15's GPU run (issue 14): one command, every step under its own timeout, everything to $OUT.
+# The GPU run of chapters 15 and 16: one command, every step under its own timeout, everything to $OUT.
 #
 # On an NVIDIA GPU machine with Python 3.12, torch, numpy and matplotlib (no package registry needed),
 # from the repository root:
 #
 #     OUT=/path/to/empty/folder bash benchmarks/gpu_run.sh
 #
-# It writes at most 5 files to $OUT (the device machine returns at most 8):
+# It writes 6 files to $OUT (the device machine returns at most 8):
 #     system.txt                  versions, nvidia-smi, the commit
-#     gpu_checks.json             fp32/bf16 errors against float64, CUDA events vs perf_counter, matmul peaks
-#     gpu_<gpu>_float32.json      the sweep in float32   } copy these two into chapters/data/:
-#     gpu_<gpu>_bfloat16.json     the sweep in bfloat16  } chapter 15 reads them as they are
+#     gpu_checks.json             fp32/bf16 errors against float64, CUDA events vs perf_counter,
+#                                 matmul peaks and copy bandwidth (the two ceilings of the roofline)
+#     gpu_parts.json              forward+backward, causal, and each SDPA backend pinned in turn
+#     gpu_<gpu>_float32.json      the sweep in float32   } copy these four into chapters/data/:
+#     gpu_<gpu>_bfloat16.json     the sweep in bfloat16  } chapter 16 reads them as they are
 #     gpu_run.log                 everything printed
-# The timeouts add up to 7 min 30 s (20 + 30 + 100 + 2 × 150 s); on an H200 the run should take 2 to 3 minutes.
+# The timeouts add up to 8 min 50 s (60 + 30 + 100 + 120 + 2 × 110 s); on an H200 the run should take
+# 3 to 4 minutes. After copying the four files, re-execute chapter 16 (see benchmarks/README.md).
 #
 # CPU dry run (tests/test_gpu_run.py runs it, so a typo cannot cost GPU time):
-#     DEVICE=cpu SIZES=16,32 REPEAT=2 WARMUP=1 CHECK_N=64 OUT=$(mktemp -d) bash benchmarks/gpu_run.sh
+#     DEVICE=cpu SIZES=16,32 REPEAT=2 WARMUP=1 CHECK_N=64 PARTS_N=64 OUT=$(mktemp -d) bash benchmarks/gpu_run.sh
 set -u -o pipefail
 
 : "${OUT:?set OUT to the folder that receives the results}"
@@ -26,6 +29,7 @@ WARMUP=${WARMUP:-3}
 HEADS=${HEADS:-8}
 D=${D:-64}
 CHECK_N=${CHECK_N:-4096}
+PARTS_N=${PARTS_N:-4096}
 PY=${PYTHON:-python3}
 IMPLS=naive-torch,tiled-torch,sdpa-torch
 
@@ -56,7 +60,7 @@ versions() {
   grep -m1 "model name" /proc/cpuinfo 2>/dev/null; nproc
 }
 
-step 20 bash -c "$(declare -f versions); PY='$PY' versions" > "$OUT/system.txt"
+step 60 bash -c "$(declare -f versions); PY='$PY' versions" > "$OUT/system.txt"
 cat "$OUT/system.txt" >> "$LOG"
 
 # The file name says which GPU it is: "NVIDIA H200" -> gpu_nvidia-h200_float32.json
@@ -68,8 +72,10 @@ echo "results name: $NAME" | tee -a "$LOG"
 
 step 100 "$PY" benchmarks/gpu_checks.py --device "$DEVICE" --n "$CHECK_N" --heads "$HEADS" --d "$D" \
   --out "$OUT/gpu_checks.json"
+step 120 "$PY" -m benchmarks.parts --device "$DEVICE" --dtype bfloat16 --n "$PARTS_N" --heads "$HEADS" \
+  --d "$D" --rounds "$REPEAT" --out "$OUT/gpu_parts.json"
 for DTYPE in float32 bfloat16; do
-  step 150 "$PY" -m attnlib.bench --device "$DEVICE" --dtype "$DTYPE" --sizes "$SIZES" --heads "$HEADS" \
+  step 110 "$PY" -m attnlib.bench --device "$DEVICE" --dtype "$DTYPE" --sizes "$SIZES" --heads "$HEADS" \
     --d "$D" --batch 1 --impls "$IMPLS" --repeat "$REPEAT" --warmup "$WARMUP" --threads 1 \
     --out "$OUT/gpu_${NAME}_${DTYPE}.json"
 done

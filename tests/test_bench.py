@@ -1,7 +1,8 @@
-"""attnlib.bench (chapter 15): stopwatch, FLOP and memory counts, system info, sweep and CLI.
+"""attnlib.bench (chapter 15): stopwatch, FLOP and byte counts, thread report, ceilings, system info, sweep and CLI.
 
 No timing assertions here: how fast things are is measured in benchmarks/, not tested.
 """
+
 import json
 import os
 import pathlib
@@ -47,8 +48,18 @@ def test_available_devices_and_system_info():
     devices = bench.available_devices()
     assert devices[0] == "cpu" and set(devices) <= {"cpu", "cuda", "mps"}
     info = bench.system_info("cpu")
-    for key in ("date_utc", "cpu_model", "cpu_count", "torch_threads", "python", "numpy", "torch",
-                "cuda", "gpu", "device"):
+    for key in (
+        "date_utc",
+        "cpu_model",
+        "cpu_count",
+        "torch_threads",
+        "python",
+        "numpy",
+        "torch",
+        "cuda",
+        "gpu",
+        "device",
+    ):
         assert key in info
     assert info["date_utc"].endswith("+00:00")
     assert os.uname().nodename not in json.dumps(info)  # no host name
@@ -73,23 +84,44 @@ def test_matmul_peak_is_positive():
 def test_matmul_peak_of_a_slow_format_is_bounded():
     """bfloat16 matmul is slow on many CPUs: without a size, the peak still takes seconds, not minutes."""
     import time
+
     start = time.perf_counter()
     assert bench.matmul_peak("cpu", "bfloat16", repeat=5, max_seconds=1.0) > 0
     assert time.perf_counter() - start < 15
 
 
 def test_sweep_rows_and_skips():
-    rows = bench.run_sweep("cpu", "float32", [8, 16], d=4, batch=1, heads=2, repeat=1, warmup=0,
-                           peak_flops=1e9, budget_bytes=2 * 8 * 8 * 2 * 4, progress=None)
+    rows = bench.run_sweep(
+        "cpu",
+        "float32",
+        [8, 16],
+        d=4,
+        batch=1,
+        heads=2,
+        repeat=1,
+        warmup=0,
+        peak_flops=1e9,
+        budget_bytes=2 * 8 * 8 * 2 * 4,
+        progress=None,
+    )
     assert len(rows) == 2 * len(bench.IMPLEMENTATIONS)
     skipped = {(r["n"], r["impl"]) for r in rows if r["skipped"]}
-    assert skipped == {(16, "naive-numpy"), (16, "naive-torch")}  # over the tiny memory budget
+    assert skipped == {(16, "plain-numpy"), (16, "naive-numpy"), (16, "naive-torch")}  # over the tiny budget
     for r in rows:
         if not r["skipped"]:
             assert r["min_s"] <= r["median_s"] <= r["max_s"]
             assert r["gflops"] == pytest.approx(bench.attention_flops(r["n"], 4, heads=2) / r["median_s"] / 1e9)
-    bf16 = bench.run_sweep("cpu", "bfloat16", [8], d=4, implementations=["naive-numpy", "tiled-torch"],
-                           repeat=1, warmup=0, peak_flops=1e9, progress=None)
+    bf16 = bench.run_sweep(
+        "cpu",
+        "bfloat16",
+        [8],
+        d=4,
+        implementations=["naive-numpy", "tiled-torch"],
+        repeat=1,
+        warmup=0,
+        peak_flops=1e9,
+        progress=None,
+    )
     assert "numpy" in bf16[0]["skipped"] and bf16[1]["skipped"] is None
     with pytest.raises(ValueError, match="unknown"):
         bench.run_sweep("cpu", "float32", [8], implementations=["fast"], peak_flops=1e9)
@@ -97,17 +129,47 @@ def test_sweep_rows_and_skips():
 
 def test_import_loads_neither_torch_nor_matplotlib():
     code = "import sys, attnlib.bench; print('torch' in sys.modules, 'matplotlib' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert out.stdout.split() == ["False", "False"]
 
 
 def test_cli_smoke(tmp_path):
     out_file = tmp_path / "results.json"
-    cmd = [sys.executable, "-m", "attnlib.bench", "--sizes", "16,32", "--repeat", "2", "--warmup", "1",
-           "--d", "8", "--heads", "2", "--peak-size", "64", "--out", str(out_file)]
-    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    cmd = [
+        sys.executable,
+        "-m",
+        "attnlib.bench",
+        "--sizes",
+        "16,32",
+        "--repeat",
+        "2",
+        "--warmup",
+        "1",
+        "--d",
+        "8",
+        "--heads",
+        "2",
+        "--peak-size",
+        "64",
+        "--out",
+        str(out_file),
+    ]
+    run = subprocess.run(
+        cmd,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     assert "GFLOP/s" in run.stdout and "sdpa-torch" in run.stdout
     report = json.loads(out_file.read_text())
@@ -117,25 +179,60 @@ def test_cli_smoke(tmp_path):
     assert {(r["n"], r["impl"]) for r in results} == {(n, i) for n in (16, 32) for i in bench.IMPLEMENTATIONS}
     for r in results:
         assert r["skipped"] is None
-        assert set(r) >= {"impl", "n", "d", "batch", "heads", "dtype", "device", "median_s", "min_s",
-                          "max_s", "gflops", "pct_of_peak", "a_bytes"}
+        assert set(r) >= {
+            "impl",
+            "n",
+            "d",
+            "batch",
+            "heads",
+            "dtype",
+            "device",
+            "median_s",
+            "min_s",
+            "max_s",
+            "gflops",
+            "pct_of_peak",
+            "a_bytes",
+        }
         assert r["min_s"] <= r["median_s"] <= r["max_s"] and r["gflops"] > 0 and r["pct_of_peak"] > 0
         assert r["a_bytes"] == r["n"] ** 2 * 2 * 4 and r["device"] == "cpu" and r["dtype"] == "float32"
 
 
 def _cli(*args, env=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "attnlib.bench", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "attnlib.bench", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        check=False,
+    )
 
 
-@pytest.mark.parametrize("args, named", [
-    (["--sizes", "64,abc"], "'abc'"), (["--sizes", "0"], "0"), (["--sizes", "-8"], "-8"),
-    (["--sizes", "64,,128"], "64,,128"), (["--sizes", ""], "''"),
-    (["--impls", "no-such-impl"], "no-such-impl"), (["--impls", "naive-numpy,fast"], "fast"),
-    (["--repeat", "0"], "0"), (["--repeat", "two"], "two"), (["--threads", "0"], "0"), (["--warmup", "-1"], "-1"),
-    (["--heads", "0"], "0"), (["--d", "0"], "0"), (["--batch", "x"], "x"), (["--peak-size", "1"], "1"),
-    (["--device", "tpu"], "tpu"), (["--device", "cuda:x"], "cuda:x"), (["--dtype", "float8"], "float8"),
-])
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["--sizes", "64,abc"], "'abc'"),
+        (["--sizes", "0"], "0"),
+        (["--sizes", "-8"], "-8"),
+        (["--sizes", "64,,128"], "64,,128"),
+        (["--sizes", ""], "''"),
+        (["--impls", "no-such-impl"], "no-such-impl"),
+        (["--impls", "naive-numpy,fast"], "fast"),
+        (["--repeat", "0"], "0"),
+        (["--repeat", "two"], "two"),
+        (["--threads", "0"], "0"),
+        (["--warmup", "-1"], "-1"),
+        (["--heads", "0"], "0"),
+        (["--d", "0"], "0"),
+        (["--batch", "x"], "x"),
+        (["--peak-size", "1"], "1"),
+        (["--device", "tpu"], "tpu"),
+        (["--device", "cuda:x"], "cuda:x"),
+        (["--dtype", "float8"], "float8"),
+    ],
+)
 def test_cli_refuses_bad_arguments_in_one_line(args, named):
     run = _cli(*args, "--out", "/nonexistent-folder/never.json", timeout=60)
     assert run.returncode == 2, run.stderr
@@ -153,35 +250,78 @@ def test_cli_refuses_a_device_that_is_not_there():
         bench.main(["--device", missing, "--sizes", "8"])
 
 
-NO_TORCH = ("import sys, runpy; sys.modules['torch'] = None; sys.argv = ['attnlib.bench'] + sys.argv[1:]; "
-            "runpy.run_module('attnlib.bench', run_name='__main__')")
+NO_TORCH = (
+    "import sys, runpy; sys.modules['torch'] = None; sys.argv = ['attnlib.bench'] + sys.argv[1:]; "
+    "runpy.run_module('attnlib.bench', run_name='__main__')"
+)
 ONE_THREAD = {v: "1" for v in bench.THREAD_VARIABLES}
 
 
 def test_cli_without_torch():
     for dtype in ("bfloat16", "float16"):
-        run = subprocess.run([sys.executable, "-c", NO_TORCH, "--dtype", dtype], cwd=ROOT, capture_output=True,
-                             text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT), **ONE_THREAD})
+        run = subprocess.run(
+            [sys.executable, "-c", NO_TORCH, "--dtype", dtype],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "PYTHONPATH": str(ROOT), **ONE_THREAD},
+            check=False,
+        )
         assert run.returncode == 2 and "Traceback" not in run.stderr
         assert f"--dtype {dtype} needs torch" in run.stderr
-    run = subprocess.run([sys.executable, "-c", NO_TORCH, "--sizes", "8", "--d", "4", "--heads", "1",
-                          "--repeat", "1", "--peak-size", "32"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT), **ONE_THREAD})
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            NO_TORCH,
+            "--sizes",
+            "8",
+            "--d",
+            "4",
+            "--heads",
+            "1",
+            "--repeat",
+            "1",
+            "--peak-size",
+            "32",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **ONE_THREAD},
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     assert "torch is not installed" in run.stdout and "naive-numpy" in run.stdout
 
 
 def test_cli_imports_only_the_standard_library_numpy_and_torch():
-    code = ("import sys, runpy; sys.argv = ['attnlib.bench', '--sizes', '8', '--d', '4', '--heads', '1', "
-            "'--repeat', '1', '--peak-size', '32']\n"
-            "try:\n    runpy.run_module('attnlib.bench', run_name='__main__')\nfinally:\n"
-            "    print('MODULES', sorted({m.split('.')[0] for m in sys.modules}))")
+    code = (
+        "import sys, runpy; sys.argv = ['attnlib.bench', '--sizes', '8', '--d', '4', '--heads', '1', "
+        "'--repeat', '1', '--peak-size', '32']\n"
+        "try:\n    runpy.run_module('attnlib.bench', run_name='__main__')\nfinally:\n"
+        "    print('MODULES', sorted({m.split('.')[0] for m in sys.modules}))"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT), **ONE_THREAD}
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env, check=False
+    )
     assert run.returncode == 0, run.stderr
     used = set(eval(run.stdout.split("MODULES ")[1]))
-    base = subprocess.run([sys.executable, "-c", "import sys, numpy, numpy.random, torch; print(sorted({m.split('.')[0] for m in "
-                           "sys.modules}))"], capture_output=True, text=True, timeout=120, env=env)
+    base = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            ("import sys, numpy, numpy.random, torch; print(sorted({m.split('.')[0] for m in sys.modules}))"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
     allowed = set(eval(base.stdout)) | set(sys.stdlib_module_names) | {"attnlib", "__main__"}
     assert used - allowed == set()
     assert "matplotlib" not in used
@@ -189,8 +329,24 @@ def test_cli_imports_only_the_standard_library_numpy_and_torch():
 
 def test_cli_records_threads_one_peak_and_its_command(tmp_path):
     out_file = tmp_path / "r.json"
-    run = _cli("--sizes", "16,32", "--repeat", "2", "--warmup", "0", "--d", "8", "--heads", "2",
-               "--impls", "naive-numpy,sdpa-torch", "--peak-size", "64", "--out", str(out_file))
+    run = _cli(
+        "--sizes",
+        "16,32",
+        "--repeat",
+        "2",
+        "--warmup",
+        "0",
+        "--d",
+        "8",
+        "--heads",
+        "2",
+        "--impls",
+        "naive-numpy,sdpa-torch",
+        "--peak-size",
+        "64",
+        "--out",
+        str(out_file),
+    )
     assert run.returncode == 0, run.stderr
     report = json.loads(out_file.read_text())
     assert report["settings"]["threads"] == 1 and report["system"]["torch_threads"] == 1
@@ -199,16 +355,25 @@ def test_cli_records_threads_one_peak_and_its_command(tmp_path):
     assert "--threads 1" in report["command"] and "--sizes 16,32" in report["command"]
     # one peak: the % printed while measuring is the % in the table and in the file
     for row in report["results"]:
-        progress = next(line for line in run.stdout.splitlines()
-                        if line.startswith("[") and f"n={row['n']} " in line and row["impl"] in line)
+        progress = next(line for line in run.stdout.splitlines() if line.split()[:2] == [f"n={row['n']}", row["impl"]])
         assert f"{row['pct_of_peak']:6.1f}% of peak" in progress
         assert row["pct_of_peak"] == pytest.approx(100 * row["gflops"] * 1e9 / report["peak_flops"])
 
 
 def test_command_line_round_trips_through_the_parser():
-    settings = {"device": "cpu", "dtype": "bfloat16", "d": 32, "batch": 2, "heads": 4, "repeat": 3,
-                "warmup": 1, "threads": 2, "peak_size": 512, "sizes": [64, 4096],
-                "implementations": ["tiled-torch", "sdpa-torch"]}
+    settings = {
+        "device": "cpu",
+        "dtype": "bfloat16",
+        "d": 32,
+        "batch": 2,
+        "heads": 4,
+        "repeat": 3,
+        "warmup": 1,
+        "threads": 2,
+        "peak_size": 512,
+        "sizes": [64, 4096],
+        "implementations": ["tiled-torch", "sdpa-torch"],
+    }
     line = bench.command_line(settings, out="x.json")
     args = bench._parse(line.split("python -m attnlib.bench ")[1].split())
     for key, value in settings.items():
@@ -219,8 +384,70 @@ def test_command_line_round_trips_through_the_parser():
 def test_failed_rows_are_recorded_not_raised(monkeypatch):
     def out_of_memory(*args, **kwargs):
         raise RuntimeError("CUDA out of memory. Tried to allocate 8.00 GiB")
-    monkeypatch.setattr(bench, "_timed", out_of_memory)
-    rows = bench.run_sweep("cpu", "float32", [8], d=4, heads=1, implementations=["naive-numpy"], repeat=1,
-                           peak_flops=1e9, progress=None)
+
+    monkeypatch.setattr(bench, "_inputs", out_of_memory)
+    rows = bench.run_sweep(
+        "cpu", "float32", [8], d=4, heads=1, implementations=["naive-numpy"], repeat=1, peak_flops=1e9, progress=None
+    )
     assert rows[0]["status"] == "failed" and "out of memory" in rows[0]["skipped"]
     assert "failed" in bench.format_table(rows)
+
+
+def test_attention_bytes_counts_each_pass():
+    n, d = 1024, 64
+    assert bench.attention_bytes(n, d, "naive") == (12 * n * n + 4 * n * d) * 4
+    assert bench.attention_bytes(n, d, "fused", dtype_bytes=2, heads=8) == 8 * 4 * n * d * 2
+    # tiled reads K and V once per chunk of queries: 8 chunks of 128
+    assert bench.attention_bytes(n, d, "tiled", query_block=128) == (2 + 2 * 8) * n * d * 4
+    assert bench.attention_bytes(n, d, "tiled", query_block=None) == bench.attention_bytes(n, d, "fused")
+    assert bench.matmul_bytes(100) == 3 * 100 * 100 * 4
+    with pytest.raises(ValueError, match="kind"):
+        bench.attention_bytes(n, d, "flash")
+
+
+def test_memory_bandwidth_counts_read_and_write(monkeypatch):
+    seen = {}
+
+    def fake_time_fn(fn, dst, src, **kwargs):
+        fn(dst, src)
+        seen["bytes"] = dst.nbytes + src.nbytes
+        return {"median_s": 0.5}
+
+    monkeypatch.setattr(bench, "time_fn", fake_time_fn)
+    assert bench.memory_bandwidth("cpu", mebibytes=2) == seen["bytes"] / 0.5 == 2 * 2 * 2**20 / 0.5
+
+
+def test_interleaved_rounds_shuffle_the_order_and_record_the_load():
+    order = []
+    calls = {name: (lambda name=name: order.append(name)) for name in "abcd"}
+    samples = bench.interleaved(calls, rounds=6, warmup=1)
+    assert order[:4] == list("abcd")  # the warm-up, in order
+    rounds = [order[4 + 4 * i : 8 + 4 * i] for i in range(6)]
+    assert all(sorted(r) == list("abcd") for r in rounds)  # every call once per round
+    assert len({tuple(r) for r in rounds}) > 1  # not the same order every round
+    assert all(len(samples[name]) == 6 for name in "abcd") and len(samples["_load"]) == 6
+
+
+THREAD_REPORT = "from attnlib import bench; import json; print(json.dumps(bench.thread_counts()))"
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_thread_counts_are_what_the_libraries_report(first):
+    """Set before numpy loads, OpenBLAS runs one thread; set after, it keeps its own count."""
+    setting = "import os; os.environ.update(OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1'); "
+    code = (setting + "import numpy; " if first else "import numpy; " + setting) + THREAD_REPORT
+    env = {k: v for k, v in os.environ.items() if k not in bench.THREAD_VARIABLES}
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    report = json.loads(run.stdout)
+    if first:
+        assert report == {"numpy_blas": 1, "torch": 1}
+    elif (os.cpu_count() or 1) > 1:
+        assert report["numpy_blas"] > 1  # too late: the request after import changed nothing

@@ -1,4 +1,5 @@
-"""tiled_attention (chapter 15): the same Z as attention, one block of keys at a time, no n×n array."""
+"""attnlib.tiled and attnlib.fast (chapters 15 and 16): the same Z as attention and SDPA, causal blocks skipped, gradients, errors."""
+
 import tracemalloc
 
 import numpy as np
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlib
+from attnlib.fast import naive_attention
 from attnlib.tiled import tiled_attention
 
 batch_shapes = st.lists(st.integers(1, 3), min_size=0, max_size=2).map(tuple)
@@ -38,17 +40,24 @@ def problems(draw, with_mask: bool):
 @settings(max_examples=40, deadline=None)
 def test_equals_attention_numpy(problem):
     Q, K, V, block, _ = problem  # block = (keys per block, queries per chunk)
-    np.testing.assert_allclose(tiled_attention(Q, K, V, block=block[0], query_block=block[1]),
-                               attnlib.attention(Q, K, V)[0],
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        tiled_attention(Q, K, V, block=block[0], query_block=block[1]),
+        attnlib.attention(Q, K, V)[0],
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 @given(problems(with_mask=True))
 @settings(max_examples=40, deadline=None)
 def test_equals_attention_with_mask(problem):
     Q, K, V, block, mask = problem
-    np.testing.assert_allclose(tiled_attention(Q, K, V, block=block[0], query_block=block[1], mask=mask),
-                               attnlib.attention(Q, K, V, mask=mask)[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        tiled_attention(Q, K, V, block=block[0], query_block=block[1], mask=mask),
+        attnlib.attention(Q, K, V, mask=mask)[0],
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 @given(problems(with_mask=True))
@@ -73,8 +82,9 @@ def test_float64_equals_torch_sdpa(problem, use_mask):
     Qt, Kt, Vt = (torch.from_numpy(x) for x in (Q, K, V))
     mask_t = torch.from_numpy(mask) if use_mask else None
     expected = F.scaled_dot_product_attention(Qt, Kt, Vt, attn_mask=mask_t)
-    torch.testing.assert_close(tiled_attention(Qt, Kt, Vt, block=block[0], query_block=block[1], mask=mask_t), expected,
-                               rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(
+        tiled_attention(Qt, Kt, Vt, block=block[0], query_block=block[1], mask=mask_t), expected, rtol=1e-10, atol=1e-12
+    )
 
 
 def test_broadcast_batch_dims_and_mask():
@@ -85,8 +95,9 @@ def test_broadcast_batch_dims_and_mask():
     assert out.shape == (2, 3, 7, 5)
     np.testing.assert_allclose(out, attnlib.attention(Q, K, V, mask=mask)[0], atol=1e-12)
     key_mask = np.array([[True] * 5 + [False] * 4])  # shape (1, 9): the same keys for every query
-    np.testing.assert_allclose(tiled_attention(Q, K, V, block=2, mask=key_mask),
-                               attnlib.attention(Q, K, V, mask=key_mask)[0], atol=1e-12)
+    np.testing.assert_allclose(
+        tiled_attention(Q, K, V, block=2, mask=key_mask), attnlib.attention(Q, K, V, mask=key_mask)[0], atol=1e-12
+    )
 
 
 def test_allowed_keys_only_in_a_late_block():
@@ -113,11 +124,14 @@ def test_empty_query_set():
     assert tiled_attention(np.ones((0, 3)), np.ones((4, 3)), np.ones((4, 2))).shape == (0, 2)
 
 
-@pytest.mark.parametrize("Q_shape, K_shape, V_shape", [
-    ((3, 4), (5, 6), (5, 2)),        # d_k differs
-    ((4,), (5, 4), (5, 2)),          # Q is not a matrix
-    ((2, 3, 4), (5, 5, 4), (5, 5, 2)),  # batch dims do not broadcast
-])
+@pytest.mark.parametrize(
+    "Q_shape, K_shape, V_shape",
+    [
+        ((3, 4), (5, 6), (5, 2)),  # d_k differs
+        ((4,), (5, 4), (5, 2)),  # Q is not a matrix
+        ((2, 3, 4), (5, 5, 4), (5, 5, 2)),  # batch dims do not broadcast
+    ],
+)
 def test_shape_errors_name_both_shapes(Q_shape, K_shape, V_shape):
     with pytest.raises(ValueError) as err:
         tiled_attention(np.ones(Q_shape), np.ones(K_shape), np.ones(V_shape))
@@ -131,8 +145,8 @@ def test_value_errors():
         tiled_attention(np.ones((2, 3, 4)), np.ones((2, 5, 4)), np.ones((3, 5, 2)))
     with pytest.raises(ValueError, match="no key"):
         tiled_attention(np.ones((3, 4)), np.ones((0, 4)), np.ones((0, 2)))
-    for bad in (0, -1, 2.5):
-        with pytest.raises(ValueError, match="block"):
+    for bad in (0, -1, 2.5):  # not a whole number (TypeError) or below 1 (ValueError)
+        with pytest.raises((ValueError, TypeError), match="block"):
             tiled_attention(np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), block=bad)
 
 
@@ -176,10 +190,11 @@ def test_query_chunks_and_key_blocks_of_every_size_agree():
     Q, K, V = rng.standard_normal((2, 37, 5)), rng.standard_normal((2, 29, 5)), rng.standard_normal((2, 29, 3))
     expected = attnlib.attention(Q, K, V)[0]
     for block, query_block in [(1, 1), (7, 5), (29, 37), (64, 100), (8, None)]:
-        np.testing.assert_allclose(tiled_attention(Q, K, V, block=block, query_block=query_block), expected,
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            tiled_attention(Q, K, V, block=block, query_block=query_block), expected, rtol=1e-12, atol=1e-12
+        )
     for bad in (0, -3, 1.5):
-        with pytest.raises(ValueError, match="query_block"):
+        with pytest.raises((ValueError, TypeError), match="query_block"):
             tiled_attention(Q, K, V, query_block=bad)
 
 
@@ -208,3 +223,85 @@ def test_float16_numpy_keeps_its_dtype_and_float32_accuracy():
     assert out.dtype == np.float16
     reference = attnlib.attention(*(x.astype(np.float64) for x in (Q, K, V)))[0]
     np.testing.assert_allclose(out, reference.astype(np.float16), rtol=0, atol=2e-3)
+
+
+def test_causal_equals_the_causal_mask_and_sdpa():
+    rng = np.random.default_rng(11)
+    Q, K, V = (rng.standard_normal((2, 3, 37, 8)) for _ in range(3))
+    expected = attnlib.attention(Q, K, V, mask=attnlib.causal_mask(37))[0]
+    for block, query_block in [(1, 1), (5, 7), (64, 16), (8, None)]:
+        np.testing.assert_allclose(
+            tiled_attention(Q, K, V, block=block, query_block=query_block, causal=True),
+            expected,
+            rtol=1e-12,
+            atol=1e-12,
+        )
+    Qt, Kt, Vt = (torch.from_numpy(x) for x in (Q, K, V))
+    sdpa = F.scaled_dot_product_attention(Qt, Kt, Vt, is_causal=True)
+    torch.testing.assert_close(tiled_attention(Qt, Kt, Vt, block=8, causal=True), sdpa)
+
+
+class CountingKeys(np.ndarray):
+    """An array that records which rows each slice along the keys asked for."""
+
+    def __getitem__(self, index):
+        if isinstance(index, tuple) and len(index) == 3 and isinstance(index[1], slice):
+            self.seen.append((index[1].start, index[1].stop))
+        return np.asarray(self).__getitem__(index)
+
+
+def test_causal_skips_the_blocks_after_each_chunk():
+    rng = np.random.default_rng(12)
+    Q, K, V = (rng.standard_normal((8, 4)) for _ in range(3))
+    counts = {}
+    for causal in (False, True):
+        K_spy = K.view(CountingKeys)
+        K_spy.seen = []
+        tiled_attention(Q, K_spy, V, block=2, query_block=2, causal=causal)
+        counts[causal] = len(K_spy.seen)
+    assert counts == {False: 16, True: 1 + 2 + 3 + 4}  # four chunks of 2 queries, blocks of 2 keys
+
+
+def test_gradients_flow_through_tiled_and_match_sdpa():
+    gen = torch.Generator().manual_seed(5)
+    inputs = [torch.randn(2, 40, 8, generator=gen, dtype=torch.float64, requires_grad=True) for _ in range(3)]
+    for causal in (False, True):
+        tiled_attention(*inputs, block=16, query_block=8, causal=causal).pow(2).sum().backward()
+        ours = [x.grad.clone() for x in inputs]
+        for x in inputs:
+            x.grad = None
+        F.scaled_dot_product_attention(*inputs, is_causal=causal).pow(2).sum().backward()
+        for a, x in zip(ours, inputs):
+            torch.testing.assert_close(a, x.grad)
+            x.grad = None
+
+
+def test_fast_naive_attention_gives_attentions_z_and_a():
+    rng = np.random.default_rng(13)
+    Q, K, V = (rng.standard_normal((2, 30, 6)) for _ in range(3))
+    mask = attnlib.causal_mask(30)
+    for args in ((Q, K, V), (Q.astype(np.float32), K.astype(np.float32), V.astype(np.float32))):
+        for m in (None, mask):
+            Z, A = naive_attention(*args, mask=m)
+            Z_ref, A_ref = attnlib.attention(*args, mask=m)
+            np.testing.assert_allclose(Z, Z_ref, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(A, A_ref, rtol=1e-5, atol=1e-6)
+    Z, _ = naive_attention(np.arange(12).reshape(3, 4), np.ones((5, 4), dtype=int), np.eye(5, 2))
+    np.testing.assert_allclose(Z, attnlib.attention(np.arange(12.0).reshape(3, 4), np.ones((5, 4)), np.eye(5, 2))[0])
+    with pytest.raises(ValueError, match=r"\(3, 4\).*\(5, 3\)"):
+        naive_attention(np.ones((3, 4)), np.ones((5, 3)), np.ones((5, 2)))
+
+
+def test_fast_naive_attention_in_torch_keeps_gradients():
+    gen = torch.Generator().manual_seed(6)
+    inputs = [torch.randn(3, 20, 4, generator=gen, dtype=torch.float64, requires_grad=True) for _ in range(3)]
+    mask = attnlib.causal_mask(20, like=inputs[0])
+    naive_attention(*inputs, mask=mask)[0].sum().backward()
+    ours = [x.grad.clone() for x in inputs]
+    for x in inputs:
+        x.grad = None
+    F.scaled_dot_product_attention(*inputs, attn_mask=mask).sum().backward()
+    for a, x in zip(ours, inputs):
+        torch.testing.assert_close(a, x.grad)
+    with torch.no_grad():
+        torch.testing.assert_close(naive_attention(*inputs)[0], F.scaled_dot_product_attention(*inputs))

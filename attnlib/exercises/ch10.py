@@ -7,16 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, expect_number, expect_value_error, to_numpy
-from ..core import is_torch
+from . import (Wrong, call, describe, exercise, expect_array, expect_number, expect_pair, expect_structure,
+               expect_value_error, position_words, to_mask, to_numpy)
 from ..core import self_attention as _reference
-
-
-def _plain(answer: Any) -> Any:
-    """A torch tensor of any float dtype (bfloat16 included) as float64 numpy; anything else as it is."""
-    if is_torch(answer):
-        return answer.detach().cpu().double().numpy()
-    return answer
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:
@@ -41,8 +34,9 @@ _Z_ROW = A_EX[ROW] @ V_EX  # [0.9, 1.5]
                   "unweighted sum, the two numbers swapped, a single value row copied",
           solution="answer = [0.1 * 2 + 0.2 * 0 + 0.7 * 1,")
 def _z_row(answer: Any) -> None:
-    got = to_numpy(_plain(answer), "your row")
+    got = to_numpy(answer, "your row")
     want = _Z_ROW
+    expect_structure(got, _Z_ROW, "your row", atol=2e-3, rtol=0)
     if got.shape == want.shape:
         if np.allclose(got, want, atol=2e-3, rtol=0):  # bfloat16 keeps about 3 digits
             return
@@ -177,14 +171,20 @@ def _no_return(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> None:
     _solution(X, W_Q, W_K, W_V)
 
 
-def _z_from(result: Any, n: int) -> np.ndarray:
+def _z_from(result: Any, want_shape: tuple[int, int]) -> np.ndarray:
     """Z from what the function returned: Z itself, or the pair (Z, A) as a tuple or a list."""
-    if isinstance(result, (tuple, list)) and len(result) == 2 and all(
-            np.ndim(_plain(part)) == 2 for part in result):
-        result = result[0]
-    elif isinstance(result, tuple):
+    if isinstance(result, (tuple, list)) and len(result) == 2:
+        Z, A = expect_pair(result, "What your function returned")
+        Z, A = to_numpy(Z, "the Z your function returned"), to_numpy(A, "the A your function returned")
+        n = want_shape[0]
+        if Z.shape == (n, n) and A.shape == want_shape and want_shape != (n, n):
+            raise Wrong("Your function returned the pair in the other order, (A, Z). Return Z first: "
+                        "(Z, A), as the statement says.")
+        if Z.ndim == 2 and A.ndim == 2:
+            return Z
+    if isinstance(result, tuple):
         raise Wrong(f"Your function returned a tuple of {len(result)} things; return Z, or the pair (Z, A).")
-    return to_numpy(_plain(result), "the Z your function returned")
+    return to_numpy(result, "the Z your function returned")
 
 
 def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> None:
@@ -223,14 +223,8 @@ def _self_attention(fn: Any) -> None:
         X, W_Q, W_K, W_V = case
         n, d_model, d_k, d_v = X.shape[0], X.shape[1], W_Q.shape[1], W_V.shape[1]
         label = f"Z for n={n}, d_model={d_model}, d_k={d_k}, d_v={d_v}"
-        given = tuple(M.copy() for M in case)  # the learner's own copies; the case stays private
-        with np.errstate(all="ignore"):
-            got = call(fn, *given, what="your function `self_attention`")
-        for name, before, after in zip(_NAMES, case, given):
-            if not np.array_equal(before, after):
-                raise Wrong(f"Your function changed its input {name} in place. Leave the inputs as they "
-                            "are and build new arrays for Q, K, V, S, A and Z.")
-        Z = _z_from(got, n)
+        got = call(fn, *case, what="your function `self_attention`")   # on private copies
+        Z = _z_from(got, want.shape)
         if _close(Z, want):
             continue
         if Z.shape == want.shape and not np.all(np.isfinite(Z)):
@@ -263,7 +257,7 @@ def _letters(answer: Any) -> set[str]:
         tokens = [t.strip() for t in answer]
     else:
         raise Wrong(f"Your answer should be a list of names in quotes, such as [\"Q\", \"K\"], "
-                    f"but it is a {type(answer).__name__}.")
+                    f"but it is {describe(answer)}.")
     names = {t.upper() for t in tokens}
     unknown = sorted(names - set(_PIECES))
     if unknown:
@@ -306,9 +300,7 @@ FLOPS = 2 * N_FLOPS**2 * D_K + 2 * N_FLOPS**2 * D_V  # 1,536,000,000
                   "counted twice, rounded to 1.5e9",
           solution="answer = 2 * n**2 * d_k + 2 * n**2 * d_v")
 def _flops(answer: Any) -> None:
-    if isinstance(answer, bool):
-        raise Wrong("Your answer is True/False, but a count of operations is wanted.")
-    got = to_numpy(_plain(answer), "your count")
+    got = to_numpy(answer, "your count")
     if got.size == 1 and math.isfinite(float(got.reshape(()))):
         value = float(got.reshape(()))
         slips = {
@@ -319,6 +311,10 @@ def _flops(answer: Any) -> None:
             2 * N_FLOPS * (D_K + D_V): "That grows only like n. Every word is scored against every word: "
                                        "the count grows like n².",
             4 * N_FLOPS**2 * (D_K + D_V): "That is twice the count: a multiply-add is 2 FLOPs, counted once.",
+            4 * N_FLOPS**2 * D_V: "That uses d_v in both products. The scores QKᵀ pair vectors of d_k numbers; "
+                                  "only the blend AV works on vectors of d_v numbers.",
+            4 * N_FLOPS**2 * D_K: "That uses d_k in both products. Only the scores QKᵀ pair vectors of d_k "
+                                  "numbers; the blend AV works on vectors of d_v numbers.",
         }
         for slip, hint in slips.items():
             if math.isclose(value, slip, rel_tol=1e-9):
@@ -327,8 +323,8 @@ def _flops(answer: Any) -> None:
             raise Wrong(f"Your count {value:.4g} is close but not exact: give the whole number, not a "
                         "rounded one.")
     expect_number(got, FLOPS, what="your count", rtol=1e-6,
-                  hint="Count the FLOPs of the scores and of the blend separately, as in 'The cost: every "
-                       "word against every word', then add them.")
+                  factors={"2": 2}, hint="See 'The cost: every word against every word', which counts the "
+                                         "FLOPs of each of the two products.")
 
 
 # --- the causal mask (stretch) -----------------------------------------------------------
@@ -383,23 +379,18 @@ _MASK_WANT = {n: _causal(n) for n in _MASK_SIZES}
 def _causal_mask(fn: Any) -> None:
     for n in _MASK_SIZES:
         got = call(fn, n, what="your function `causal_mask`")
-        if isinstance(got, (str, bytes)) or callable(got):
-            raise Wrong(f"The result of causal_mask({n}) should be an n×n grid of True/False, not a {type(got).__name__}.")
-        if is_torch(got):
-            got = got.detach().cpu().numpy()
-        try:
-            mask = np.asarray(got)
-        except (TypeError, ValueError):
-            raise Wrong(f"The result of causal_mask({n}) should be an n×n grid of True/False.") from None
         want = _MASK_WANT[n]
-        if mask.shape != want.shape:
-            raise Wrong(f"The result of causal_mask({n}) has shape {mask.shape}, but it should be "
-                        f"(n, n) = {want.shape}.")
-        if mask.dtype != bool:
-            if mask.dtype.kind in "iuf" and np.array_equal(mask, want.astype(mask.dtype)):
+        what = f"The result of causal_mask({n})"
+        try:
+            mask = to_mask(got, what)
+        except Wrong:
+            values = to_numpy(got, what)
+            if values.shape == want.shape and np.array_equal(values, want):
                 raise Wrong("The pattern is right, but the entries are numbers. attention wants True/False "
-                            "(True = may attend): use dtype=bool.")
-            raise Wrong(f"The result of causal_mask({n}) should hold True/False values, but they are {mask.dtype}.")
+                            "(True = may attend): use dtype=bool.") from None
+            raise
+        if mask.shape != want.shape:
+            raise Wrong(f"{what} has shape {mask.shape}, but it should be (n, n) = {want.shape}.")
         if n > 1 and np.array_equal(mask, _upper(n)):
             raise Wrong("That mask lets each word see the words AFTER it. True belongs on and below the "
                         "diagonal: word i may look at word j when j ≤ i.")
@@ -411,5 +402,5 @@ def _causal_mask(fn: Any) -> None:
                         "A word may always attend to itself.")
         if not np.array_equal(mask, want):
             bad = tuple(int(i) for i in np.argwhere(mask != want)[0])
-            raise Wrong(f"The result of causal_mask({n}) is wrong at position {bad}: word i may attend to word j "
-                        "exactly when j ≤ i.")
+            raise Wrong(f"The result of causal_mask({n}) is wrong at {position_words(bad)}: word i may attend to "
+                        "word j exactly when j ≤ i.")

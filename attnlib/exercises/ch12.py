@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, expect_number, to_numpy
+from . import Wrong, call, exercise, expect_array, expect_number, expect_pair, to_numpy, to_shape
 from ..heads import multi_head_attention as _reference
 
 # --- ch12.split_shape: the shape after split_heads -----------------------------------
@@ -23,14 +23,7 @@ SPLIT_SHAPE = (2, 8, 10, 64)   # X: (batch 2, n 10, d_model 512), h = 8
                   "(16, 10, 64), one head, heads before batch, n and d_k swapped, no split at all",
           solution="answer = (2, 8, 10, 512 // 8)")
 def _split_shape(answer: Any) -> None:
-    if type(answer).__name__ == "Size" or isinstance(answer, np.ndarray):
-        answer = tuple(answer.tolist() if isinstance(answer, np.ndarray) else answer)
-    if isinstance(answer, (str, bytes)) or not isinstance(answer, (tuple, list)):
-        raise Wrong(f"Your answer should be a shape, a tuple of whole numbers such as (3, 4), not a "
-                    f"{type(answer).__name__}.")
-    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in answer):
-        raise Wrong("Every number of a shape is a whole number (no quotes, no decimals).")
-    got = tuple(int(d) for d in answer)
+    got = to_shape(answer, "Your answer")
     if got == SPLIT_SHAPE:
         return
     hints = {
@@ -146,10 +139,22 @@ def _mh_no_return(X, W_Q, W_K, W_V, W_O, h):
     _mh_solution(X, W_Q, W_K, W_V, W_O, h)
 
 
-def _output_from(result: Any) -> np.ndarray:
-    if isinstance(result, (tuple, list)) and len(result) in (1, 2) and not np.isscalar(result[0]) \
-            and np.ndim(result[0]) == 2:
-        result = result[0]
+def _output_from(result: Any, want_shape: tuple[int, int]) -> np.ndarray:
+    """The output from what the function returned: the output itself, or the pair (output, A)."""
+    if isinstance(result, (tuple, list)) and len(result) == 2:
+        first, second = expect_pair(result, "What your function returned")
+        first = to_numpy(first, "the output your function returned")
+        second = to_numpy(second, "the A your function returned")
+        if first.shape != want_shape and second.shape == want_shape and first.ndim >= 2 \
+                and first.shape[-1] == first.shape[-2] == want_shape[0]:
+            raise Wrong("Your function returned the pair in the other order, (A, output). Return the output "
+                        "first: (output, A), as the statement says.")
+        if first.ndim == 2 and second.ndim != 1:
+            return first
+    if isinstance(result, (tuple, list)) and len(result) == 1:
+        only = to_numpy(expect_pair(result, n=1)[0], "the output your function returned")
+        if only.ndim == 2:
+            return only
     return to_numpy(result, "the output your function returned")
 
 
@@ -187,12 +192,8 @@ def _multi_head(fn: Any) -> None:
     for case, want in zip(cases, wants):
         n, d_model = case[0].shape
         h = case[-1]
-        given = copy.deepcopy(case)
-        result = call(fn, *given, what="your function `multi_head_attention`")
-        if any(not np.array_equal(a, b) for a, b in zip(case[:-1], given[:-1])):
-            raise Wrong("Your function changed one of its input arrays in place (X or a weight matrix is "
-                        "different after the call). Compute new arrays and leave the inputs alone.")
-        got = _output_from(result)
+        result = call(fn, *case, what="your function `multi_head_attention`")   # on private copies
+        got = _output_from(result, want.shape)
         label = f"The output for n={n}, d_model={d_model}, h={h}"
         if got.shape == want.shape and np.all(np.isfinite(got)) and np.allclose(got, want, atol=1e-8):
             continue
@@ -219,8 +220,6 @@ SCORE_FLOPS = H_COST * 2 * N_COST**2 * (D_MODEL_COST // H_COST)   # 1,024,000,00
                   "the projection's 2·n·d_model², scores and AV together, the count of A's entries",
           solution="answer = 8 * 2 * 1000**2 * (512 // 8)")
 def _score_flops(answer: Any) -> None:
-    if isinstance(answer, bool):
-        raise Wrong("Your answer is True/False, but a count of FLOPs is wanted.")
     if isinstance(answer, (str, bytes)):
         raise Wrong("Your answer is text. Give the count as a number, without quotes.")
     got = to_numpy(answer, "your count")
@@ -239,4 +238,5 @@ def _score_flops(answer: Any) -> None:
             if math.isclose(value, slip, rel_tol=1e-9):
                 raise Wrong(hint + " See the section on the cost.")
     expect_number(got, SCORE_FLOPS, what="your count", rtol=1e-6,
-                  hint="Count the FLOPs of one head's n × n scores, then multiply by the number of heads.")
+                  factors={"2": 2, "the number of heads h": H_COST},
+                  hint="See the section on the cost, which counts the FLOPs of one head's scores.")

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_number, to_numpy
+from . import Wrong, call, exercise, expect_number, to_count, to_numpy
 
 # --- which key does a query attend to after training on the previous-word task? -------------
 
@@ -18,12 +18,7 @@ _KEY = 2
           catches="the word itself (3), the next word (4), two back (1), the first word (0), the last word (5)",
           solution="answer = 2")
 def _expected_key(answer: Any) -> None:
-    if isinstance(answer, bool):
-        raise Wrong("Your answer is True/False, but a position number is wanted.")
-    got = to_numpy(answer, "your answer")
-    if got.size != 1 or not np.isfinite(got).all() or float(got.reshape(())) != round(float(got.reshape(()))):
-        raise Wrong("Your answer should be one whole number: the position of a key, counted from 0.")
-    key = int(round(float(got.reshape(()))))
+    key = to_count(answer, "your answer (the position of a key, counted from 0)")
     hints = {
         _QUERY: "That is the query itself. The task asks each word for the features of another word.",
         _QUERY + 1: "That is the next word. The causal mask hides it: a word may look only at itself and earlier words.",
@@ -42,14 +37,15 @@ def _weight_on(A: Any, keys: Any) -> float:
     return float(np.asarray(A)[rows, np.asarray(keys)].mean())
 
 
-def _cases() -> list[tuple[np.ndarray, np.ndarray]]:
+def _cases() -> list[tuple[np.ndarray, list[int]]]:
+    """Hidden (A, keys): A a numpy array, keys a plain list of ints, as the statement says."""
     rng = np.random.default_rng(14)
     out = []
     for n in (1, 3, 6, 5):
         scores = rng.normal(scale=1.5, size=(n, n))
         A = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
         keys = np.maximum(np.arange(n) - 1, 0) if n != 5 else rng.integers(0, n, size=n)
-        out.append((A, keys))
+        out.append((A, [int(k) for k in keys]))
     return out
 
 
@@ -107,11 +103,7 @@ def _mutating(A: Any, keys: Any) -> float:
           solution="return A[np.arange(len(keys)), keys].mean()")
 def _weight_on_checker(fn: Any) -> None:
     for (A, keys), want in zip(_HIDDEN, _WANT):
-        A_copy, keys_copy = A.copy(), keys.copy()
-        got = call(fn, A_copy, keys_copy, what="your function `weight_on`")
-        if not np.array_equal(A_copy, A) or not np.array_equal(keys_copy, keys):
-            raise Wrong("Your function changed the A (or the keys) it was given. Read the weights without "
-                        "writing into them.")
+        got = call(fn, A, keys, what="your function `weight_on`")
         value = to_numpy(got, "what your function returned")
         if value.size != 1:
             raise Wrong(f"Your function should return one number, the average, but it returned shape {value.shape}.")
@@ -131,4 +123,4 @@ def _weight_on_checker(fn: Any) -> None:
                 if np.isclose(v, slip(A, keys), atol=1e-9) and not np.isclose(slip(A, keys), want, atol=1e-9):
                     raise Wrong(hint)
         expect_number(v, want, what=f"your average for an A with {n} row(s)", atol=1e-9,
-                      hint="Take row i's weight on column keys[i], for every row, and average those n numbers.")
+                      hint="Read the statement again: which weight of each row, and how are they combined?")

@@ -5,7 +5,7 @@ The palette is Okabe–Ito (safe for colour-blind readers), heatmaps use viridis
 and the figures are sized and lettered to stay readable on a phone.
 
 The figures live in modules by kind: `style` (palette, word colours, the matplotlib style, SVG
-output), `arrows`, `grids`, `curves` and `course_map`; every figure is reachable as `plot.NAME`.
+output), `arrows`, `grids`, `curves`, `roofline` and `course_map`; every figure is reachable as `plot.NAME`.
 
 Importing `attnlib.plot` inside a Jupyter kernel switches that kernel's inline figures to SVG
 (`style.show_svg_inline`), so every figure of the course is stored sharp at any width; outside a
@@ -30,6 +30,7 @@ from .grids import (
     transpose_reflection,
     word_heatmap,
 )
+from .roofline import roofline, roofline_limit
 from .style import (
     BLACK,
     BLUE,
@@ -67,6 +68,8 @@ __all__ = [
     "position_waves",
     "softmax_shares",
     "timings",
+    "roofline",
+    "roofline_limit",
     "attention_maps",
     "before_after",
     "fit_table",

@@ -1,0 +1,208 @@
+"""Checkers for chapter 16: CPU versus GPU."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import Wrong, call, exercise, expect_number, to_number, to_numpy
+
+# --- the memory of A -----------------------------------------------------------------------
+
+N_MEM, HEADS_MEM, BYTES_PER = 16_384, 32, 2  # bfloat16
+A_BYTES = N_MEM**2 * HEADS_MEM * BYTES_PER
+
+
+def _one_number(answer: Any, what: str) -> float | None:
+    """The answer as one finite number, or None (expect_number then says what is wrong with it)."""
+    try:
+        value = to_number(answer, what)
+    except Wrong:
+        return None
+    return value if math.isfinite(value) else None
+
+
+@exercise(
+    "ch16.memory_of_a",
+    right=[A_BYTES, float(A_BYTES), 1.7179869184e10],
+    wrong=[2 * A_BYTES, A_BYTES // HEADS_MEM, N_MEM * HEADS_MEM * BYTES_PER, A_BYTES // BYTES_PER],
+    catches="float32's 4 bytes, one head only, growth like n, numbers instead of bytes",
+    solution="answer = 16_384**2 * 32 * 2",
+)
+def _memory_of_a(answer: Any) -> None:
+    value = _one_number(answer, "your count of bytes")
+    slips = {
+        2 * A_BYTES: "That counts 4 bytes a number (float32). How many bytes does a bfloat16 number take?",
+        A_BYTES // HEADS_MEM: "That is the A of one head. Every head has its own A.",
+        N_MEM * HEADS_MEM * BYTES_PER: "That grows only like n. A has a row and a column for every word.",
+        A_BYTES // BYTES_PER: "That counts numbers, not bytes.",
+    }
+    for slip, hint in slips.items():
+        if value is not None and math.isclose(value, slip, rel_tol=1e-6):
+            raise Wrong(hint)
+    expect_number(
+        answer,
+        A_BYTES,
+        what="your count of bytes",
+        rtol=1e-6,
+        hint="Count the numbers in one head's A, then all heads, then bytes (section 'The memory of A').",
+    )
+
+
+# --- the online softmax: one block's update --------------------------------------------------
+
+# Hidden cases: (mu, l, z, s, v). Built to catch: a z that is not rescaled, the rescale upside down
+# (e^(mu_new − mu_old)), a new max that forgets the old one, exponentials not shifted by the new max
+# (they overflow at scores near 1000), and the old max returned. Inputs are plain lists, as promised.
+_ROW = [  # the first block (mu = -inf, nothing seen yet), a larger max, a smaller max, a tie, huge scores
+    (-math.inf, 0.0, [0.0, 0.0], [2.0, 1.0], [[10.0, 1.0], [20.0, 2.0]]),
+    (2.0, 1.3678794411714423, [17.357588823428847, 1.7357588823428847], [4.0, 0.0], [[30.0, 3.0], [40.0, 4.0]]),
+    (3.0, 2.5, [1.0, -2.0, 0.5], [-1.0, 2.0, 0.5], [[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [3.0, 3.0, 3.0]]),
+    (1.5, 0.7, [0.2], [1.5], [[4.0]]),
+    (1000.0, 1.2, [3.0, 1.0], [1001.0, 999.0, 1003.0], [[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]),
+]
+
+
+def _reference(mu: float, l: float, z: list, s: list, v: list) -> tuple:
+    """The update of the chapter, from the private cases only."""
+    mu_new = max(mu, max(s))
+    c = math.exp(mu - mu_new) if mu != -math.inf else 0.0
+    p = [math.exp(x - mu_new) for x in s]
+    return mu_new, c * l + sum(p), [c * z[j] + sum(p[i] * v[i][j] for i in range(len(s))) for j in range(len(z))]
+
+
+_EXPECTED = [_reference(*case) for case in _ROW]
+
+
+def _right_numpy(mu, l, z, s, v):
+    import numpy as np
+
+    mu_new = max(mu, float(np.max(s)))
+    c = np.exp(mu - mu_new)
+    p = np.exp(np.asarray(s) - mu_new)
+    return mu_new, c * l + p.sum(), c * np.asarray(z) + p @ np.asarray(v)
+
+
+def _right_math(mu, l, z, s, v):
+    mu_new = max([mu] + list(s))
+    c = math.exp(mu - mu_new)
+    p = [math.exp(x - mu_new) for x in s]
+    return [mu_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]]
+
+
+def _right_torch(mu, l, z, s, v):
+    import torch
+
+    s, z, v = (torch.tensor(x, dtype=torch.float64) for x in (s, z, v))
+    mu_new = torch.maximum(torch.tensor(mu, dtype=torch.float64), s.max())
+    c = torch.exp(mu - mu_new)
+    p = torch.exp(s - mu_new)
+    return mu_new, c * l + p.sum(), c * z + p @ v
+
+
+def _with(mu_new, c, s, l, z, v, shift=True):
+    p = [math.exp(x - mu_new) if shift else math.exp(x) for x in s]
+    return mu_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+
+
+def _wrong_no_rescale_of_z(mu, l, z, s, v):
+    mu_new, l_new, _ = _right_math(mu, l, z, s, v)
+    p = [math.exp(x - mu_new) for x in s]
+    return mu_new, l_new, [zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+
+
+def _wrong_upside_down(mu, l, z, s, v):
+    mu_new = max([mu] + list(s))
+    return _with(mu_new, math.exp(mu_new - mu) if mu != -math.inf else 0.0, s, l, z, v)
+
+
+def _wrong_forgets_old_max(mu, l, z, s, v):
+    mu_new = max(s)
+    return _with(mu_new, math.exp(mu - mu_new) if mu != -math.inf else 0.0, s, l, z, v)
+
+
+def _wrong_not_shifted(mu, l, z, s, v):
+    mu_new = max([mu] + list(s))
+    return _with(mu_new, math.exp(mu - mu_new), s, l, z, v, shift=False)
+
+
+def _wrong_changes_z_in_place(mu, l, z, s, v):
+    mu_new, l_new, z_new = _right_math(mu, l, z, s, v)
+    z[:] = [0.0] * len(z)
+    return mu_new, l_new, z_new
+
+
+def _wrong_returns_old_max(mu, l, z, s, v):
+    _, l_new, z_new = _right_math(mu, l, z, s, v)
+    return mu, l_new, z_new
+
+
+@exercise(
+    "ch16.online_step",
+    right=[_right_numpy, _right_math, _right_torch],
+    wrong=[
+        _wrong_no_rescale_of_z,
+        _wrong_upside_down,
+        _wrong_forgets_old_max,
+        _wrong_not_shifted,
+        _wrong_returns_old_max,
+    ],
+    catches="z not rescaled, the rescale upside down, a new max that forgets the old one, exponentials not "
+    "shifted by the new max (overflow near 1000), the old max returned, z changed in place",
+    solution="c = np.exp(mu - mu_new)",
+)
+def _online_step(answer: Any) -> None:
+    for case, (mu_want, l_want, z_want) in zip(_ROW, _EXPECTED):
+        got = call(answer, *case, what="your function online_step")
+        if not isinstance(got, (tuple, list)) or len(got) != 3:
+            raise Wrong(
+                "Return three things, in this order: the new running max μ, the new running sum ℓ "
+                "and the new running z."
+            )
+        if all(x is None for x in got):
+            raise Wrong(
+                "All three values online_step returns are still None: replace each None with the "
+                "update of the section 'The online softmax, step by step'."
+            )
+        old = _floats(got[0], finite=False)
+        if old is not None and old.size == 1 and float(old.reshape(())) == case[0] != mu_want:
+            raise Wrong(
+                "The running max must move up when the block brings a larger score: return "
+                "the new max, not the old one."
+            )
+        mu_got, l_got, z_got = (_floats(x) for x in got)
+        if mu_got is None or l_got is None or z_got is None:
+            raise Wrong(
+                "The three things you return should be numbers (μ and ℓ) and a list or array of "
+                "numbers (z), with no NaN or infinity in them. Were the exponentials shifted by "
+                "the new max before exp (section 'The online softmax, step by step')?"
+            )
+        if mu_got.size != 1 or l_got.size != 1:
+            raise Wrong("The new max μ and the new sum ℓ are one number each for the query row.")
+        if z_got.size != len(z_want):
+            raise Wrong(f"The new z should have one entry per column of the values ({len(z_want)}), not {z_got.size}.")
+        mu_got, l_got = float(mu_got.reshape(())), float(l_got.reshape(()))
+        if not math.isclose(mu_got, mu_want, rel_tol=1e-9):
+            raise Wrong("The new running max is not right: it must cover the old max and the new block.")
+        if not math.isclose(l_got, l_want, rel_tol=1e-9):
+            if case[0] != -math.inf and l_got > l_want * 1.5:
+                raise Wrong(
+                    "The running sum ℓ came out too large. Which way does the rescale go? The old sum "
+                    "was computed with the old, smaller max."
+                )
+            raise Wrong("The new running sum ℓ is not right (section 'The online softmax, step by step').")
+        if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got.ravel(), z_want)):
+            raise Wrong("The sum ℓ is right, but z is not: the old z was summed with the old max, as the old ℓ was.")
+
+
+def _floats(x: Any, finite: bool = True) -> Any:
+    """x as a float numpy array, or None when it is not numbers (or, with finite=True, not finite ones)."""
+    import numpy as np
+
+    try:
+        arr = to_numpy(x, "a returned value")
+    except Wrong:
+        return None
+    if not arr.size or (finite and not np.all(np.isfinite(arr))):
+        return None
+    return arr

@@ -1,0 +1,311 @@
+"""The stored CPU run of chapters 15 and 16, one command (a few minutes; run it on a quiet machine):
+
+    PYTHONPATH=. python -m benchmarks.cpu_sweep --require-quiet --out chapters/data/cpu_results.json
+
+One thread (set here before numpy and torch load, and checked against what the libraries
+report), float32, 8 heads, d = 64. It measures, each part in shuffled, interleaved rounds:
+
+1. the two ceilings: the matmul peak (median of repeats, like every kernel) and the memory
+   bandwidth of a large copy, for numpy and torch;
+2. the sweep over n of the plain, in-place naive, tiled and SDPA attention (forward);
+3. tiled_attention against SDPA at 8 × 2048 × 64 with a few block sizes, and the targets
+   below (ratios within a round, median and min–max);
+4. forward + backward and the causal case (benchmarks/parts.py), and which SDPA kernel ran;
+5. the peak extra memory of one call of each, each in a fresh process;
+6. bfloat16: each implementation's error against the same float64 reference;
+7. the same forward at n = 2048 with every core, in a child process, labelled as such.
+
+The load average is read before every round and stored with each row; a run with a load of
+1 or more anywhere is marked "quiet": false (the chapters then say so). With --require-quiet
+the command refuses to start, and to store, unless the load stays below 1.
+Nothing is asserted: targets are printed with a verdict (tests never check a timing).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+THREADS = os.environ.get("CPU_SWEEP_THREADS", "1")
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = THREADS  # before numpy and torch load their thread pools
+
+import argparse
+import json
+import subprocess
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import attnlib
+from attnlib import bench
+from attnlib.fast import naive_attention
+from attnlib.tiled import tiled_attention
+from benchmarks import parts
+
+HEADS, D, N = 8, 64, 2048
+SIZES = [64, 128, 256, 512, 1024, 2048]
+TARGETS = {"tiled-torch / sdpa": 1.3, "tiled-numpy / sdpa": 1.8, "tiled memory / naive memory": 0.10}
+BLOCKS = [(256, 256), (512, 128), (256, 128), (1024, 128)]  # (keys per block, queries per chunk)
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+def ceilings(rounds: int) -> dict:
+    """Matmul peak and copy bandwidth, numpy and torch, each a median."""
+    out = {"matmul_side": 2048, "copy_mebibytes": 256}
+    out["peak_flops"] = {
+        lib: bench.matmul_peak("cpu", "float32", size=2048, library=lib, repeat=rounds) for lib in ("numpy", "torch")
+    }
+    out["bandwidth_bytes_per_s"] = {
+        lib: bench.memory_bandwidth("cpu", library=lib, repeat=rounds) for lib in ("numpy", "torch")
+    }
+    return out
+
+
+def forward_inputs(n: int) -> tuple:
+    rng = np.random.default_rng(0)
+    arrays = tuple(rng.standard_normal((1, HEADS, n, D), dtype=np.float32) for _ in range(3))
+    return arrays, tuple(torch.from_numpy(a) for a in arrays)
+
+
+def blocks(rounds: int) -> dict:
+    """tiled_attention with a few block sizes, against SDPA, at 8 × 2048 × 64: ratios within each round."""
+    (Q, K, V), (Qt, Kt, Vt) = forward_inputs(N)
+    calls = {"sdpa-torch": lambda: F.scaled_dot_product_attention(Qt, Kt, Vt)}
+    for b, qb in BLOCKS:
+        calls[f"tiled-numpy {b}x{qb}"] = lambda b=b, qb=qb: tiled_attention(Q, K, V, block=b, query_block=qb)
+        calls[f"tiled-torch {b}x{qb}"] = lambda b=b, qb=qb: tiled_attention(Qt, Kt, Vt, block=b, query_block=qb)
+    with torch.inference_mode():
+        samples = bench.interleaved(calls, rounds)
+    sdpa = samples["sdpa-torch"]
+    return {
+        "n": N,
+        "rounds": rounds,
+        "load_during": [min(samples["_load"]), max(samples["_load"])],
+        "times": {k: parts.stats(v) for k, v in samples.items() if k != "_load"},
+        "over_sdpa": {k: parts.ratio(v, sdpa) for k, v in samples.items() if k.startswith("tiled")},
+        "default": f"{attnlib.tiled.BLOCK}x{attnlib.tiled.QUERY_BLOCK}",
+    }
+
+
+def ratios(rows: list[dict], n: int) -> dict:
+    """Each implementation's time over SDPA's at size n, within each round (the sweep's rows)."""
+    at = {r["impl"]: r["samples_s"] for r in rows if r["n"] == n and r.get("samples_s")}
+    return {impl: parts.ratio(t, at["sdpa-torch"]) for impl, t in at.items() if impl != "sdpa-torch"}
+
+
+CHILD = r"""
+import gc, json, sys
+import numpy as np, torch
+torch.set_num_threads(1)
+import attnlib
+from attnlib.fast import naive_attention
+from attnlib.tiled import tiled_attention
+impl, n = sys.argv[1], int(sys.argv[2])
+fns = {"plain": lambda Q, K, V: attnlib.attention(Q, K, V)[0], "naive": lambda Q, K, V: naive_attention(Q, K, V)[0],
+       "tiled": tiled_attention, "sdpa": torch.nn.functional.scaled_dot_product_attention}
+kind, library = impl.split("-")
+def make(n):
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((1, 8, n, 64), dtype=np.float32) for _ in range(3)]
+    return [torch.from_numpy(x) for x in arrays] if library == "torch" else arrays
+with torch.inference_mode():
+    fns[kind](*make(64))
+Q, K, V = make(n)
+gc.collect()
+def status_kib(key):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(key + ":"))
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+before = status_kib("VmRSS")
+with torch.inference_mode():
+    Z = fns[kind](Q, K, V)
+print(json.dumps({"impl": impl, "peak_extra_bytes": (status_kib("VmHWM") - before) * 1024}))
+"""
+
+
+def memory(n: int = N) -> dict:
+    """Peak extra memory of one call, each implementation in a fresh process (Linux: VmHWM after a reset)."""
+    out = {}
+    for impl in bench.IMPLEMENTATIONS:
+        run = subprocess.run(
+            [sys.executable, "-c", CHILD, impl, str(n)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "MALLOC_MMAP_THRESHOLD_": "65536"},
+            timeout=300,
+            check=False,
+        )
+        if run.returncode == 0:
+            out[impl] = json.loads(run.stdout.strip().splitlines()[-1])["peak_extra_bytes"]
+    return {
+        "n": n,
+        "method": "high-water mark after one call minus resident memory before it, fresh process each",
+        "peak_extra_bytes": out,
+        "a_bytes": bench.attention_matrix_bytes(n, heads=HEADS),
+    }
+
+
+def bfloat16_errors(n: int = N, heads: int = 2) -> dict:
+    """Relative error of Z against float64 attention of the same bfloat16-rounded inputs."""
+    gen = torch.Generator().manual_seed(0)
+    Q, K, V = (torch.randn(1, heads, n, D, generator=gen).bfloat16() for _ in range(3))
+    with torch.inference_mode():
+        ref = attnlib.attention(Q.double(), K.double(), V.double())[0]
+        found = {
+            "tiled": tiled_attention(Q, K, V),
+            "naive": naive_attention(Q, K, V)[0],
+            "sdpa": F.scaled_dot_product_attention(Q, K, V),
+            "float64, rounded to bfloat16": ref.bfloat16(),
+        }
+        err = {k: float((z.double() - ref).norm() / ref.norm()) for k, z in found.items()}
+    return {"n": n, "heads": heads, "relative_error": err}
+
+
+def all_cores(rounds: int) -> dict | None:
+    """The forward at n = 2048 with every core, run in a child process that starts with that many threads."""
+    cores = os.cpu_count() or 1
+    env = {**os.environ, "CPU_SWEEP_THREADS": str(cores)}
+    run = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cpu_sweep", "--part", "forward-once", "--rounds", str(rounds)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    if run.returncode != 0:
+        return {"error": (run.stderr.strip().splitlines() or ["?"])[-1]}
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def forward_once(rounds: int) -> dict:
+    torch.set_num_threads(int(THREADS))
+    rows = bench.run_sweep(
+        "cpu",
+        "float32",
+        [N],
+        d=D,
+        heads=HEADS,
+        repeat=rounds,
+        peak_flops=1.0,
+        implementations=["naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch", "sdpa-torch"],
+        progress=None,
+    )
+    for r in rows:
+        r.pop("pct_of_peak", None)
+        r.pop("samples_s", None)
+    return {"threads_reported": bench.thread_counts(), "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default=None, help="the JSON file to write (e.g. chapters/data/cpu_results.json)")
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    p.add_argument("--require-quiet", action="store_true", help="refuse unless the load stays below 1")
+    p.add_argument("--part", default="all", choices=["all", "forward-once"])
+    args = p.parse_args(argv)
+    if args.part == "forward-once":
+        print(json.dumps(forward_once(args.rounds)))
+        return
+    torch.set_num_threads(1)
+    threads = bench.thread_counts()
+    if threads["numpy_blas"] not in (1, None) or threads["torch"] != 1:
+        sys.exit(f"benchmarks.cpu_sweep: error: the libraries report {threads}, not one thread each")
+    loads = [load()]
+    if args.require_quiet and loads[0] >= 1:
+        sys.exit(f"benchmarks.cpu_sweep: the load is {loads[0]:.2f} (≥ 1); run again when the machine is quiet")
+    system = bench.system_info("cpu")
+    say(f"{system['cpu_model']}; threads reported {threads}; load {loads[0]:.2f}")
+    command = " ".join(["PYTHONPATH=. python -m benchmarks.cpu_sweep", *sys.argv[1:]])
+    result: dict = {"system": system, "command": command, "rounds": args.rounds, "targets": TARGETS}
+    result["ceilings"] = c = ceilings(args.rounds)
+    peak = max(c["peak_flops"].values())
+    say(
+        "matmul peak (median): "
+        + ", ".join(f"{k} {v / 1e9:.1f} GFLOP/s" for k, v in c["peak_flops"].items())
+        + "; copy: "
+        + ", ".join(f"{k} {v / 1e9:.1f} GB/s" for k, v in c["bandwidth_bytes_per_s"].items())
+    )
+    sizes = [int(x) for x in args.sizes.split(",")]
+    rows = bench.run_sweep("cpu", "float32", sizes, d=D, heads=HEADS, repeat=args.rounds, peak_flops=peak, progress=say)
+    result.update(
+        settings={
+            "device": "cpu",
+            "dtype": "float32",
+            "sizes": sizes,
+            "d": D,
+            "batch": 1,
+            "heads": HEADS,
+            "repeat": args.rounds,
+            "warmup": 1,
+            "threads": 1,
+            "implementations": list(bench.IMPLEMENTATIONS),
+            "peak_size": 2048,
+        },
+        peak_flops=peak,
+        peak_flops_by_library=c["peak_flops"],
+        results=rows,
+    )
+    result["over_sdpa"] = ratios(rows, max(sizes))
+    say(
+        "at the largest n, time / SDPA's: "
+        + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in result["over_sdpa"].items())
+    )
+    result["blocks"] = blocks(args.rounds)
+    say("blocks: " + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in result["blocks"]["over_sdpa"].items()))
+    fb_n = 1024
+    result["forward_backward"] = parts.forward_backward("cpu", "float32", fb_n, HEADS, D, args.rounds)
+    result["causal"] = parts.causal("cpu", "float32", N, HEADS, D, args.rounds, numpy_too=True)
+    result["sdpa_backends"] = parts.backends("cpu", "float32", N, HEADS, D, args.rounds)
+    say(f"SDPA ran {result['sdpa_backends']['default_kernel']}")
+    result["memory"] = memory()
+    result["bfloat16"] = bfloat16_errors()
+    result["all_cores"] = all_cores(args.rounds)
+    loads += [r["load_during"][1] for r in rows if r.get("load_during")]
+    for part in ("blocks", "forward_backward", "causal"):
+        loads.append(result[part]["load_during"][1])
+    loads.append(load())
+    result["load"] = {"start": loads[0], "end": loads[-1], "max": max(loads), "quiet": max(loads) < 1}
+    verdicts(result)
+    if args.require_quiet and not result["load"]["quiet"]:
+        sys.exit(f"benchmarks.cpu_sweep: the load reached {max(loads):.2f} (≥ 1); nothing stored, run again")
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=2)
+            f.write("\n")
+        say(f"wrote {args.out}")
+
+
+def verdicts(result: dict) -> None:
+    """Print each target with its measured ratio (median and min–max over rounds) and a verdict."""
+    o, m = result["over_sdpa"], result["memory"]["peak_extra_bytes"]
+    found = {
+        "tiled-torch / sdpa": o.get("tiled-torch", {}).get("median"),
+        "tiled-numpy / sdpa": o.get("tiled-numpy", {}).get("median"),
+    }
+    if m.get("naive-numpy") and m.get("tiled-numpy"):
+        found["tiled memory / naive memory"] = m["tiled-numpy"] / m["naive-numpy"]
+    for name, target in TARGETS.items():
+        value = found.get(name)
+        verdict = "not measured" if value is None else f"×{value:.2f}: {'PASS' if value <= target else 'FAIL'}"
+        say(f"target {name} ≤ {target}: {verdict}")
+    say(
+        f"load: {result['load']['start']:.2f} at the start, {result['load']['max']:.2f} at most, "
+        f"{'quiet' if result['load']['quiet'] else 'NOT quiet (≥ 1): these numbers are provisional'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
