@@ -128,7 +128,7 @@ def test_placeholders_typos_and_solution_cells_are_not_attempts(
 ):
     def softmax(x): ...  # the exercise's placeholder, unfilled
 
-    def online_step(m, l, z, s, v):  # a stub with lines to fill in, as chapter 15 has
+    def online_step(m, l, z, s, v):  # a stub with lines to fill in, as chapter 16 has
         m_new = None  # replace each None
         l_new = None
         z_new = None
@@ -137,7 +137,7 @@ def test_placeholders_typos_and_solution_cells_are_not_attempts(
     check(ID, None)
     check(ID, ...)
     check("ch09.stable_softmax", softmax)
-    check("ch15.online_step", online_step)
+    check("ch16.online_step", online_step)
     check("ch09.by_hnad", [0.1, 0.2, 0.7])
     assert not record.exists() or entries(record) == {}
     monkeypatch.setattr(R, "_in_solution_cell", lambda: True)
@@ -155,9 +155,9 @@ def test_a_function_with_a_body_is_an_attempt(record, capsys):
 
     check("ch09.stable_softmax", softmax)
     check("ch09.stable_softmax", lambda x: None)  # a placeholder: not counted
-    check("ch15.online_step", online_step)
+    check("ch16.online_step", online_step)
     assert entries(record)["ch09.stable_softmax"]["attempts"] == 1
-    assert entries(record)["ch15.online_step"]["attempts"] == 1
+    assert entries(record)["ch16.online_step"]["attempts"] == 1
 
 
 def test_recording_off_writes_nothing(tmp_path, monkeypatch, capsys):
@@ -198,7 +198,7 @@ def test_default_file_follows_each_platform(monkeypatch, tmp_path):
 def test_progress_shows_every_chapter_in_order_with_titles(record, capsys):
     shown = attnlib.progress()
     numbers = [c.number for c in shown.chapters]
-    assert numbers == sorted(numbers) and numbers[0] == 1 and len(numbers) == 15
+    assert numbers == sorted(numbers) and numbers[0] == 1 and len(numbers) == 16
     assert sorted(shown.exercises) == exercise_ids()
     assert [e.id for e in shown.chapters[8].exercises] == [  # as chapter 9 asks them
         "ch09.by_hand",
@@ -267,8 +267,8 @@ def test_progress_is_an_html_table_in_jupyter(record, capsys):
 
 
 def test_a_chapter_without_exercises_is_a_clear_error(record):
-    for bad in (0, 16, "9", True, 9.0):
-        with pytest.raises(ValueError, match=r"from 1 to 15"):
+    for bad in (0, 17, "9", True, 9.0):
+        with pytest.raises(ValueError, match=r"from 1 to 16"):
             attnlib.progress(chapter=bad)
 
 
