@@ -1,0 +1,25 @@
+"""Interactive figures that run in the built book itself: plain JavaScript and inline SVG, no kernel (chapters 1-14).
+
+Each function returns an `InteractiveFigure`, one self-contained piece of HTML (see `page`). Whatever
+takes real computation (attention, random draws, training) is done by attnlib and embedded as data;
+the page's JavaScript does only the arithmetic that tests/test_interactive.py checks against attnlib
+in Chromium.
+"""
+
+from .blend import attention_explorer, running_attention
+from .dot import arrow_pair, dot_product_arrows
+from .page import InteractiveFigure
+from .scaling import scaling_data, scaling_explorer
+from .stretch import running_scaled_scores, softmax_stretch
+
+__all__ = [
+    "InteractiveFigure",
+    "arrow_pair",
+    "attention_explorer",
+    "dot_product_arrows",
+    "running_attention",
+    "running_scaled_scores",
+    "scaling_data",
+    "scaling_explorer",
+    "softmax_stretch",
+]
