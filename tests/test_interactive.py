@@ -1,11 +1,13 @@
-"""attnlib.interactive: the figures that run in the book's pages (chapters 7-10).
+"""attnlib.interactive: the figures that run in the book's pages.
 
-Unit tests: the bytes are deterministic, nothing points to the network, the embedded numbers are
-attnlib's. Browser tests (headless Chromium through Playwright, offline): every control is moved,
-what the figure shows changes, and the numbers on the page equal attnlib's for chosen settings;
-no request leaves the machine and the console shows no error. Screenshots at 390 px, light and
-dark, go to _build/screenshots/interactive-*.png. Skipped, saying why, without Chromium or Playwright.
+Unit tests: the bytes are deterministic, nothing points to the network, the JavaScript and CSS are
+the package's files, the embedded numbers are attnlib's, word colours read on light and dark pages.
+Browser tests (headless Chromium through Playwright, offline): each figure is written into a bare
+page, every control is moved with the keyboard or the pointer, and the numbers on the page equal
+attnlib's; no request leaves the page and the console shows no error. Screenshots at 390 px, light
+and dark, go to _build/screenshots/interactive-*.png. Skipped, saying why, without Chromium or Playwright.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,6 +20,7 @@ import pytest
 
 import attnlib
 from attnlib import interactive
+from attnlib.interactive import page as figpage
 from attnlib.scaling import dot_products, largest_weight, random_scores
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,9 +28,9 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 
 FIGURES = {
     "dot": interactive.dot_product_arrows,
-    "scaling": interactive.scaling_explorer,
+    "scaling": lambda: interactive.scaling_explorer(d_k=64),
     "stretch": interactive.softmax_stretch,
-    "blend": interactive.attention_explorer,
+    "blend": lambda: interactive.attention_explorer("sat"),
 }
 
 
@@ -45,6 +48,10 @@ def running() -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     return labels, X @ W_Q, X @ W_K, X @ W_V
 
 
+def shown(text: str) -> float:
+    return float(text.replace("−", "-"))
+
+
 # ----------------------------------------------------------------------------- unit tests
 
 
@@ -59,58 +66,95 @@ def test_same_bytes_every_call_and_no_network(name):
     assert first.html.count("<script>") == 1
 
 
+@pytest.mark.parametrize("name", FIGURES)
+def test_script_and_style_are_the_package_files(name):
+    fig = FIGURES[name]()
+    assert figpage.asset("page.css") in fig.html
+    assert figpage.asset("helpers.js") in fig.html
+    script = f"{fig.name}.js"
+    assert figpage.asset(script).strip() and figpage.asset(script) in fig.html
+
+
 def test_ids_follow_the_parameters():
-    a, b = interactive.dot_product_arrows(theta=40), interactive.dot_product_arrows(theta=90)
+    a, b = interactive.dot_product_arrows(key="kitten"), interactive.dot_product_arrows(key="sat")
     id_a = re.search(r'id="(attnfig-dot-[0-9a-f]{8})"', a.html).group(1)
     id_b = re.search(r'id="(attnfig-dot-[0-9a-f]{8})"', b.html).group(1)
     assert id_a != id_b
     assert interactive.attention_explorer("sat").html != interactive.attention_explorer("kitten").html
 
 
-def test_chapter_8_data_are_attnlib_draws():
+def test_contrast_is_wcag():
+    assert figpage.contrast("#ffffff", "#000000") == pytest.approx(21.0)
+    assert figpage.contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)
+    assert figpage.contrast("#008A5C", "#ffffff") < 4.5  # "sat" as the figures draw it fails on white
+
+
+def test_word_colours_read_on_light_and_dark_pages():
+    from attnlib.plot.style import WORD_COLOURS
+
+    for word in WORD_COLOURS:
+        light, dark = re.fullmatch(r"--c:(#[0-9a-f]{6});--cd:(#[0-9a-f]{6})", figpage.word_style(word)).groups()
+        assert figpage.contrast(light, figpage.LIGHT_BACKGROUND) >= 4.5, word
+        assert figpage.contrast(dark, figpage.DARK_BACKGROUND) >= 4.5, word
+
+
+def test_chapter_7_reads_sat_against_the_real_keys():
+    labels, Q, K, _ = running()
+    data = embedded(interactive.dot_product_arrows())
+    np.testing.assert_allclose(data["q"], Q[labels.index("sat")])
+    np.testing.assert_allclose(data["K"], K)
+    html = interactive.dot_product_arrows(key="kitten").html
+    q, k = Q[2], K[1]
+    assert f'<output class="attnfig-dot">{attnlib.dot(q, k):.2f}</output>' in html
+    assert f'<output class="attnfig-shadowlen">{attnlib.dot(q, k) / np.linalg.norm(q):.2f}</output>' in html
+    assert "q₁" not in html and "k1 " not in html.replace("k1 <", "")  # counted from 0: k0 … k5
+
+
+def test_chapter_7_no_same_way_verdict_near_a_right_angle():
+    html = interactive.dot_product_arrows(key="own", theta=89).html
+    assert "same way" not in html
+    assert "shadow falls along q" in html
+
+
+def test_chapter_8_data_are_attnlib_draws_unclipped():
     data = embedded(interactive.scaling_explorer())
-    assert data["dks"] == [2 ** i for i in range(10)]
+    assert data["dks"] == [2**i for i in range(10)]
     for i, d_k in enumerate(data["dks"]):
         dots = dot_products(d_k)
         assert data["spread"]["raw"][i] == pytest.approx(dots.std())
         assert data["spread"]["scaled"][i] == pytest.approx((dots / math.sqrt(d_k)).std())
-        assert sum(data["hist"]["raw"][i]) == len(dots)
+        for mode, x in (("raw", dots), ("scaled", dots / math.sqrt(d_k))):
+            assert sum(data["hist"][mode][i]) == len(dots)
+            assert data["reach"][mode][i] >= np.abs(x).max()  # nothing clipped into the end bins
         np.testing.assert_allclose(data["row"][i], random_scores(d_k)[0])
         assert data["meanmax"]["raw"][i] == pytest.approx(largest_weight(random_scores(d_k)))
         assert data["meanmax"]["scaled"][i] == pytest.approx(largest_weight(attnlib.scale(random_scores(d_k), d_k)))
     assert data["spread"]["raw"][6] == pytest.approx(8.0, abs=0.2)  # √64 = 8, as the chapter's table says
+    html = interactive.scaling_explorer().html
+    assert "even shares would be 0.125" in html and "<td>k0</td>" in html and "<td>k8</td>" not in html
+
+
+def test_chapter_9_rows_are_the_running_example_scaled():
+    labels, Q, K, _ = running()
+    data = embedded(interactive.softmax_stretch())
+    np.testing.assert_allclose(data["rows"], (Q @ K.T) / math.sqrt(2))
+    assert data["labels"] == labels
+    assert 'max="2.5"' in interactive.softmax_stretch().html
+    assert "a tie: 6 keys share" in interactive.softmax_stretch(stretch=0).html
 
 
 def test_chapter_10_data_are_attnlib_attention():
     labels, Q, K, V = running()
     data = embedded(interactive.attention_explorer())
     Z, A = attnlib.attention(Q, K, V)
-    mask = np.tril(np.ones((6, 6), dtype=bool))
-    Zm, Am = attnlib.attention(Q, K, V, mask=mask)
-    np.testing.assert_allclose(data["A"]["plain"], A)
-    np.testing.assert_allclose(data["A"]["masked"], Am)
+    np.testing.assert_allclose(data["A"], A)
     np.testing.assert_allclose(data["V"], V)
     assert data["words"] == labels
-    assert data["allowed"] == mask.tolist()
-    # the contract's numbers: row "sat" puts 0.89 on "kitten"
     assert A[labels.index("sat"), labels.index("kitten")] == pytest.approx(0.89, abs=0.005)
-
-
-def test_chapter_9_default_row_is_sat_scaled():
-    labels, Q, K, _ = running()
-    data = embedded(interactive.softmax_stretch())
-    np.testing.assert_allclose(data["scores"], (Q @ K.T)[labels.index("sat")] / math.sqrt(2))
-    assert data["labels"] == labels
-
-
-def test_static_readouts_are_attnlib_numbers():
-    q, k = interactive.arrow_pair(40, 2.2, 2.5)
-    assert f'<output class="attnfig-dot">{attnlib.dot(q, k):.2f}</output>' in interactive.dot_product_arrows().html
     fig = interactive.attention_explorer("sat")
-    labels, Q, K, V = running()
-    Z, _ = attnlib.attention(Q, K, V)
-    shown = re.findall(r'<td class="attnfig-z">([^<]*)</td>', fig.html)
-    assert [float(x.replace("−", "-")) for x in shown] == pytest.approx(Z[2], abs=0.005)
+    assert "mask" not in fig.html  # the causal mask is chapter 11's
+    values = re.findall(r'<td class="attnfig-z">([^<]*)</td>', fig.html)
+    assert [shown(x) for x in values] == pytest.approx(Z[2], abs=0.005)
 
 
 def test_bad_settings_are_refused():
@@ -120,6 +164,8 @@ def test_bad_settings_are_refused():
         interactive.attention_explorer("dog")
     with pytest.raises(ValueError, match="3 scores but 2 labels"):
         interactive.softmax_stretch([1.0, 2.0, 3.0], ["a", "b"])
+    with pytest.raises(ValueError, match="key must be one of"):
+        interactive.dot_product_arrows(key="dog")
 
 
 # ----------------------------------------------------------------------------- in Chromium
@@ -138,8 +184,11 @@ def browser():
         pytest.skip("headless Chromium not found (apt-get install -y chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=_chromium(), headless=True,
-                                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        chromium = playwright.chromium.launch(
+            executable_path=_chromium(),
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
         yield chromium
         chromium.close()
 
@@ -148,8 +197,9 @@ class Page:
     """A page holding one figure, opened from a file, with every non-file request aborted and logged."""
 
     def __init__(self, browser, path: Path, width: int = 390, scheme: str = "light", js: bool = True):
-        self.context = browser.new_context(viewport={"width": width, "height": 844}, color_scheme=scheme,
-                                           java_script_enabled=js)
+        self.context = browser.new_context(
+            viewport={"width": width, "height": 844}, color_scheme=scheme, java_script_enabled=js
+        )
         self.outside: list[str] = []
         self.errors: list[str] = []
 
@@ -159,6 +209,7 @@ class Page:
             else:
                 self.outside.append(r.request.url)
                 r.abort()
+
         self.context.route("**/*", route)
         self.page = self.context.new_page()
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
@@ -169,10 +220,15 @@ class Page:
         return self.page.locator(selector).first.text_content()
 
     def number(self, selector: str) -> float:
-        return float(self.text(selector).replace("−", "-"))
+        return shown(self.text(selector))
 
     def numbers(self, selector: str) -> list[float]:
-        return [float(t.replace("−", "-")) for t in self.page.locator(selector).all_text_contents()]
+        return [shown(t) for t in self.page.locator(selector).all_text_contents()]
+
+    def press(self, selector: str, key: str, times: int = 1):
+        self.page.focus(selector)
+        for _ in range(times):
+            self.page.keyboard.press(key)
 
     def close(self):
         assert self.outside == [], f"requests left the page: {self.outside}"
@@ -180,127 +236,136 @@ class Page:
         self.context.close()
 
 
+def bare_page(folder: Path, name: str, fig: interactive.InteractiveFigure) -> Path:
+    path = folder / f"{name}.html"
+    path.write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' "
+        "content='width=device-width'><title>figure</title></head><body style='margin:16px'>"
+        f"{fig._repr_html_()}</body></html>",
+        encoding="utf-8",
+    )
+    return path
+
+
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
     """Each figure written into a standalone HTML file, as the book would hold it."""
     folder = tmp_path_factory.mktemp("interactive")
-    paths = {}
-    for name, make in FIGURES.items():
-        path = folder / f"{name}.html"
-        path.write_text("<!doctype html><html><head><meta charset='utf-8'><meta name='viewport' "
-                        "content='width=device-width'><title>figure</title></head><body style='margin:16px'>"
-                        f"{make()._repr_html_()}</body></html>", encoding="utf-8")
-        paths[name] = path
-    return paths
+    return {name: bare_page(folder, name, make()) for name, make in FIGURES.items()}
 
 
 def _smallest_text_px(page) -> float:
-    return page.evaluate("""() => Math.min(...Array.from(document.querySelectorAll('svg text')).map(t => {
+    return page.evaluate("""() => Math.min(...Array.from(document.querySelectorAll('svg text'))
+        .filter(t => t.getBBox().width > 0 && getComputedStyle(t).display !== 'none').map(t => {
         const size = parseFloat(getComputedStyle(t).fontSize); const m = t.getScreenCTM();
         return size * Math.hypot(m.a, m.b); }))""")
 
 
 def test_chapter_7_arrows(browser, pages):
+    labels, Q, K, _ = running()
+    q = Q[2]
     p = Page(browser, pages["dot"])
     assert p.page.get_attribute(".attnfig", "data-live") == "1"
+    assert p.number(".attnfig-dot") == pytest.approx(attnlib.dot(q, K[1]), abs=0.005)  # sat · kitten
+    for j in range(6):                                                   # every real key, by keyboard
+        p.page.check(f".attnfig-key >> nth={j}")
+        assert p.number(".attnfig-dot") == pytest.approx(attnlib.dot(q, K[j]), abs=0.005)
+        assert p.number(".attnfig-shadowlen") == pytest.approx(attnlib.dot(q, K[j]) / np.linalg.norm(q), abs=0.005)
+        assert p.number(".attnfig-lk") == pytest.approx(np.linalg.norm(K[j]), abs=0.005)
+    assert "zero arrow" in p.text(".attnfig-verdict")                    # mat's key is [0, 0]
+    p.press(".attnfig-key >> nth=5", "ArrowLeft")                        # back to k4 "the"
+    assert p.page.is_checked(".attnfig-key >> nth=4")
     before = p.page.get_attribute(".attnfig-k", "x2")
+    p.page.fill(".attnfig-klen", "2")                                    # moving a slider makes k your own
     p.page.fill(".attnfig-theta", "90")
-    assert p.number(".attnfig-dot") == 0.0 and p.number(".attnfig-cos") == 0.0
-    assert "perpendicular" in p.text(".attnfig-verdict")
+    assert p.page.is_checked(".attnfig-key >> nth=6")
     assert p.page.get_attribute(".attnfig-k", "x2") != before
-    p.page.fill(".attnfig-qlen", "3")
-    p.page.fill(".attnfig-klen", "1.5")
-    p.page.fill(".attnfig-theta", "60")
-    q, k = interactive.arrow_pair(60, 3.0, 1.5)
-    assert p.number(".attnfig-dot") == pytest.approx(float(attnlib.dot(q, k)), abs=0.005)
-    assert p.number(".attnfig-lens") == pytest.approx(4.5, abs=0.005)
-    assert p.number(".attnfig-cos") == pytest.approx(0.5, abs=0.005)
-    p.page.focus(".attnfig-theta")
-    for _ in range(120):
-        p.page.keyboard.press("ArrowRight")        # 60° + 120° = 180°: opposite arrows
-    assert p.page.input_value(".attnfig-theta") == "180"
-    assert p.number(".attnfig-dot") == pytest.approx(-4.5, abs=0.005)
-    assert "away" in p.text(".attnfig-verdict")
+    assert p.number(".attnfig-dot") == 0.0 and "right angles" in p.text(".attnfig-verdict")
+    p.press(".attnfig-theta", "ArrowLeft")                               # 89°: positive, but not "the same way"
+    k = interactive.dot.own_key(q, 89, 2.0)
+    assert p.number(".attnfig-dot") == pytest.approx(attnlib.dot(q, k), abs=0.005)
+    assert "along q" in p.text(".attnfig-verdict")
+    p.press(".attnfig-theta", "End")                                     # 180°: opposite
+    assert p.number(".attnfig-dot") == pytest.approx(-2 * np.linalg.norm(q), abs=0.005)
+    assert "behind" in p.text(".attnfig-verdict")
     assert _smallest_text_px(p.page) >= 12
     p.close()
 
 
 def test_chapter_8_scaling(browser, pages):
     p = Page(browser, pages["scaling"])
-    height_64 = p.page.get_attribute(".attnfig-hbar >> nth=40", "height")
-    p.page.focus(".attnfig-dk")
-    p.page.keyboard.press("End")                   # d_k = 512
+    heights = "() => Array.from(document.querySelectorAll('.attnfig-hbar-raw')).map(r => r.getAttribute('height'))"
+    heights_64 = p.page.evaluate(heights)
+    p.press(".attnfig-dk", "End")                                        # d_k = 512
     assert p.text(".attnfig-dk-out") == "512"
-    assert p.page.get_attribute(".attnfig-hbar >> nth=40", "height") != height_64
+    assert p.page.evaluate(heights) != heights_64
     raw = random_scores(512)[0]
-    assert p.numbers(".attnfig-row td:not(:first-child)") == pytest.approx(raw, abs=0.005)
-    assert p.numbers(".attnfig-wtext") == pytest.approx(attnlib.softmax(raw), abs=0.005)
+    assert p.numbers(".attnfig-s") == pytest.approx(raw, abs=0.005)
+    assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(raw), abs=0.005)
     assert p.number(".attnfig-max") == pytest.approx(attnlib.softmax(raw).max(), abs=0.005)
-    assert p.number(".attnfig-spread") == pytest.approx(dot_products(512).std(), abs=0.005)
+    assert p.number(".attnfig-spread-raw") == pytest.approx(dot_products(512).std(), abs=0.005)
+    assert p.number(".attnfig-spread-scaled") == pytest.approx((dot_products(512) / math.sqrt(512)).std(), abs=0.005)
+    reach = math.ceil(max(np.abs(dot_products(2**i)).max() for i in range(10)))  # one axis for every d_k
+    assert p.numbers(".attnfig-tick-raw") == [-reach, 0, reach]
+    mark = float(p.page.get_attribute(".attnfig-mark-raw >> nth=1", "x1"))
+    assert mark == pytest.approx(10 + 80 + 80 * math.sqrt(512) / reach, abs=0.01)  # the dash at +√512
     unscaled_max = p.number(".attnfig-max")
-    p.page.click("label[for$='-div']")             # divide by √d_k
-    assert p.page.is_checked(".attnfig-div")
-    assert p.numbers(".attnfig-wtext") == pytest.approx(attnlib.softmax(raw / math.sqrt(512)), abs=0.005)
-    assert p.number(".attnfig-spread") == pytest.approx(1.0, abs=0.05)
+    p.page.click("label[for$='-div']")                                  # softmax of S / √d_k
+    assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(raw / math.sqrt(512)), abs=0.005)
     assert p.number(".attnfig-max") < unscaled_max
     assert p.number(".attnfig-meanmax") == pytest.approx(largest_weight(attnlib.scale(random_scores(512), 512)), abs=0.005)
-    p.page.keyboard.press("Space")                 # the box has focus after the click: untick by keyboard
+    p.page.keyboard.press("Space")                                       # untick by keyboard
     assert not p.page.is_checked(".attnfig-div")
-    p.page.fill(".attnfig-dk", "0")                # d_k = 1
+    p.press(".attnfig-dk", "Home")                                       # d_k = 1
     assert p.text(".attnfig-dk-out") == "1"
-    assert p.numbers(".attnfig-wtext") == pytest.approx(attnlib.softmax(random_scores(1)[0]), abs=0.005)
+    assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(random_scores(1)[0]), abs=0.005)
     assert _smallest_text_px(p.page) >= 12
     p.close()
 
 
 def test_chapter_9_stretch(browser, pages):
     labels, Q, K, _ = running()
-    row = (Q @ K.T)[labels.index("sat")] / math.sqrt(2)
+    S = (Q @ K.T) / math.sqrt(2)
     p = Page(browser, pages["stretch"])
-    assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(row), abs=0.005)
+    assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(S[2]), abs=0.005)
     pie = p.page.get_attribute(".attnfig-slice >> nth=1", "d")
-    p.page.fill(".attnfig-t", "0")
+    p.press(".attnfig-t", "Home")                                        # t = 0: even shares, a tie
     assert p.numbers(".attnfig-w") == pytest.approx([1 / 6] * 6, abs=0.005)
     assert p.page.get_attribute(".attnfig-slice >> nth=1", "d") != pie
-    p.page.fill(".attnfig-t", "2.5")
-    assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(2.5 * row), abs=0.005)
-    assert p.number(".attnfig-max") == pytest.approx(attnlib.softmax(2.5 * row).max(), abs=0.005)
-    assert p.text(".attnfig-argmax") == "kitten"
-    p.page.focus(".attnfig-t")
-    p.page.keyboard.press("ArrowLeft")
+    assert p.text(".attnfig-leader").startswith("a tie: 6 keys")
+    assert p.text(".attnfig-temp") == "∞"
+    p.press(".attnfig-t", "End")                                         # t = 2.5, the top of the range
+    assert p.page.input_value(".attnfig-t") == "2.5"
+    assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(2.5 * S[2]), abs=0.005)
+    assert "kitten" in p.text(".attnfig-leader")
+    assert p.text(".attnfig-temp") == "0.40"
+    p.press(".attnfig-t", "ArrowLeft")
     assert p.page.input_value(".attnfig-t") == "2.4"
-    assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(2.4 * row), abs=0.005)
-    assert p.number(".attnfig-sum") == 1.0
+    assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(2.4 * S[2]), abs=0.005)
+    for i in range(6):                                                   # any row
+        p.page.check(f".attnfig-row >> nth={i}")
+        assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(2.4 * S[i]), abs=0.005)
+        assert p.number(".attnfig-sum") == 1.0
+    assert p.page.locator(".attnfig-slabel:visible").count() >= 1       # the slices carry their keys
     p.close()
 
 
 def test_chapter_10_blend(browser, pages):
     labels, Q, K, V = running()
     Z, A = attnlib.attention(Q, K, V)
-    Zm, Am = attnlib.attention(Q, K, V, mask=np.tril(np.ones((6, 6), dtype=bool)))
     p = Page(browser, pages["blend"])
-    assert p.numbers(".attnfig-z") == pytest.approx(Z[2], abs=0.005)   # "sat" ≈ [0.72, 0.01, 0.81, 0.13]
-    p.page.click(".attnfig-hrow[data-row='1']")                           # click the row of "kitten"
+    assert p.numbers(".attnfig-z") == pytest.approx(Z[2], abs=0.005)
+    p.page.click(".attnfig-hrow[data-row='1']")                          # click the row of "kitten"
     assert p.page.is_checked(".attnfig-word >> nth=1")
-    assert p.text(".attnfig-rowname") == "kitten"
+    assert p.text(".attnfig-rowname") == "1 kitten"
     assert p.numbers(".attnfig-a") == pytest.approx(A[1], abs=0.005)
     assert p.numbers(".attnfig-z") == pytest.approx(Z[1], abs=0.005)
     assert p.page.get_attribute(".attnfig-sel", "y") == str(22 + 30 - 1)
-    p.page.keyboard.press("ArrowDown")                                    # the radio group: next word, "sat"
+    p.page.keyboard.press("ArrowDown")                                   # the radio group: next word, "sat"
     assert p.page.is_checked(".attnfig-word >> nth=2")
     assert p.numbers(".attnfig-z") == pytest.approx(Z[2], abs=0.005)
-    cells = p.numbers(".attnfig-ctext")
-    p.page.click("label[for$='-mask']")                                  # causal mask on
-    assert p.page.is_checked(".attnfig-mask")
-    assert p.numbers(".attnfig-a") == pytest.approx(Am[2], abs=0.005)
-    assert p.numbers(".attnfig-z") == pytest.approx(Zm[2], abs=0.005)
-    masked_cells = p.numbers(".attnfig-ctext")
-    assert masked_cells != cells
-    assert masked_cells == pytest.approx(Am.ravel(), abs=0.005)
-    assert all(masked_cells[i * 6 + j] == 0 for i in range(6) for j in range(i + 1, 6))
-    assert p.page.get_attribute(".attnfig-cell >> nth=1", "fill") == "none"  # the → kitten is masked
-    assert "3 words" in p.text(".attnfig-summary")
-    assert _smallest_text_px(p.page) >= 12
+    assert "v1 of “kitten”" in p.text(".attnfig-summary")              # 0-based
+    assert _smallest_text_px(p.page) >= 11
     p.close()
 
 
@@ -312,15 +377,42 @@ def test_without_javascript_the_numbers_still_show(browser, pages, name):
     p.close()
 
 
+@pytest.mark.parametrize("name", FIGURES)
+def test_keyboard_alone_reaches_every_control_with_visible_focus(browser, pages, name):
+    p = Page(browser, pages[name])
+    controls = p.page.locator(".attnfig input, .attnfig button, .attnfig [tabindex='0']")
+    names = p.page.evaluate("""() => Array.from(document.querySelectorAll('.attnfig input, .attnfig button'))
+        .map(e => (e.labels && e.labels.length ? e.labels[0].textContent : '') || e.getAttribute('aria-label') || e.textContent)""")
+    assert all(n.strip() for n in names), f"{name}: a control without a name"
+    reached = set()
+    for _ in range(controls.count() + 2):
+        p.page.keyboard.press("Tab")
+        info = p.page.evaluate("""() => { const e = document.activeElement; if (!e.closest('.attnfig')) return null;
+            const s = getComputedStyle(e); return [e.className + '|' + (e.name || e.id || e.textContent), s.outlineStyle, parseFloat(s.outlineWidth)]; }""")
+        if info:
+            reached.add(info[0].split("|")[0])
+            assert info[1] == "solid" and info[2] >= 3, f"{name}: no visible focus on {info[0]}"
+    classes = set(p.page.evaluate("() => Array.from(document.querySelectorAll('.attnfig input, .attnfig button')).map(e => e.className)"))
+    assert classes <= reached, f"{name}: not reached by Tab: {classes - reached}"
+    p.close()
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_screenshots_at_phone_width(browser, pages, scheme):
+def test_phone_width_and_contrast(browser, pages, scheme):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for name, path in pages.items():
         p = Page(browser, path, scheme=scheme)
-        if scheme == "dark":   # the book's dark theme: its html carries data-theme="dark"
+        if scheme == "dark":  # the book's dark theme: its html carries data-theme="dark"
             p.page.evaluate("document.documentElement.dataset.theme = 'dark'; "
-                            "document.body.style.background = '#121212'; document.body.style.color = '#ced6dd'")
-        assert p.page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than a phone
+                            "document.body.style.background = '#121212'; document.body.style.color = '#ced6dd'")  # fmt: skip
+        assert p.page.evaluate("document.documentElement.scrollWidth") <= 390, name  # nothing wider than a phone
+        worst = p.page.evaluate("""() => { const bg = getComputedStyle(document.body).backgroundColor;
+            function lum(c){ const v = c.match(/[\\d.]+/g).slice(0,3).map(x => { x = x/255; return x <= 0.04045 ? x/12.92 : Math.pow((x+0.055)/1.055, 2.4); });
+              return 0.2126*v[0] + 0.7152*v[1] + 0.0722*v[2]; }
+            const b = bg === 'rgba(0, 0, 0, 0)' ? 1 : lum(bg);
+            return Math.min(...Array.from(document.querySelectorAll('.attnfig .w')).filter(e => e.tagName !== 'text').map(e => {
+              const l = lum(getComputedStyle(e).color); return (Math.max(l,b)+0.05)/(Math.min(l,b)+0.05); }), 21); }""")
+        assert worst >= 4.5, f"{name}: a word colour at {worst:.2f}:1 on the {scheme} page"
         p.page.screenshot(path=str(SCREENSHOTS / f"interactive-{name}-{scheme}.png"), full_page=True)
         p.close()
 
@@ -340,6 +432,4 @@ def test_built_book_pages(browser, chapter):
         assert figures.count() >= 1
         for i in range(figures.count()):
             assert figures.nth(i).get_attribute("data-live") == "1"
-        p.page.locator(".attnfig input").first.focus()
-        p.page.keyboard.press("ArrowRight" if p.page.locator(".attnfig input[type=range]").count() else "ArrowDown")
         p.close()

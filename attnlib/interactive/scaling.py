@@ -10,14 +10,15 @@ import numpy as np
 from ..core import softmax
 from .page import InteractiveFigure, f2, fig_id, slider, wrap
 
-HIST_BINS = 41  # an odd count, so that one bar sits on 0
+HIST_BINS = 61  # an odd count, so that one bar sits on 0
 
 
-def histogram(x: np.ndarray, bins: int = HIST_BINS) -> tuple[float, list[int]]:
-    """Every value counted, none clipped: (R, counts) over [−R, R], R the largest |x| rounded up."""
-    reach = float(math.ceil(np.abs(x).max()))
+def histogram(x: np.ndarray, reach: float, bins: int = HIST_BINS) -> list[int]:
+    """The counts of x in `bins` equal bars over [−reach, reach]."""
+    if np.abs(x).max() > reach:
+        raise ValueError(f"histogram: a value of {np.abs(x).max():.1f} lies outside ±{reach}")
     counts, _ = np.histogram(x, bins=np.linspace(-reach, reach, bins + 1))
-    return reach, [int(c) for c in counts]
+    return [int(c) for c in counts]
 
 
 def scaling_data(d_ks: Sequence[int] = tuple(2**i for i in range(10)), n_keys: int = 8, seed: int = 0) -> dict:
@@ -28,13 +29,15 @@ def scaling_data(d_ks: Sequence[int] = tuple(2**i for i in range(10)), n_keys: i
     out: dict = {"dks": [int(d) for d in d_ks], "bins": HIST_BINS, "reach": {"raw": [], "scaled": []},
                  "hist": {"raw": [], "scaled": []}, "spread": {"raw": [], "scaled": []}, "row": [],
                  "meanmax": {"raw": [], "scaled": []}}  # fmt: skip
+    dots = {d_k: dot_products(d_k, seed=seed) for d_k in d_ks}
+    # one axis per panel for every d_k, wide enough for every draw: nothing is clipped, and the raw bars visibly spread
+    reach = {"raw": float(math.ceil(max(np.abs(x).max() for x in dots.values()))),
+             "scaled": float(math.ceil(max(np.abs(x).max() / math.sqrt(d) for d, x in dots.items())))}  # fmt: skip
     for d_k in d_ks:
-        dots = dot_products(d_k, seed=seed)
         raw = random_scores(d_k, n_keys=n_keys, seed=seed)
-        for mode, x, S in (("raw", dots, raw), ("scaled", dots / math.sqrt(d_k), raw / math.sqrt(d_k))):
-            reach, counts = histogram(x)
-            out["reach"][mode].append(reach)
-            out["hist"][mode].append(counts)
+        for mode, x, S in (("raw", dots[d_k], raw), ("scaled", dots[d_k] / math.sqrt(d_k), raw / math.sqrt(d_k))):
+            out["reach"][mode].append(reach[mode])
+            out["hist"][mode].append(histogram(x, reach[mode]))
             out["spread"][mode].append(float(x.std()))
             out["meanmax"][mode].append(largest_weight(S))
         out["row"].append([float(s) for s in raw[0]])
