@@ -31,6 +31,7 @@ FIGURES = {
     "scaling": lambda: interactive.scaling_explorer(d_k=64),
     "stretch": interactive.softmax_stretch,
     "blend": lambda: interactive.attention_explorer("sat"),
+    "mask": interactive.mask_explorer,
 }
 
 
@@ -155,6 +156,17 @@ def test_chapter_10_data_are_attnlib_attention():
     assert "mask" not in fig.html  # the causal mask is chapter 11's
     values = re.findall(r'<td class="attnfig-z">([^<]*)</td>', fig.html)
     assert [shown(x) for x in values] == pytest.approx(Z[2], abs=0.005)
+
+
+def test_chapter_11_starts_from_attnlib_causal_attention():
+    labels, Q, K, V = running()
+    html = interactive.mask_explorer().html
+    _, A = attnlib.attention(Q, K, V, mask=attnlib.masks.causal_mask(6))
+    values = [shown(x) for x in re.findall(r'<td class="attnfig-a">([^<]*)</td>', html)]
+    assert values == pytest.approx(A.ravel(), abs=0.005)
+    assert html.count('aria-pressed="true"') == 15  # the 15 cells above the diagonal
+    after = interactive.mask.masked_weights(attnlib.masks.causal_mask(6), "zero_after")
+    assert after.sum(axis=1)[0] < 1 and "row 0" in interactive.mask_explorer("zero_after").html
 
 
 def test_bad_settings_are_refused():
@@ -369,6 +381,39 @@ def test_chapter_10_blend(browser, pages):
     p.close()
 
 
+def test_chapter_11_mask(browser, pages):
+    labels, Q, K, V = running()
+    S = (Q @ K.T) / math.sqrt(2)
+    causal = attnlib.masks.causal_mask(6)
+    p = Page(browser, pages["mask"])
+    assert p.numbers(".attnfig-a") == pytest.approx(attnlib.attention(Q, K, V, mask=causal)[1].ravel(), abs=0.005)
+    assert p.numbers(".attnfig-rowsum") == [1.0] * 6
+    p.press(".attnfig-cell >> nth=12", "Enter")                          # hide key 0 from query 2 "sat"
+    allowed = causal.copy()
+    allowed[2, 0] = False
+    assert p.page.get_attribute(".attnfig-cell >> nth=12", "aria-pressed") == "true"
+    assert p.numbers(".attnfig-a") == pytest.approx(attnlib.attention(Q, K, V, mask=allowed)[1].ravel(), abs=0.005)
+    p.press(".attnfig-mode >> nth=0", "ArrowRight")                      # 0 before softmax
+    assert p.page.is_checked(".attnfig-mode >> nth=1")
+    assert p.numbers(".attnfig-a") == pytest.approx(attnlib.softmax(np.where(allowed, S, 0.0)).ravel(), abs=0.005)
+    assert "0 is not" in p.text(".attnfig-note")
+    p.page.keyboard.press("ArrowRight")                                  # zero after softmax
+    assert p.page.is_checked(".attnfig-mode >> nth=2")
+    after = attnlib.softmax(S) * allowed
+    assert p.numbers(".attnfig-a") == pytest.approx(after.ravel(), abs=0.005)
+    assert p.numbers(".attnfig-rowsum") == pytest.approx(after.sum(axis=1), abs=0.005)
+    assert "row 0" in p.text(".attnfig-note")
+    p.press(".attnfig-clear", "Enter")                                   # no mask: every mode gives softmax(S)
+    assert p.numbers(".attnfig-a") == pytest.approx(attnlib.softmax(S).ravel(), abs=0.005)
+    p.press(".attnfig-mode >> nth=0", "Space")
+    for j in range(6):                                                   # hide every key of row 5: 0/0
+        p.page.click(f".attnfig-cell >> nth={30 + j}")
+    assert "row 5 hides every key" in p.text(".attnfig-note")
+    p.press(".attnfig-causal", "Space")
+    assert p.numbers(".attnfig-a") == pytest.approx(attnlib.attention(Q, K, V, mask=causal)[1].ravel(), abs=0.005)
+    p.close()
+
+
 @pytest.mark.parametrize("name", FIGURES)
 def test_without_javascript_the_numbers_still_show(browser, pages, name):
     p = Page(browser, pages[name], js=False)
@@ -417,7 +462,7 @@ def test_phone_width_and_contrast(browser, pages, scheme):
         p.close()
 
 
-BOOK_PAGES = ["07_dot_product_scores", "08_scaling", "09_softmax", "10_weighted_sum"]
+BOOK_PAGES = ["07_dot_product_scores", "08_scaling", "09_softmax", "10_weighted_sum", "11_masks"]
 
 
 @pytest.mark.parametrize("chapter", BOOK_PAGES)

@@ -8,6 +8,7 @@ in Chromium.
 
 from .blend import attention_explorer, running_attention
 from .dot import arrow_pair, dot_product_arrows
+from .mask import mask_explorer
 from .page import InteractiveFigure
 from .scaling import scaling_data, scaling_explorer
 from .stretch import running_scaled_scores, softmax_stretch
@@ -17,6 +18,7 @@ __all__ = [
     "arrow_pair",
     "attention_explorer",
     "dot_product_arrows",
+    "mask_explorer",
     "running_attention",
     "running_scaled_scores",
     "scaling_data",
