@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 
 FIGURES = {
+    "arrows": interactive.word_arrows,
     "dot": interactive.dot_product_arrows,
     "scaling": lambda: interactive.scaling_explorer(d_k=64),
     "stretch": interactive.softmax_stretch,
@@ -169,6 +170,16 @@ def test_chapter_11_starts_from_attnlib_causal_attention():
     assert after.sum(axis=1)[0] < 1 and "row 0" in interactive.mask_explorer("zero_after").html
 
 
+def test_chapter_1_readouts_are_the_vocabulary():
+    cat, kitten = attnlib.VOCAB_2D["cat"], attnlib.VOCAB_2D["kitten"]
+    html = interactive.word_arrows("kitten", "cat").html
+    assert f'<output class="attnfig-len">{math.hypot(*kitten):.2f}</output>' in html
+    assert f"{math.degrees(math.atan2(kitten[1], kitten[0])):.1f}°" in html
+    gap = math.degrees(math.atan2(kitten[1], kitten[0]) - math.atan2(cat[1], cat[0]))
+    assert f'<output class="attnfig-between">{gap:.1f}°</output>' in html
+    assert embedded(interactive.word_arrows())["start"] == attnlib.VOCAB_2D
+
+
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="d_k must be one of"):
         interactive.scaling_explorer(d_k=3)
@@ -271,6 +282,37 @@ def _smallest_text_px(page) -> float:
         .filter(t => t.getBBox().width > 0 && getComputedStyle(t).display !== 'none').map(t => {
         const size = parseFloat(getComputedStyle(t).fontSize); const m = t.getScreenCTM();
         return size * Math.hypot(m.a, m.b); }))""")
+
+
+def test_chapter_1_arrows(browser, pages):
+    def direction(v):
+        return math.degrees(math.atan2(v[1], v[0]))
+
+    p = Page(browser, pages["arrows"])
+    p.press(".attnfig-x", "ArrowRight", 4)                               # kitten [2.6, 0.8] → [3.0, 0.8]
+    p.press(".attnfig-y", "ArrowLeft", 3)                                # → [3.0, 0.5], where cat is
+    assert p.text(".attnfig-vec") == "3.00, 0.50"
+    assert p.number(".attnfig-len") == pytest.approx(math.hypot(3.0, 0.5), abs=0.005)
+    assert p.text(".attnfig-between") == "0.0°"
+    p.press(".attnfig-other >> nth=0", "ArrowRight", 3)                  # compare with car
+    assert p.page.is_checked(".attnfig-other >> nth=3")
+    car = attnlib.VOCAB_2D["car"]
+    assert shown(p.text(".attnfig-between")[:-1]) == pytest.approx(direction(car) - direction([3.0, 0.5]), abs=0.05)
+    p.press(".attnfig-move >> nth=1", "ArrowLeft")                        # move cat now: its sliders follow
+    assert p.page.input_value(".attnfig-x") == "3" and p.page.input_value(".attnfig-y") == "0.5"
+    box = p.page.locator(".attnfig-plane").bounding_box()                # drag cat's tip to [-1, 2] with the pointer
+    unit = box["width"] / 320
+    x0, y0 = box["x"] + 70 * unit, box["y"] + 250 * unit                 # the origin on the screen
+    p.page.mouse.move(x0 + 3.0 * 60 * unit, y0 - 0.5 * 60 * unit)
+    p.page.mouse.down()
+    p.page.mouse.move(x0 - 1.0 * 60 * unit, y0 - 2.0 * 60 * unit, steps=5)
+    p.page.mouse.up()
+    assert p.text(".attnfig-vec") == "−1.00, 2.00"
+    assert p.number(".attnfig-len") == pytest.approx(math.hypot(-1, 2), abs=0.005)
+    assert shown(p.text(".attnfig-dir")[:-1]) == pytest.approx(direction([-1, 2]), abs=0.05)
+    gap = abs(direction([-1, 2]) - direction(car))
+    assert shown(p.text(".attnfig-between")[:-1]) == pytest.approx(min(gap, 360 - gap), abs=0.05)
+    p.close()
 
 
 def test_chapter_7_arrows(browser, pages):

@@ -6,6 +6,7 @@ the page's JavaScript does only the arithmetic that tests/test_interactive.py ch
 in Chromium.
 """
 
+from .arrows import word_arrows
 from .blend import attention_explorer, running_attention
 from .dot import arrow_pair, dot_product_arrows
 from .mask import mask_explorer
@@ -24,4 +25,5 @@ __all__ = [
     "scaling_data",
     "scaling_explorer",
     "softmax_stretch",
+    "word_arrows",
 ]
