@@ -66,6 +66,9 @@ def test_same_bytes_every_call_and_no_network(name):
         assert forbidden not in first.html, f"{name}: {forbidden!r} in the output"
     assert "0x" not in repr(first)  # nbval compares text/plain too: no memory address
     assert first.html.count("<script>") == 1
+    for tag in re.findall(r"<[a-z][^<>]*>", first.html):  # an attribute written twice is silently dropped
+        names = re.findall(r'\s([a-z-]+)="', tag)
+        assert len(names) == len(set(names)), f"{name}: {tag}"
 
 
 @pytest.mark.parametrize("name", FIGURES)

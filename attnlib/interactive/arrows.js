@@ -11,8 +11,8 @@ function draw(){
     l.setAttribute("x2", (a[0]*U).toFixed(2)); l.setAttribute("y2", (-a[1]*U).toFixed(2));
     c.setAttribute("cx", (a[0]*U).toFixed(2)); c.setAttribute("cy", (-a[1]*U).toFixed(2));
     t.setAttribute("x", (a[0]*U+8).toFixed(2)); t.setAttribute("y", (-a[1]*U-6).toFixed(2));
-    g.style.opacity = on ? "1" : "0.35"; });
-  var r=40, a0=dir(v)*Math.PI/180, a1=dir(u)*Math.PI/180, big=0, sweep=((dir(u)-dir(v)+360)%360)<180 ? 0 : 1;
+    l.style.opacity = c.style.opacity = on ? "1" : "0.3"; t.style.fontWeight = on ? "700" : "400"; });
+  var r=70, a0=dir(v)*Math.PI/180, a1=dir(u)*Math.PI/180, big=0, sweep=((dir(u)-dir(v)+360)%360)<180 ? 0 : 1;
   var arc=q(".attnfig-arc");
   if(Math.hypot(v[0],v[1])<1e-9 || Math.hypot(u[0],u[1])<1e-9) arc.setAttribute("d", "");
   else arc.setAttribute("d", "M "+(r*Math.cos(a0)).toFixed(2)+" "+(-r*Math.sin(a0)).toFixed(2)+" A "+r+" "+r+" 0 "+big+" "+sweep+" "+(r*Math.cos(a1)).toFixed(2)+" "+(-r*Math.sin(a1)).toFixed(2));

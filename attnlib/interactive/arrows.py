@@ -45,8 +45,8 @@ def word_arrows(word: str = "kitten", other: str = "cat", position: tuple[float,
         x, y = start[w]
         arrows.append(
             f'<g class="attnfig-arrow" data-word="{esc(w)}" style="{word_style(w)}">'
-            f'<line x1="0" y1="0" x2="{x * UNIT:.2f}" y2="{-y * UNIT:.2f}" stroke="var(--c)" stroke-width="3"/>'
-            f'<circle class="attnfig-tip" cx="{x * UNIT:.2f}" cy="{-y * UNIT:.2f}" r="6" fill="var(--c)"/>'
+            f'<line x1="0" y1="0" x2="{x * UNIT:.2f}" y2="{-y * UNIT:.2f}" class="wk" stroke-width="3"/>'
+            f'<circle class="attnfig-tip wk" cx="{x * UNIT:.2f}" cy="{-y * UNIT:.2f}" r="6"/>'
             f'<text class="w" x="{x * UNIT + 8:.2f}" y="{-y * UNIT - 6:.2f}">{esc(w)}</text></g>'
         )
     body = f"""{radios(p, "move", "the arrow you move:", [(w, word_span(w)) for w in words], words.index(word))}

@@ -80,7 +80,7 @@ def softmax_stretch(row_scores: Sequence[float] | None = None, labels: Sequence[
         a += 2 * math.pi * w[j]
         show = "" if w[j] >= 0.06 else ' style="display:none"'
         slices.append(
-            f'<path class="attnfig-slice" d="{d}" fill="var(--c)" style="{word_style(lab)}" stroke="currentColor" stroke-opacity="0.4"/>'
+            f'<path class="attnfig-slice wk" d="{d}" style="{word_style(lab)};stroke:currentColor" stroke-opacity="0.4"/>'
             f'<text class="attnfig-slabel" x="{0.62 * r * math.sin(mid):.3f}" y="{-0.62 * r * math.cos(mid) + 5:.3f}" '
             f'text-anchor="middle"{show} style="fill:#ffffff;font-weight:700;paint-order:stroke;stroke:#000000;stroke-width:3px">k{j}</text>'
         )
