@@ -78,11 +78,11 @@ def softmax_stretch(row_scores: Sequence[float] | None = None, labels: Sequence[
     for j, (d, lab) in enumerate(zip(pie_paths(w, r), labels)):
         mid = a + math.pi * w[j]
         a += 2 * math.pi * w[j]
-        show = "" if w[j] >= 0.06 else ' style="display:none"'
+        show = "" if w[j] >= 0.06 else "display:none;"
         slices.append(
             f'<path class="attnfig-slice wk" d="{d}" style="{word_style(lab)};stroke:currentColor" stroke-opacity="0.4"/>'
             f'<text class="attnfig-slabel" x="{0.62 * r * math.sin(mid):.3f}" y="{-0.62 * r * math.cos(mid) + 5:.3f}" '
-            f'text-anchor="middle"{show} style="fill:#ffffff;font-weight:700;paint-order:stroke;stroke:#000000;stroke-width:3px">k{j}</text>'
+            f'text-anchor="middle" style="{show}fill:#ffffff;font-weight:700;paint-order:stroke;stroke:#000000;stroke-width:3px">k{j}</text>'
         )
     table = "".join(
         f'<tr><td>k{j} {word_span(lab)}</td><td class="attnfig-s">{f2(stretch * x)}</td><td class="attnfig-w">{f2(y)}</td>'
