@@ -28,6 +28,7 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 
 FIGURES = {
     "arrows": interactive.word_arrows,
+    "lens": interactive.matrix_lens,
     "dot": interactive.dot_product_arrows,
     "scaling": lambda: interactive.scaling_explorer(d_k=64),
     "stretch": interactive.softmax_stretch,
@@ -183,6 +184,15 @@ def test_chapter_1_readouts_are_the_vocabulary():
     assert embedded(interactive.word_arrows())["start"] == attnlib.VOCAB_2D
 
 
+def test_chapter_4_readouts_are_attnlib_matmul():
+    X = np.array(list(attnlib.VOCAB_2D.values()))
+    W = [[1.0, 0.5], [0.0, 1.0]]
+    html = interactive.matrix_lens(W).html
+    values = re.findall(r'<td class="attnfig-xw">\[([^,]*), ([^\]]*)\]</td>', html)
+    assert [shown(v) for pair in values for v in pair] == pytest.approx((X @ np.array(W)).ravel(), abs=0.005)
+    assert "2.60 × [1.00, 0.50] + 0.80 × [0.00, 1.00] = [2.60, 2.10]" in html  # kitten
+
+
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="d_k must be one of"):
         interactive.scaling_explorer(d_k=3)
@@ -315,6 +325,31 @@ def test_chapter_1_arrows(browser, pages):
     assert shown(p.text(".attnfig-dir")[:-1]) == pytest.approx(direction([-1, 2]), abs=0.05)
     gap = abs(direction([-1, 2]) - direction(car))
     assert shown(p.text(".attnfig-between")[:-1]) == pytest.approx(min(gap, 360 - gap), abs=0.05)
+    p.close()
+
+
+def test_chapter_4_lens(browser, pages):
+    X = np.array(list(attnlib.VOCAB_2D.values()))
+    p = Page(browser, pages["lens"])
+
+    def shown_xw():
+        return [shown(x) for t in p.page.locator(".attnfig-xw").all_text_contents() for x in re.findall(r"[−\d.]+", t)]
+
+    p.press(".attnfig-w >> nth=1", "ArrowDown", 5)                      # W[0][1]: 0.5 → 0
+    p.press(".attnfig-w >> nth=2", "ArrowUp", 10)                       # W[1][0]: 0 → 1
+    W = np.array([[1.0, 0.0], [1.0, 1.0]])
+    assert shown_xw() == pytest.approx(attnlib.matmul(X, W).ravel(), abs=0.005)
+    p.page.fill(".attnfig-w >> nth=3", "-1")                            # typed in
+    W[1, 1] = -1
+    assert shown_xw() == pytest.approx(attnlib.matmul(X, W).ravel(), abs=0.005)
+    p.press(".attnfig-word >> nth=1", "ArrowRight", 2)                   # follow car
+    car = attnlib.VOCAB_2D["car"]
+    out = np.array(car) @ W
+    assert p.text(".attnfig-sum") == (f"0.50 × [1.00, 0.00] + 3.00 × [1.00, −1.00] = [{out[0]:.2f}, {out[1]:.2f}]"
+                                      .replace("-", "−"))  # fmt: skip
+    leg = p.page.locator(".attnfig-leg1")
+    assert float(leg.get_attribute("x2")) == pytest.approx(out[0] * 33, abs=0.01)
+    assert float(leg.get_attribute("y2")) == pytest.approx(-out[1] * 33, abs=0.01)
     p.close()
 
 

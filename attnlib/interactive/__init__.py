@@ -9,6 +9,7 @@ in Chromium.
 from .arrows import word_arrows
 from .blend import attention_explorer, running_attention
 from .dot import arrow_pair, dot_product_arrows
+from .lens import matrix_lens
 from .mask import mask_explorer
 from .page import InteractiveFigure
 from .scaling import scaling_data, scaling_explorer
@@ -20,6 +21,7 @@ __all__ = [
     "attention_explorer",
     "dot_product_arrows",
     "mask_explorer",
+    "matrix_lens",
     "running_attention",
     "running_scaled_scores",
     "scaling_data",
