@@ -29,6 +29,7 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 FIGURES = {
     "arrows": interactive.word_arrows,
     "lens": interactive.matrix_lens,
+    "transpose": interactive.transpose_explorer,
     "dot": interactive.dot_product_arrows,
     "scaling": lambda: interactive.scaling_explorer(d_k=64),
     "stretch": interactive.softmax_stretch,
@@ -193,6 +194,17 @@ def test_chapter_4_readouts_are_attnlib_matmul():
     assert "2.60 × [1.00, 0.50] + 0.80 × [0.00, 1.00] = [2.60, 2.10]" in html  # kitten
 
 
+def test_chapter_6_cells_are_attnlib_matmul():
+    labels, Q, K, _ = running()
+    html = interactive.transpose_explorer().html
+    S = attnlib.matmul(Q, attnlib.transpose(K))
+    buttons = [shown(x) for x in re.findall(r'<button type="button" class="attnfig-cell[^"]*"[^>]*>([^<]*)</button>', html)]
+    assert buttons == pytest.approx(S.ravel(), abs=0.005)
+    mirror = [shown(x) for x in re.findall(r'<td class="attnfig-mirror[^"]*">([^<]*)</td>', html)]
+    assert mirror == pytest.approx(S.T.ravel(), abs=0.005)
+    assert "3.60 × 1.60 + 0.20 × 0.20 = 5.80" in html  # sat's query against kitten's key
+
+
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="d_k must be one of"):
         interactive.scaling_explorer(d_k=3)
@@ -350,6 +362,32 @@ def test_chapter_4_lens(browser, pages):
     leg = p.page.locator(".attnfig-leg1")
     assert float(leg.get_attribute("x2")) == pytest.approx(out[0] * 33, abs=0.01)
     assert float(leg.get_attribute("y2")) == pytest.approx(-out[1] * 33, abs=0.01)
+    p.close()
+
+
+def test_chapter_6_transpose(browser, pages):
+    labels, Q, K, _ = running()
+    S = Q @ K.T
+    p = Page(browser, pages["transpose"])
+    p.page.hover(".attnfig-cell >> nth=22")                               # cell (3, 4)
+    assert p.text(".attnfig-how").endswith(f"= {S[3, 4]:.2f}")
+    assert p.text(".attnfig-how").startswith("(Q Kᵀ)[3][4] = row 3 of Q · column 4 of Kᵀ = 0.80 × 0.20 + 0.00 × 0.20")
+    lit = p.page.locator(".attnfig-lit").all_text_contents()
+    assert lit == [f"{K[4, 0]:.2f}", f"{K[4, 1]:.2f}", f"{Q[3, 0]:.2f}", f"{Q[3, 1]:.2f}", f"{S[3, 4]:.2f}", f"{S[3, 4]:.2f}"]
+    assert p.page.locator(".attnfig-mirror.attnfig-lit").count() == 1
+    mirror_index = p.page.evaluate("() => Array.from(document.querySelectorAll('.attnfig-mirror')).findIndex(e => e.classList.contains('attnfig-lit'))")
+    assert mirror_index == 4 * 6 + 3                                      # (Q Kᵀ)ᵀ[4][3]
+    p.page.focus(".attnfig-scroll")                                      # keyboard: the roving cell, then arrows
+    p.page.keyboard.press("Tab")
+    assert p.page.evaluate("document.activeElement.className").startswith("attnfig-cell")
+    start = p.page.evaluate("[+document.activeElement.dataset.i, +document.activeElement.dataset.j]")
+    p.page.keyboard.press("ArrowDown")
+    p.page.keyboard.press("ArrowRight")
+    i, j = start[0] + 1, start[1] + 1
+    assert p.text(".attnfig-where") == f"(Q Kᵀ)ᵀ[{j}][{i}] = {S[i, j]:.2f}"
+    for k in range(6):
+        p.page.keyboard.press("ArrowRight")                               # stops at the edge
+    assert p.text(".attnfig-how").startswith(f"(Q Kᵀ)[{i}][5]")
     p.close()
 
 
@@ -513,11 +551,11 @@ def test_keyboard_alone_reaches_every_control_with_visible_focus(browser, pages,
     for _ in range(controls.count() + 2):
         p.page.keyboard.press("Tab")
         info = p.page.evaluate("""() => { const e = document.activeElement; if (!e.closest('.attnfig')) return null;
-            const s = getComputedStyle(e); return [e.className + '|' + (e.name || e.id || e.textContent), s.outlineStyle, parseFloat(s.outlineWidth)]; }""")
+            const s = getComputedStyle(e); return [e.classList[0] + '|' + (e.name || e.id || e.textContent), s.outlineStyle, parseFloat(s.outlineWidth)]; }""")
         if info:
             reached.add(info[0].split("|")[0])
             assert info[1] == "solid" and info[2] >= 3, f"{name}: no visible focus on {info[0]}"
-    classes = set(p.page.evaluate("() => Array.from(document.querySelectorAll('.attnfig input, .attnfig button')).map(e => e.className)"))
+    classes = set(p.page.evaluate("() => Array.from(document.querySelectorAll('.attnfig input, .attnfig button')).map(e => e.classList[0])"))
     assert classes <= reached, f"{name}: not reached by Tab: {classes - reached}"
     p.close()
 

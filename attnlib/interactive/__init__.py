@@ -14,6 +14,7 @@ from .mask import mask_explorer
 from .page import InteractiveFigure
 from .scaling import scaling_data, scaling_explorer
 from .stretch import running_scaled_scores, softmax_stretch
+from .transpose import transpose_explorer
 
 __all__ = [
     "InteractiveFigure",
@@ -27,5 +28,6 @@ __all__ = [
     "scaling_data",
     "scaling_explorer",
     "softmax_stretch",
+    "transpose_explorer",
     "word_arrows",
 ]

@@ -70,7 +70,7 @@ def mask_explorer(mode: str = "minus_inf", causal: bool = True) -> InteractiveFi
     )
     options = [(key, text) for key, text in MODES.items()]
     body = f"""<p style="margin:0.2rem 0">Scores S/√d<sub>k</sub>: press a cell to hide key j from query i (pressed cells are struck through).</p>
-<div class="attnfig-scroll" tabindex="0" role="region" aria-label="score table, scrollable"><table aria-label="scores; each cell a button that masks it"><tr><th>i \\ j</th>{head}</tr>{score_rows}</table></div>
+<div class="attnfig-scroll" tabindex="0" role="region" aria-label="score table, scrollable"><table class="attnfig-grid" aria-label="scores; each cell a button that masks it"><tr><th>i \\ j</th>{head}</tr>{score_rows}</table></div>
 <div class="attnfig-controls" style="grid-auto-flow:column;justify-content:start">
 <button type="button" class="attnfig-causal">causal mask</button> <button type="button" class="attnfig-clear">no mask</button></div>
 {radios(p, "mode", "how a hidden key is hidden:", options, list(MODES).index(mode))}
