@@ -35,6 +35,7 @@ FIGURES = {
     "stretch": interactive.softmax_stretch,
     "blend": lambda: interactive.attention_explorer("sat"),
     "mask": interactive.mask_explorer,
+    "clocks": interactive.position_clocks,
 }
 
 
@@ -203,6 +204,14 @@ def test_chapter_6_cells_are_attnlib_matmul():
     mirror = [shown(x) for x in re.findall(r'<td class="attnfig-mirror[^"]*">([^<]*)</td>', html)]
     assert mirror == pytest.approx(S.T.ravel(), abs=0.005)
     assert "3.60 × 1.60 + 0.20 × 0.20 = 5.80" in html  # sat's query against kitten's key
+
+
+def test_chapter_13_numbers_are_attnlib_positions():
+    PE = attnlib.positional_encoding(50, 8)
+    data = embedded(interactive.position_clocks())
+    np.testing.assert_allclose(data["PE"], PE)
+    html = interactive.position_clocks(i=3, j=1).html
+    assert f'<output class="attnfig-dot">{PE[3] @ PE[1]:.2f}</output>' in html
 
 
 def test_bad_settings_are_refused():
@@ -388,6 +397,28 @@ def test_chapter_6_transpose(browser, pages):
     for k in range(6):
         p.page.keyboard.press("ArrowRight")                               # stops at the edge
     assert p.text(".attnfig-how").startswith(f"(Q Kᵀ)[{i}][5]")
+    p.close()
+
+
+def test_chapter_13_clocks(browser, pages):
+    PE = attnlib.positional_encoding(50, 8)
+    p = Page(browser, pages["clocks"])
+    hand = p.page.get_attribute(".attnfig-handi >> nth=0", "x2")
+    p.press(".attnfig-i", "ArrowRight", 7)                                # i = 10
+    assert p.text(".attnfig-i-out") == "10"
+    assert p.page.get_attribute(".attnfig-handi >> nth=0", "x2") != hand
+    assert float(p.page.get_attribute(".attnfig-handi >> nth=1", "x2")) == pytest.approx(135 + 34 * PE[10, 2], abs=0.01)
+    assert float(p.page.get_attribute(".attnfig-handi >> nth=1", "y2")) == pytest.approx(45 - 34 * PE[10, 3], abs=0.01)
+    assert [shown(x) for x in p.text(".attnfig-pei").split(", ")] == pytest.approx(PE[10], abs=0.005)
+    assert p.number(".attnfig-dot") == pytest.approx(PE[10] @ PE[1], abs=0.005)
+    assert p.text(".attnfig-offset") == "9"
+    p.press(".attnfig-j", "ArrowRight", 20)                               # j = 21: the same offset, −11 …
+    assert p.number(".attnfig-dot") == pytest.approx(PE[10] @ PE[21], abs=0.005)
+    assert p.number(".attnfig-dot") == pytest.approx(PE[11] @ PE[0], abs=0.005)  # … gives the same dot product
+    assert p.text(".attnfig-offset") == "−11"
+    p.press(".attnfig-i", "End")
+    p.press(".attnfig-j", "Home")
+    assert p.number(".attnfig-dot") == pytest.approx(PE[49] @ PE[0], abs=0.005)
     p.close()
 
 

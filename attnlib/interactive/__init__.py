@@ -8,6 +8,7 @@ in Chromium.
 
 from .arrows import word_arrows
 from .blend import attention_explorer, running_attention
+from .clocks import position_clocks
 from .dot import arrow_pair, dot_product_arrows
 from .lens import matrix_lens
 from .mask import mask_explorer
@@ -23,6 +24,7 @@ __all__ = [
     "dot_product_arrows",
     "mask_explorer",
     "matrix_lens",
+    "position_clocks",
     "running_attention",
     "running_scaled_scores",
     "scaling_data",
