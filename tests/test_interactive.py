@@ -36,6 +36,8 @@ FIGURES = {
     "blend": lambda: interactive.attention_explorer("sat"),
     "mask": interactive.mask_explorer,
     "clocks": interactive.position_clocks,
+    "heads": lambda: interactive.head_explorer(**chapter_12_heads(), labels=attnlib.words(attnlib.RUNNING_SENTENCE),
+                                               names=["who?", "where?"]),  # fmt: skip
 }
 
 
@@ -44,6 +46,16 @@ def embedded(fig: interactive.InteractiveFigure) -> dict:
     match = re.search(r"^var D = (.*);$", fig.html, flags=re.M)
     assert match, "no embedded data found"
     return json.loads(match.group(1).replace("<\\/", "</"))
+
+
+def chapter_12_heads() -> dict:
+    """Chapter 12's two heads, "who?" (chapter 5's lenses) and "where?", with W_V = W_O = I."""
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    W_Q1, W_K1, _ = attnlib.running_lenses()
+    W_Q2 = np.array([[0.0, 4.0], [0.0, 0.0], [0.0, 0.0], [4.0, 0.0]])
+    W_K2 = np.array([[-3.0, -3.0], [3.0, 3.0], [3.0, 3.0], [0.0, 0.0]])
+    return {"X": X, "W_Q": np.concatenate([W_Q1, W_Q2], axis=1), "W_K": np.concatenate([W_K1, W_K2], axis=1),
+            "W_V": np.eye(4), "W_O": np.eye(4), "h": 2}  # fmt: skip
 
 
 def running() -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
@@ -212,6 +224,15 @@ def test_chapter_13_numbers_are_attnlib_positions():
     np.testing.assert_allclose(data["PE"], PE)
     html = interactive.position_clocks(i=3, j=1).html
     assert f'<output class="attnfig-dot">{PE[3] @ PE[1]:.2f}</output>' in html
+
+
+def test_chapter_12_numbers_are_attnlib_heads():
+    w = chapter_12_heads()
+    out, A = attnlib.multi_head_attention(**w)
+    data = embedded(FIGURES["heads"]())
+    np.testing.assert_allclose(data["A"], A)
+    np.testing.assert_allclose(data["output"], out)
+    assert A[0, 2, 1] == pytest.approx(0.89, abs=0.005)  # head "who?": sat looks at kitten
 
 
 def test_bad_settings_are_refused():
@@ -419,6 +440,32 @@ def test_chapter_13_clocks(browser, pages):
     p.press(".attnfig-i", "End")
     p.press(".attnfig-j", "Home")
     assert p.number(".attnfig-dot") == pytest.approx(PE[49] @ PE[0], abs=0.005)
+    p.close()
+
+
+def test_chapter_12_heads(browser, pages):
+    w = chapter_12_heads()
+    out, A = attnlib.multi_head_attention(**w)
+    V = attnlib.heads.split_heads(w["X"] @ w["W_V"], 2)
+    Z = A @ V
+    p = Page(browser, pages["heads"])
+
+    def vector(text):
+        return [shown(x) for x in text[text.rindex("[") + 1 : -1].split(", ")]
+
+    assert p.numbers(".attnfig-a") == pytest.approx(A[0].ravel(), abs=0.005)
+    assert vector(p.text(".attnfig-say")) == pytest.approx(Z[0, 2], abs=0.005)
+    p.press(".attnfig-head >> nth=0", "ArrowRight")                       # head 1, "where?"
+    assert p.text(".attnfig-aname") == "A, head 1"
+    assert p.numbers(".attnfig-a") == pytest.approx(A[1].ravel(), abs=0.005)
+    assert "where?" in p.text(".attnfig-say")
+    assert vector(p.text(".attnfig-say")) == pytest.approx(Z[1, 2], abs=0.005)
+    p.press(".attnfig-word >> nth=2", "ArrowRight")                       # word 3, "on"
+    assert vector(p.text(".attnfig-say")) == pytest.approx(Z[1, 3], abs=0.005)
+    assert p.page.locator(".attnfig-arow >> nth=3").get_attribute("class") == "attnfig-arow attnfig-lit"
+    p.press(".attnfig-head >> nth=1", "ArrowRight")                       # all heads, then W_O
+    assert p.page.is_visible(".attnfig-allheads") and not p.page.is_visible(".attnfig-onehead")
+    assert vector(p.text(".attnfig-say")) == pytest.approx(out[3], abs=0.005)
     p.close()
 
 

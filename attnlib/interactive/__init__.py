@@ -10,6 +10,7 @@ from .arrows import word_arrows
 from .blend import attention_explorer, running_attention
 from .clocks import position_clocks
 from .dot import arrow_pair, dot_product_arrows
+from .heads import head_explorer
 from .lens import matrix_lens
 from .mask import mask_explorer
 from .page import InteractiveFigure
@@ -22,6 +23,7 @@ __all__ = [
     "arrow_pair",
     "attention_explorer",
     "dot_product_arrows",
+    "head_explorer",
     "mask_explorer",
     "matrix_lens",
     "position_clocks",
