@@ -38,6 +38,7 @@ FIGURES = {
     "clocks": interactive.position_clocks,
     "heads": lambda: interactive.head_explorer(**chapter_12_heads(), labels=attnlib.words(attnlib.RUNNING_SENTENCE),
                                                names=["who?", "where?"]),  # fmt: skip
+    "replay": interactive.training_replay,
 }
 
 
@@ -233,6 +234,21 @@ def test_chapter_12_numbers_are_attnlib_heads():
     np.testing.assert_allclose(data["A"], A)
     np.testing.assert_allclose(data["output"], out)
     assert A[0, 2, 1] == pytest.approx(0.89, abs=0.005)  # head "who?": sat looks at kitten
+
+
+def test_chapter_14_replay_is_the_real_training():
+    from attnlib import training
+
+    data = interactive.replay.replay()
+    task = training.make_task(n_sentences=128, n=6, seed=0)
+    full = training.train_lenses(task, steps=200, lr=0.1, d_k=2, seed=0)
+    assert data["history"] == full.history
+    for s, k in enumerate(data["steps"][:-1]):      # the lenses after k steps give the loss the full run saw at step k
+        assert data["loss"][s] == pytest.approx(full.history[k], rel=1e-9)
+    X_run = training.task_input(attnlib.RUNNING_SENTENCE)
+    _, A = attnlib.self_attention(X_run, full.W_Q, full.W_K, full.W_V, mask=attnlib.masks.causal_mask(6))
+    np.testing.assert_allclose(data["A"][-1], A)
+    assert data["previous"][0] < 0.4 and data["previous"][-1] > 0.95  # A sharpens onto the word before
 
 
 def test_bad_settings_are_refused():
@@ -469,6 +485,32 @@ def test_chapter_12_heads(browser, pages):
     p.close()
 
 
+def test_chapter_14_replay(browser, pages):
+    from attnlib import training
+
+    task = training.make_task(n_sentences=128, n=6, seed=0)
+    X_run = training.task_input(attnlib.RUNNING_SENTENCE)
+    causal = attnlib.masks.causal_mask(6)
+
+    def cells(A):
+        return [A[i, j] for i in range(6) for j in range(i + 1)]
+
+    p = Page(browser, pages["replay"])
+    p.press(".attnfig-step", "ArrowRight", 13)                            # the 14th checkpoint: step 50
+    assert p.text(".attnfig-stepname") == "50"
+    run = training.train_lenses(task, steps=50, lr=0.1, d_k=2, seed=0)
+    _, A = attnlib.self_attention(X_run, run.W_Q, run.W_K, run.W_V, mask=causal)
+    assert [shown(x) for x in p.page.locator(".attnfig-ctext").all_text_contents() if x] == pytest.approx(cells(A), abs=0.005)
+    assert p.number(".attnfig-prev") == pytest.approx(training.weight_on_keys(A, task.keys, range(1, 6)), abs=0.005)
+    Z, _ = attnlib.self_attention(task.X, run.W_Q, run.W_K, run.W_V, mask=causal)
+    assert float(p.text(".attnfig-loss")) == pytest.approx(((Z - task.targets) ** 2).mean(), rel=0.005)
+    assert len(p.page.get_attribute(".attnfig-curve", "points").split()) == 51
+    p.press(".attnfig-step", "End")
+    assert p.text(".attnfig-stepname") == "200"
+    assert p.number(".attnfig-prev") > 0.95
+    p.close()
+
+
 def test_chapter_7_arrows(browser, pages):
     labels, Q, K, _ = running()
     q = Q[2]
@@ -658,7 +700,8 @@ def test_phone_width_and_contrast(browser, pages, scheme):
         p.close()
 
 
-BOOK_PAGES = ["07_dot_product_scores", "08_scaling", "09_softmax", "10_weighted_sum", "11_masks"]
+BOOK_PAGES = ["01_vectors", "04_matrix_multiplication", "06_transpose", "07_dot_product_scores", "08_scaling",
+              "09_softmax", "10_weighted_sum", "11_masks", "12_many_heads", "13_word_order", "14_learning_the_lenses"]
 
 
 @pytest.mark.parametrize("chapter", BOOK_PAGES)

@@ -15,6 +15,7 @@ from .lens import matrix_lens
 from .mask import mask_explorer
 from .page import InteractiveFigure
 from .scaling import scaling_data, scaling_explorer
+from .replay import training_replay
 from .stretch import running_scaled_scores, softmax_stretch
 from .transpose import transpose_explorer
 
@@ -32,6 +33,7 @@ __all__ = [
     "scaling_data",
     "scaling_explorer",
     "softmax_stretch",
+    "training_replay",
     "transpose_explorer",
     "word_arrows",
 ]
