@@ -36,15 +36,16 @@ FIGURES = {
     "blend": lambda: interactive.attention_explorer("sat"),
     "mask": interactive.mask_explorer,
     "clocks": interactive.position_clocks,
-    "heads": lambda: interactive.head_explorer(**chapter_12_heads(), labels=attnlib.words(attnlib.RUNNING_SENTENCE),
-                                               names=["who?", "where?"]),  # fmt: skip
+    "heads": lambda: interactive.head_explorer(
+        **chapter_12_heads(), labels=attnlib.words(attnlib.RUNNING_SENTENCE), names=["who?", "where?"]
+    ),
     "replay": interactive.training_replay,
 }
 
 
 def embedded(fig: interactive.InteractiveFigure) -> dict:
     """The data a figure's script carries (the JSON after `var D =`)."""
-    match = re.search(r"^var D = (.*);$", fig.html, flags=re.M)
+    match = re.search(r"^var D = (.*);$", fig.html, flags=re.MULTILINE)
     assert match, "no embedded data found"
     return json.loads(match.group(1).replace("<\\/", "</"))
 
@@ -55,8 +56,14 @@ def chapter_12_heads() -> dict:
     W_Q1, W_K1, _ = attnlib.running_lenses()
     W_Q2 = np.array([[0.0, 4.0], [0.0, 0.0], [0.0, 0.0], [4.0, 0.0]])
     W_K2 = np.array([[-3.0, -3.0], [3.0, 3.0], [3.0, 3.0], [0.0, 0.0]])
-    return {"X": X, "W_Q": np.concatenate([W_Q1, W_Q2], axis=1), "W_K": np.concatenate([W_K1, W_K2], axis=1),
-            "W_V": np.eye(4), "W_O": np.eye(4), "h": 2}  # fmt: skip
+    return {
+        "X": X,
+        "W_Q": np.concatenate([W_Q1, W_Q2], axis=1),
+        "W_K": np.concatenate([W_K1, W_K2], axis=1),
+        "W_V": np.eye(4),
+        "W_O": np.eye(4),
+        "h": 2,
+    }
 
 
 def running() -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
@@ -212,7 +219,9 @@ def test_chapter_6_cells_are_attnlib_matmul():
     labels, Q, K, _ = running()
     html = interactive.transpose_explorer().html
     S = attnlib.matmul(Q, attnlib.transpose(K))
-    buttons = [shown(x) for x in re.findall(r'<button type="button" class="attnfig-cell[^"]*"[^>]*>([^<]*)</button>', html)]
+    buttons = [
+        shown(x) for x in re.findall(r'<button type="button" class="attnfig-cell[^"]*"[^>]*>([^<]*)</button>', html)
+    ]
     assert buttons == pytest.approx(S.ravel(), abs=0.005)
     mirror = [shown(x) for x in re.findall(r'<td class="attnfig-mirror[^"]*">([^<]*)</td>', html)]
     assert mirror == pytest.approx(S.T.ravel(), abs=0.005)
@@ -243,7 +252,7 @@ def test_chapter_14_replay_is_the_real_training():
     task = training.make_task(n_sentences=128, n=6, seed=0)
     full = training.train_lenses(task, steps=200, lr=0.1, d_k=2, seed=0)
     assert data["history"] == full.history
-    for s, k in enumerate(data["steps"][:-1]):      # the lenses after k steps give the loss the full run saw at step k
+    for s, k in enumerate(data["steps"][:-1]):  # the lenses after k steps give the loss the full run saw at step k
         assert data["loss"][s] == pytest.approx(full.history[k], rel=1e-9)
     X_run = training.task_input(attnlib.RUNNING_SENTENCE)
     _, A = attnlib.self_attention(X_run, full.W_Q, full.W_K, full.W_V, mask=attnlib.masks.causal_mask(6))
@@ -360,20 +369,20 @@ def test_chapter_1_arrows(browser, pages):
         return math.degrees(math.atan2(v[1], v[0]))
 
     p = Page(browser, pages["arrows"])
-    p.press(".attnfig-x", "ArrowRight", 4)                               # kitten [2.6, 0.8] → [3.0, 0.8]
-    p.press(".attnfig-y", "ArrowLeft", 3)                                # → [3.0, 0.5], where cat is
+    p.press(".attnfig-x", "ArrowRight", 4)  # kitten [2.6, 0.8] → [3.0, 0.8]
+    p.press(".attnfig-y", "ArrowLeft", 3)  # → [3.0, 0.5], where cat is
     assert p.text(".attnfig-vec") == "3.00, 0.50"
     assert p.number(".attnfig-len") == pytest.approx(math.hypot(3.0, 0.5), abs=0.005)
     assert p.text(".attnfig-between") == "0.0°"
-    p.press(".attnfig-other >> nth=0", "ArrowRight", 3)                  # compare with car
+    p.press(".attnfig-other >> nth=0", "ArrowRight", 3)  # compare with car
     assert p.page.is_checked(".attnfig-other >> nth=3")
     car = attnlib.VOCAB_2D["car"]
     assert shown(p.text(".attnfig-between")[:-1]) == pytest.approx(direction(car) - direction([3.0, 0.5]), abs=0.05)
-    p.press(".attnfig-move >> nth=1", "ArrowLeft")                        # move cat now: its sliders follow
+    p.press(".attnfig-move >> nth=1", "ArrowLeft")  # move cat now: its sliders follow
     assert p.page.input_value(".attnfig-x") == "3" and p.page.input_value(".attnfig-y") == "0.5"
-    box = p.page.locator(".attnfig-plane").bounding_box()                # drag cat's tip to [-1, 2] with the pointer
+    box = p.page.locator(".attnfig-plane").bounding_box()  # drag cat's tip to [-1, 2] with the pointer
     unit = box["width"] / 320
-    x0, y0 = box["x"] + 70 * unit, box["y"] + 250 * unit                 # the origin on the screen
+    x0, y0 = box["x"] + 70 * unit, box["y"] + 250 * unit  # the origin on the screen
     p.page.mouse.move(x0 + 3.0 * 60 * unit, y0 - 0.5 * 60 * unit)
     p.page.mouse.down()
     p.page.mouse.move(x0 - 1.0 * 60 * unit, y0 - 2.0 * 60 * unit, steps=5)
@@ -393,18 +402,19 @@ def test_chapter_4_lens(browser, pages):
     def shown_xw():
         return [shown(x) for t in p.page.locator(".attnfig-xw").all_text_contents() for x in re.findall(r"[−\d.]+", t)]
 
-    p.press(".attnfig-w >> nth=1", "ArrowDown", 5)                      # W[0][1]: 0.5 → 0
-    p.press(".attnfig-w >> nth=2", "ArrowUp", 10)                       # W[1][0]: 0 → 1
+    p.press(".attnfig-w >> nth=1", "ArrowDown", 5)  # W[0][1]: 0.5 → 0
+    p.press(".attnfig-w >> nth=2", "ArrowUp", 10)  # W[1][0]: 0 → 1
     W = np.array([[1.0, 0.0], [1.0, 1.0]])
     assert shown_xw() == pytest.approx(attnlib.matmul(X, W).ravel(), abs=0.005)
-    p.page.fill(".attnfig-w >> nth=3", "-1")                            # typed in
+    p.page.fill(".attnfig-w >> nth=3", "-1")  # typed in
     W[1, 1] = -1
     assert shown_xw() == pytest.approx(attnlib.matmul(X, W).ravel(), abs=0.005)
-    p.press(".attnfig-word >> nth=1", "ArrowRight", 2)                   # follow car
+    p.press(".attnfig-word >> nth=1", "ArrowRight", 2)  # follow car
     car = attnlib.VOCAB_2D["car"]
     out = np.array(car) @ W
-    assert p.text(".attnfig-sum") == (f"0.50 × [1.00, 0.00] + 3.00 × [1.00, −1.00] = [{out[0]:.2f}, {out[1]:.2f}]"
-                                      .replace("-", "−"))  # fmt: skip
+    assert p.text(".attnfig-sum") == (
+        f"0.50 × [1.00, 0.00] + 3.00 × [1.00, −1.00] = [{out[0]:.2f}, {out[1]:.2f}]".replace("-", "−")
+    )
     leg = p.page.locator(".attnfig-leg1")
     assert float(leg.get_attribute("x2")) == pytest.approx(out[0] * 33, abs=0.01)
     assert float(leg.get_attribute("y2")) == pytest.approx(-out[1] * 33, abs=0.01)
@@ -415,15 +425,24 @@ def test_chapter_6_transpose(browser, pages):
     labels, Q, K, _ = running()
     S = Q @ K.T
     p = Page(browser, pages["transpose"])
-    p.page.hover(".attnfig-cell >> nth=22")                               # cell (3, 4)
+    p.page.hover(".attnfig-cell >> nth=22")  # cell (3, 4)
     assert p.text(".attnfig-how").endswith(f"= {S[3, 4]:.2f}")
     assert p.text(".attnfig-how").startswith("(Q Kᵀ)[3][4] = row 3 of Q · column 4 of Kᵀ = 0.80 × 0.20 + 0.00 × 0.20")
     lit = p.page.locator(".attnfig-lit").all_text_contents()
-    assert lit == [f"{K[4, 0]:.2f}", f"{K[4, 1]:.2f}", f"{Q[3, 0]:.2f}", f"{Q[3, 1]:.2f}", f"{S[3, 4]:.2f}", f"{S[3, 4]:.2f}"]
+    assert lit == [
+        f"{K[4, 0]:.2f}",
+        f"{K[4, 1]:.2f}",
+        f"{Q[3, 0]:.2f}",
+        f"{Q[3, 1]:.2f}",
+        f"{S[3, 4]:.2f}",
+        f"{S[3, 4]:.2f}",
+    ]
     assert p.page.locator(".attnfig-mirror.attnfig-lit").count() == 1
-    mirror_index = p.page.evaluate("() => Array.from(document.querySelectorAll('.attnfig-mirror')).findIndex(e => e.classList.contains('attnfig-lit'))")
-    assert mirror_index == 4 * 6 + 3                                      # (Q Kᵀ)ᵀ[4][3]
-    p.page.focus(".attnfig-scroll")                                      # keyboard: the roving cell, then arrows
+    mirror_index = p.page.evaluate(
+        "() => Array.from(document.querySelectorAll('.attnfig-mirror')).findIndex(e => e.classList.contains('attnfig-lit'))"
+    )
+    assert mirror_index == 4 * 6 + 3  # (Q Kᵀ)ᵀ[4][3]
+    p.page.focus(".attnfig-scroll")  # keyboard: the roving cell, then arrows
     p.page.keyboard.press("Tab")
     assert p.page.evaluate("document.activeElement.className").startswith("attnfig-cell")
     start = p.page.evaluate("[+document.activeElement.dataset.i, +document.activeElement.dataset.j]")
@@ -431,8 +450,8 @@ def test_chapter_6_transpose(browser, pages):
     p.page.keyboard.press("ArrowRight")
     i, j = start[0] + 1, start[1] + 1
     assert p.text(".attnfig-where") == f"(Q Kᵀ)ᵀ[{j}][{i}] = {S[i, j]:.2f}"
-    for k in range(6):
-        p.page.keyboard.press("ArrowRight")                               # stops at the edge
+    for _ in range(6):
+        p.page.keyboard.press("ArrowRight")  # stops at the edge
     assert p.text(".attnfig-how").startswith(f"(Q Kᵀ)[{i}][5]")
     p.close()
 
@@ -441,7 +460,7 @@ def test_chapter_13_clocks(browser, pages):
     PE = attnlib.positional_encoding(50, 8)
     p = Page(browser, pages["clocks"])
     hand = p.page.get_attribute(".attnfig-handi >> nth=0", "x2")
-    p.press(".attnfig-i", "ArrowRight", 7)                                # i = 10
+    p.press(".attnfig-i", "ArrowRight", 7)  # i = 10
     assert p.text(".attnfig-i-out") == "10"
     assert p.page.get_attribute(".attnfig-handi >> nth=0", "x2") != hand
     assert float(p.page.get_attribute(".attnfig-handi >> nth=1", "x2")) == pytest.approx(135 + 34 * PE[10, 2], abs=0.01)
@@ -449,7 +468,7 @@ def test_chapter_13_clocks(browser, pages):
     assert [shown(x) for x in p.text(".attnfig-pei").split(", ")] == pytest.approx(PE[10], abs=0.005)
     assert p.number(".attnfig-dot") == pytest.approx(PE[10] @ PE[1], abs=0.005)
     assert p.text(".attnfig-offset") == "9"
-    p.press(".attnfig-j", "ArrowRight", 20)                               # j = 21: the same offset, −11 …
+    p.press(".attnfig-j", "ArrowRight", 20)  # j = 21: the same offset, −11 …
     assert p.number(".attnfig-dot") == pytest.approx(PE[10] @ PE[21], abs=0.005)
     assert p.number(".attnfig-dot") == pytest.approx(PE[11] @ PE[0], abs=0.005)  # … gives the same dot product
     assert p.text(".attnfig-offset") == "−11"
@@ -471,15 +490,15 @@ def test_chapter_12_heads(browser, pages):
 
     assert p.numbers(".attnfig-a") == pytest.approx(A[0].ravel(), abs=0.005)
     assert vector(p.text(".attnfig-say")) == pytest.approx(Z[0, 2], abs=0.005)
-    p.press(".attnfig-head >> nth=0", "ArrowRight")                       # head 1, "where?"
+    p.press(".attnfig-head >> nth=0", "ArrowRight")  # head 1, "where?"
     assert p.text(".attnfig-aname") == "A, head 1"
     assert p.numbers(".attnfig-a") == pytest.approx(A[1].ravel(), abs=0.005)
     assert "where?" in p.text(".attnfig-say")
     assert vector(p.text(".attnfig-say")) == pytest.approx(Z[1, 2], abs=0.005)
-    p.press(".attnfig-word >> nth=2", "ArrowRight")                       # word 3, "on"
+    p.press(".attnfig-word >> nth=2", "ArrowRight")  # word 3, "on"
     assert vector(p.text(".attnfig-say")) == pytest.approx(Z[1, 3], abs=0.005)
     assert p.page.locator(".attnfig-arow >> nth=3").get_attribute("class") == "attnfig-arow attnfig-lit"
-    p.press(".attnfig-head >> nth=1", "ArrowRight")                       # all heads, then W_O
+    p.press(".attnfig-head >> nth=1", "ArrowRight")  # all heads, then W_O
     assert p.page.is_visible(".attnfig-allheads") and not p.page.is_visible(".attnfig-onehead")
     assert vector(p.text(".attnfig-say")) == pytest.approx(out[3], abs=0.005)
     p.close()
@@ -496,11 +515,13 @@ def test_chapter_14_replay(browser, pages):
         return [A[i, j] for i in range(6) for j in range(i + 1)]
 
     p = Page(browser, pages["replay"])
-    p.press(".attnfig-step", "ArrowRight", 13)                            # the 14th checkpoint: step 50
+    p.press(".attnfig-step", "ArrowRight", 13)  # the 14th checkpoint: step 50
     assert p.text(".attnfig-stepname") == "50"
     run = training.train_lenses(task, steps=50, lr=0.1, d_k=2, seed=0)
     _, A = attnlib.self_attention(X_run, run.W_Q, run.W_K, run.W_V, mask=causal)
-    assert [shown(x) for x in p.page.locator(".attnfig-ctext").all_text_contents() if x] == pytest.approx(cells(A), abs=0.005)
+    assert [shown(x) for x in p.page.locator(".attnfig-ctext").all_text_contents() if x] == pytest.approx(
+        cells(A), abs=0.005
+    )
     assert p.number(".attnfig-prev") == pytest.approx(training.weight_on_keys(A, task.keys, range(1, 6)), abs=0.005)
     Z, _ = attnlib.self_attention(task.X, run.W_Q, run.W_K, run.W_V, mask=causal)
     assert float(p.text(".attnfig-loss")) == pytest.approx(((Z - task.targets) ** 2).mean(), rel=0.005)
@@ -517,25 +538,25 @@ def test_chapter_7_arrows(browser, pages):
     p = Page(browser, pages["dot"])
     assert p.page.get_attribute(".attnfig", "data-live") == "1"
     assert p.number(".attnfig-dot") == pytest.approx(attnlib.dot(q, K[1]), abs=0.005)  # sat · kitten
-    for j in range(6):                                                   # every real key, by keyboard
+    for j in range(6):  # every real key, by keyboard
         p.page.check(f".attnfig-key >> nth={j}")
         assert p.number(".attnfig-dot") == pytest.approx(attnlib.dot(q, K[j]), abs=0.005)
         assert p.number(".attnfig-shadowlen") == pytest.approx(attnlib.dot(q, K[j]) / np.linalg.norm(q), abs=0.005)
         assert p.number(".attnfig-lk") == pytest.approx(np.linalg.norm(K[j]), abs=0.005)
-    assert "zero arrow" in p.text(".attnfig-verdict")                    # mat's key is [0, 0]
-    p.press(".attnfig-key >> nth=5", "ArrowLeft")                        # back to k4 "the"
+    assert "zero arrow" in p.text(".attnfig-verdict")  # mat's key is [0, 0]
+    p.press(".attnfig-key >> nth=5", "ArrowLeft")  # back to k4 "the"
     assert p.page.is_checked(".attnfig-key >> nth=4")
     before = p.page.get_attribute(".attnfig-k", "x2")
-    p.page.fill(".attnfig-klen", "2")                                    # moving a slider makes k your own
+    p.page.fill(".attnfig-klen", "2")  # moving a slider makes k your own
     p.page.fill(".attnfig-theta", "90")
     assert p.page.is_checked(".attnfig-key >> nth=6")
     assert p.page.get_attribute(".attnfig-k", "x2") != before
     assert p.number(".attnfig-dot") == 0.0 and "right angles" in p.text(".attnfig-verdict")
-    p.press(".attnfig-theta", "ArrowLeft")                               # 89°: positive, but not "the same way"
+    p.press(".attnfig-theta", "ArrowLeft")  # 89°: positive, but not "the same way"
     k = interactive.dot.own_key(q, 89, 2.0)
     assert p.number(".attnfig-dot") == pytest.approx(attnlib.dot(q, k), abs=0.005)
     assert "along q" in p.text(".attnfig-verdict")
-    p.press(".attnfig-theta", "End")                                     # 180°: opposite
+    p.press(".attnfig-theta", "End")  # 180°: opposite
     assert p.number(".attnfig-dot") == pytest.approx(-2 * np.linalg.norm(q), abs=0.005)
     assert "behind" in p.text(".attnfig-verdict")
     assert _smallest_text_px(p.page) >= 12
@@ -546,7 +567,7 @@ def test_chapter_8_scaling(browser, pages):
     p = Page(browser, pages["scaling"])
     heights = "() => Array.from(document.querySelectorAll('.attnfig-hbar-raw')).map(r => r.getAttribute('height'))"
     heights_64 = p.page.evaluate(heights)
-    p.press(".attnfig-dk", "End")                                        # d_k = 512
+    p.press(".attnfig-dk", "End")  # d_k = 512
     assert p.text(".attnfig-dk-out") == "512"
     assert p.page.evaluate(heights) != heights_64
     raw = random_scores(512)[0]
@@ -560,13 +581,15 @@ def test_chapter_8_scaling(browser, pages):
     mark = float(p.page.get_attribute(".attnfig-mark-raw >> nth=1", "x1"))
     assert mark == pytest.approx(10 + 80 + 80 * math.sqrt(512) / reach, abs=0.01)  # the dash at +√512
     unscaled_max = p.number(".attnfig-max")
-    p.page.click("label[for$='-div']")                                  # softmax of S / √d_k
+    p.page.click("label[for$='-div']")  # softmax of S / √d_k
     assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(raw / math.sqrt(512)), abs=0.005)
     assert p.number(".attnfig-max") < unscaled_max
-    assert p.number(".attnfig-meanmax") == pytest.approx(largest_weight(attnlib.scale(random_scores(512), 512)), abs=0.005)
-    p.page.keyboard.press("Space")                                       # untick by keyboard
+    assert p.number(".attnfig-meanmax") == pytest.approx(
+        largest_weight(attnlib.scale(random_scores(512), 512)), abs=0.005
+    )
+    p.page.keyboard.press("Space")  # untick by keyboard
     assert not p.page.is_checked(".attnfig-div")
-    p.press(".attnfig-dk", "Home")                                       # d_k = 1
+    p.press(".attnfig-dk", "Home")  # d_k = 1
     assert p.text(".attnfig-dk-out") == "1"
     assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(random_scores(1)[0]), abs=0.005)
     assert _smallest_text_px(p.page) >= 12
@@ -579,12 +602,12 @@ def test_chapter_9_stretch(browser, pages):
     p = Page(browser, pages["stretch"])
     assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(S[2]), abs=0.005)
     pie = p.page.get_attribute(".attnfig-slice >> nth=1", "d")
-    p.press(".attnfig-t", "Home")                                        # t = 0: even shares, a tie
+    p.press(".attnfig-t", "Home")  # t = 0: even shares, a tie
     assert p.numbers(".attnfig-w") == pytest.approx([1 / 6] * 6, abs=0.005)
     assert p.page.get_attribute(".attnfig-slice >> nth=1", "d") != pie
     assert p.text(".attnfig-leader").startswith("a tie: 6 keys")
     assert p.text(".attnfig-temp") == "∞"
-    p.press(".attnfig-t", "End")                                         # t = 2.5, the top of the range
+    p.press(".attnfig-t", "End")  # t = 2.5, the top of the range
     assert p.page.input_value(".attnfig-t") == "2.5"
     assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(2.5 * S[2]), abs=0.005)
     assert "kitten" in p.text(".attnfig-leader")
@@ -592,11 +615,11 @@ def test_chapter_9_stretch(browser, pages):
     p.press(".attnfig-t", "ArrowLeft")
     assert p.page.input_value(".attnfig-t") == "2.4"
     assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(2.4 * S[2]), abs=0.005)
-    for i in range(6):                                                   # any row
+    for i in range(6):  # any row
         p.page.check(f".attnfig-row >> nth={i}")
         assert p.numbers(".attnfig-w") == pytest.approx(attnlib.softmax(2.4 * S[i]), abs=0.005)
         assert p.number(".attnfig-sum") == 1.0
-    assert p.page.locator(".attnfig-slabel:visible").count() >= 1       # the slices carry their keys
+    assert p.page.locator(".attnfig-slabel:visible").count() >= 1  # the slices carry their keys
     p.close()
 
 
@@ -605,16 +628,16 @@ def test_chapter_10_blend(browser, pages):
     Z, A = attnlib.attention(Q, K, V)
     p = Page(browser, pages["blend"])
     assert p.numbers(".attnfig-z") == pytest.approx(Z[2], abs=0.005)
-    p.page.click(".attnfig-hrow[data-row='1']")                          # click the row of "kitten"
+    p.page.click(".attnfig-hrow[data-row='1']")  # click the row of "kitten"
     assert p.page.is_checked(".attnfig-word >> nth=1")
     assert p.text(".attnfig-rowname") == "1 kitten"
     assert p.numbers(".attnfig-a") == pytest.approx(A[1], abs=0.005)
     assert p.numbers(".attnfig-z") == pytest.approx(Z[1], abs=0.005)
     assert p.page.get_attribute(".attnfig-sel", "y") == str(22 + 30 - 1)
-    p.page.keyboard.press("ArrowDown")                                   # the radio group: next word, "sat"
+    p.page.keyboard.press("ArrowDown")  # the radio group: next word, "sat"
     assert p.page.is_checked(".attnfig-word >> nth=2")
     assert p.numbers(".attnfig-z") == pytest.approx(Z[2], abs=0.005)
-    assert "v1 of “kitten”" in p.text(".attnfig-summary")              # 0-based
+    assert "v1 of “kitten”" in p.text(".attnfig-summary")  # 0-based
     assert _smallest_text_px(p.page) >= 11
     p.close()
 
@@ -626,25 +649,25 @@ def test_chapter_11_mask(browser, pages):
     p = Page(browser, pages["mask"])
     assert p.numbers(".attnfig-a") == pytest.approx(attnlib.attention(Q, K, V, mask=causal)[1].ravel(), abs=0.005)
     assert p.numbers(".attnfig-rowsum") == [1.0] * 6
-    p.press(".attnfig-cell >> nth=12", "Enter")                          # hide key 0 from query 2 "sat"
+    p.press(".attnfig-cell >> nth=12", "Enter")  # hide key 0 from query 2 "sat"
     allowed = causal.copy()
     allowed[2, 0] = False
     assert p.page.get_attribute(".attnfig-cell >> nth=12", "aria-pressed") == "true"
     assert p.numbers(".attnfig-a") == pytest.approx(attnlib.attention(Q, K, V, mask=allowed)[1].ravel(), abs=0.005)
-    p.press(".attnfig-mode >> nth=0", "ArrowRight")                      # 0 before softmax
+    p.press(".attnfig-mode >> nth=0", "ArrowRight")  # 0 before softmax
     assert p.page.is_checked(".attnfig-mode >> nth=1")
     assert p.numbers(".attnfig-a") == pytest.approx(attnlib.softmax(np.where(allowed, S, 0.0)).ravel(), abs=0.005)
     assert "0 is not" in p.text(".attnfig-note")
-    p.page.keyboard.press("ArrowRight")                                  # zero after softmax
+    p.page.keyboard.press("ArrowRight")  # zero after softmax
     assert p.page.is_checked(".attnfig-mode >> nth=2")
     after = attnlib.softmax(S) * allowed
     assert p.numbers(".attnfig-a") == pytest.approx(after.ravel(), abs=0.005)
     assert p.numbers(".attnfig-rowsum") == pytest.approx(after.sum(axis=1), abs=0.005)
     assert "row 0" in p.text(".attnfig-note")
-    p.press(".attnfig-clear", "Enter")                                   # no mask: every mode gives softmax(S)
+    p.press(".attnfig-clear", "Enter")  # no mask: every mode gives softmax(S)
     assert p.numbers(".attnfig-a") == pytest.approx(attnlib.softmax(S).ravel(), abs=0.005)
     p.press(".attnfig-mode >> nth=0", "Space")
-    for j in range(6):                                                   # hide every key of row 5: 0/0
+    for j in range(6):  # hide every key of row 5: 0/0
         p.page.click(f".attnfig-cell >> nth={30 + j}")
     assert "row 5 hides every key" in p.text(".attnfig-note")
     p.press(".attnfig-causal", "Space")
@@ -675,7 +698,11 @@ def test_keyboard_alone_reaches_every_control_with_visible_focus(browser, pages,
         if info:
             reached.add(info[0].split("|")[0])
             assert info[1] == "solid" and info[2] >= 3, f"{name}: no visible focus on {info[0]}"
-    classes = set(p.page.evaluate("() => Array.from(document.querySelectorAll('.attnfig input, .attnfig button')).map(e => e.classList[0])"))
+    classes = set(
+        p.page.evaluate(
+            "() => Array.from(document.querySelectorAll('.attnfig input, .attnfig button')).map(e => e.classList[0])"
+        )
+    )
     assert classes <= reached, f"{name}: not reached by Tab: {classes - reached}"
     p.close()
 
@@ -686,8 +713,10 @@ def test_phone_width_and_contrast(browser, pages, scheme):
     for name, path in pages.items():
         p = Page(browser, path, scheme=scheme)
         if scheme == "dark":  # the book's dark theme: its html carries data-theme="dark"
-            p.page.evaluate("document.documentElement.dataset.theme = 'dark'; "
-                            "document.body.style.background = '#121212'; document.body.style.color = '#ced6dd'")  # fmt: skip
+            p.page.evaluate(
+                "document.documentElement.dataset.theme = 'dark'; "
+                "document.body.style.background = '#121212'; document.body.style.color = '#ced6dd'"
+            )
         assert p.page.evaluate("document.documentElement.scrollWidth") <= 390, name  # nothing wider than a phone
         worst = p.page.evaluate("""() => { const bg = getComputedStyle(document.body).backgroundColor;
             function lum(c){ const v = c.match(/[\\d.]+/g).slice(0,3).map(x => { x = x/255; return x <= 0.04045 ? x/12.92 : Math.pow((x+0.055)/1.055, 2.4); });
@@ -700,8 +729,19 @@ def test_phone_width_and_contrast(browser, pages, scheme):
         p.close()
 
 
-BOOK_PAGES = ["01_vectors", "04_matrix_multiplication", "06_transpose", "07_dot_product_scores", "08_scaling",
-              "09_softmax", "10_weighted_sum", "11_masks", "12_many_heads", "13_word_order", "14_learning_the_lenses"]
+BOOK_PAGES = [
+    "01_vectors",
+    "04_matrix_multiplication",
+    "06_transpose",
+    "07_dot_product_scores",
+    "08_scaling",
+    "09_softmax",
+    "10_weighted_sum",
+    "11_masks",
+    "12_many_heads",
+    "13_word_order",
+    "14_learning_the_lenses",
+]
 
 
 @pytest.mark.parametrize("chapter", BOOK_PAGES)

@@ -14,8 +14,8 @@ from .heads import head_explorer
 from .lens import matrix_lens
 from .mask import mask_explorer
 from .page import InteractiveFigure
-from .scaling import scaling_data, scaling_explorer
 from .replay import training_replay
+from .scaling import scaling_data, scaling_explorer
 from .stretch import running_scaled_scores, softmax_stretch
 from .transpose import transpose_explorer
 

@@ -26,7 +26,9 @@ def _check(word: str) -> None:
         raise ValueError(f"word_arrows: words must be among {list(VOCAB_2D)}, not {word!r}")
 
 
-def word_arrows(word: str = "kitten", other: str = "cat", position: tuple[float, float] | None = None) -> InteractiveFigure:
+def word_arrows(
+    word: str = "kitten", other: str = "cat", position: tuple[float, float] | None = None
+) -> InteractiveFigure:
     """The drawing vocabulary as arrows: move one word's arrow (drag its tip, or the sliders); read its numbers,
     length and direction, and the angle to another word's arrow (chapter 1)."""
     _check(word)

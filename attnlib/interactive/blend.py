@@ -34,8 +34,10 @@ def viridis_hex(x: float) -> tuple[str, str]:
 
 def summary(labels: Sequence[str], i: int, w: np.ndarray) -> str:
     top = int(np.argmax(w))
-    return (f"z{i} of “{labels[i]}” blends all {len(labels)} value vectors; the largest weight, {f2(w[top])}, "
-            f"is on v{top} of “{labels[top]}”.")  # fmt: skip
+    return (
+        f"z{i} of “{labels[i]}” blends all {len(labels)} value vectors; the largest weight, {f2(w[top])}, "
+        f"is on v{top} of “{labels[top]}”."
+    )
 
 
 def attention_explorer(word: str = "sat") -> InteractiveFigure:
@@ -50,17 +52,23 @@ def attention_explorer(word: str = "sat") -> InteractiveFigure:
     left, cell, ch, top = 70, 42, 30, 22
     parts = []
     for j, lab in enumerate(labels):
-        parts.append(f'<text class="w" x="{left + (j + 0.5) * cell}" y="{top - 7}" text-anchor="middle" '
-                     f'style="{word_style(lab)}">{j} {esc(lab)}</text>')  # fmt: skip
+        parts.append(
+            f'<text class="w" x="{left + (j + 0.5) * cell}" y="{top - 7}" text-anchor="middle" '
+            f'style="{word_style(lab)}">{j} {esc(lab)}</text>'
+        )
     for i, lab in enumerate(labels):
-        parts.append(f'<g class="attnfig-hrow" data-row="{i}" style="cursor:pointer">'
-                     f'<text class="w" x="{left - 6}" y="{top + (i + 0.5) * ch + 5}" text-anchor="end" '
-                     f'style="{word_style(lab)}">{i} {esc(lab)}</text>')  # fmt: skip
+        parts.append(
+            f'<g class="attnfig-hrow" data-row="{i}" style="cursor:pointer">'
+            f'<text class="w" x="{left - 6}" y="{top + (i + 0.5) * ch + 5}" text-anchor="end" '
+            f'style="{word_style(lab)}">{i} {esc(lab)}</text>'
+        )
         for j in range(n):
             fill, ink = colours[i][j]
-            parts.append(f'<rect x="{left + j * cell}" y="{top + i * ch}" width="{cell}" height="{ch}" fill="{fill}" '
-                         f'stroke="currentColor" stroke-opacity="0.15"/><text x="{left + (j + 0.5) * cell}" '
-                         f'y="{top + (i + 0.5) * ch + 5}" text-anchor="middle" style="fill:{ink}">{f2(A[i, j])}</text>')  # fmt: skip
+            parts.append(
+                f'<rect x="{left + j * cell}" y="{top + i * ch}" width="{cell}" height="{ch}" fill="{fill}" '
+                f'stroke="currentColor" stroke-opacity="0.15"/><text x="{left + (j + 0.5) * cell}" '
+                f'y="{top + (i + 0.5) * ch + 5}" text-anchor="middle" style="fill:{ink}">{f2(A[i, j])}</text>'
+            )
         parts.append("</g>")
     width, height = left + n * cell + 4, top + n * ch + 4
     options = [(str(i), f"{i} {word_span(lab)}") for i, lab in enumerate(labels)]
@@ -69,9 +77,10 @@ def attention_explorer(word: str = "sat") -> InteractiveFigure:
         f"<tr><td>v{j} {word_span(lab)}</td>"
         f'<td><span class="attnfig-a">{f2(A[sel, j])}</span><span class="attnfig-bar" '
         f'style="background:currentColor;width:{30 * A[sel, j]:.1f}px"></span></td>'
-        + "".join(f"<td>{f2(x)}</td>" for x in V[j]) + "</tr>"
+        + "".join(f"<td>{f2(x)}</td>" for x in V[j])
+        + "</tr>"
         for j, lab in enumerate(labels)
-    )  # fmt: skip
+    )
     body = f"""{radios(p, "word", "the query word i (click a row, or use the arrow keys):", options, sel)}
 <svg viewBox="0 0 {width} {height}" role="img" aria-labelledby="{p}-desc" class="attnfig-heat">
 <desc id="{p}-desc" class="attnfig-desc">Heatmap of the attention weights A; row {sel} {esc(word)} selected</desc>

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..positions import positional_encoding
 from .page import InteractiveFigure, f2, fig_id, slider, wrap
 
@@ -29,11 +27,15 @@ def position_clocks(i: int = 3, j: int = 1, n: int = 50, d_model: int = 8) -> In
         hands = "".join(
             f'<line class="attnfig-hand{tag}" x1="{cx}" y1="45" x2="{cx + R * PE[pos, 2 * k]:.3f}" '
             f'y2="{45 - R * PE[pos, 2 * k + 1]:.3f}" stroke="{colour}" stroke-width="{width}" stroke-linecap="round"{dash}/>'
-            for tag, pos, colour, width, dash in (("i", i, "var(--attnfig-q)", 4, ""),
-                                                  ("j", j, "var(--attnfig-k)", 3, ' stroke-dasharray="4 3"'))
-        )  # fmt: skip
-        clocks.append(f'<circle cx="{cx}" cy="45" r="{R}" fill="none" stroke="currentColor" stroke-opacity="0.5"/>{hands}'
-                      f'<text x="{cx}" y="98" text-anchor="middle">pair {k}</text>')  # fmt: skip
+            for tag, pos, colour, width, dash in (
+                ("i", i, "var(--attnfig-q)", 4, ""),
+                ("j", j, "var(--attnfig-k)", 3, ' stroke-dasharray="4 3"'),
+            )
+        )
+        clocks.append(
+            f'<circle cx="{cx}" cy="45" r="{R}" fill="none" stroke="currentColor" stroke-opacity="0.5"/>{hands}'
+            f'<text x="{cx}" y="98" text-anchor="middle">pair {k}</text>'
+        )
     W, H, x0, top = 320, 90, 20, 20
     lo, hi = float(by_offset.min()), float(by_offset.max())
 

@@ -19,7 +19,9 @@ def running_queries_keys() -> tuple[list[str], np.ndarray, np.ndarray]:
     return labels, X @ W_Q, X @ W_K
 
 
-def arrow_pair(theta: float, q_length: float, k_length: float, q_direction: float = 26.57) -> tuple[np.ndarray, np.ndarray]:
+def arrow_pair(
+    theta: float, q_length: float, k_length: float, q_direction: float = 26.57
+) -> tuple[np.ndarray, np.ndarray]:
     """Two arrows q and k: q at q_direction degrees, k turned θ degrees further (chapter 7)."""
     aq, ak = math.radians(q_direction), math.radians(q_direction + theta)
     return (
@@ -54,7 +56,9 @@ def verdict(r: dict) -> str:
     return "k's shadow falls behind q, so q · k is negative"
 
 
-def dot_product_arrows(query: str = "sat", key: str = "kitten", theta: float = 40.0, k_length: float = 2.0) -> InteractiveFigure:
+def dot_product_arrows(
+    query: str = "sat", key: str = "kitten", theta: float = 40.0, k_length: float = 2.0
+) -> InteractiveFigure:
     """A real query q against the running example's keys, or a key of your own: q · k = |q| × shadow (chapter 7).
 
     Pick a key by its word (positions counted from 0), or choose "your own k" and turn and stretch it.
@@ -101,4 +105,6 @@ def dot_product_arrows(query: str = "sat", key: str = "kitten", theta: float = 4
 <div><output class="attnfig-verdict">{verdict(r)}</output></div>
 </div>"""
     data = {"q": [float(x) for x in q], "K": K.tolist(), "scale": 36}
-    return wrap(p, "dot", "Which key scores highest against q? q · k = |q| × (the shadow of k on q)", body, data, "dot.js")
+    return wrap(
+        p, "dot", "Which key scores highest against q? q · k = |q| × (the shadow of k on q)", body, data, "dot.js"
+    )

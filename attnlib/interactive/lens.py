@@ -14,8 +14,10 @@ REACH, UNIT, W_LIMIT = 4.6, 33, 1.2  # the plane runs from −REACH to REACH; en
 def weighted_sum_text(x, W) -> str:
     """x W written as x[0] × (row 0 of W) + x[1] × (row 1 of W) = the result (the page writes the same)."""
     out = matmul(np.array([x]), np.array(W))[0]
-    return (f"{f2(x[0])} × [{f2(W[0][0])}, {f2(W[0][1])}] + {f2(x[1])} × [{f2(W[1][0])}, {f2(W[1][1])}] "
-            f"= [{f2(out[0])}, {f2(out[1])}]")  # fmt: skip
+    return (
+        f"{f2(x[0])} × [{f2(W[0][0])}, {f2(W[0][1])}] + {f2(x[1])} × [{f2(W[1][0])}, {f2(W[1][1])}] "
+        f"= [{f2(out[0])}, {f2(out[1])}]"
+    )
 
 
 def matrix_lens(W=((1.0, 0.5), (0.0, 1.0)), word: str = "kitten") -> InteractiveFigure:
@@ -46,8 +48,9 @@ def matrix_lens(W=((1.0, 0.5), (0.0, 1.0)), word: str = "kitten") -> Interactive
         f'<label style="display:flex;gap:0.3rem;align-items:center">W[{r}][{c}] <input type="number" class="attnfig-w" '
         f'data-r="{r}" data-c="{c}" min="{-W_LIMIT}" max="{W_LIMIT}" step="0.1" value="{W[r, c]:g}" '
         f'aria-label="W row {r}, column {c}"></label>'
-        for r in range(2) for c in range(2)
-    )  # fmt: skip
+        for r in range(2)
+        for c in range(2)
+    )
     table = "".join(
         f'<tr><td>{word_span(w)}</td><td>[{f2(x[0])}, {f2(x[1])}]</td><td class="attnfig-xw">[{f2(m[0])}, {f2(m[1])}]</td></tr>'
         for w, x, m in zip(words, X, XW)

@@ -78,6 +78,3 @@ def mask_explorer(mode: str = "minus_inf", causal: bool = True) -> InteractiveFi
 <div class="attnfig-readout" aria-live="polite"><output class="attnfig-note">{esc(sums_note(A, mode))}</output></div>"""
     data = {"S": S.tolist()}
     return wrap(p, "mask", "Mask a score: the row re-normalises", body, data, "mask.js")
-
-
-

@@ -37,8 +37,7 @@ class InteractiveFigure:
 
     def __repr__(self) -> str:
         return (
-            f"<attnlib interactive figure {self.name!r}: open it in the book, or in JupyterLab, "
-            "to move its controls>"
+            f"<attnlib interactive figure {self.name!r}: open it in the book, or in JupyterLab, to move its controls>"
         )
 
 
@@ -129,7 +128,7 @@ def wrap(figure_id: str, name: str, title: str, body: str, data: dict, script: s
     payload = json.dumps(data, sort_keys=True, ensure_ascii=True).replace("</", "<\\/")
     js = (
         f"(function(){{\nvar root = document.getElementById({json.dumps(figure_id)});\n"
-        f'if(!root || root.dataset.live) return;\nvar D = {payload};\n{asset("helpers.js")}'
+        f"if(!root || root.dataset.live) return;\nvar D = {payload};\n{asset('helpers.js')}"
         f'{asset(script)}root.dataset.live = "1";\n}})();'
     )
     text = (
@@ -153,7 +152,7 @@ def radios(p: str, key: str, legend: str, options: list[tuple[str, str]], checke
     """A fieldset of radio buttons (arrow keys move between them); each option is (value, label HTML)."""
     items = "".join(
         f'<label><input type="radio" name="{p}-{key}" class="attnfig-{key}" value="{esc(v)}"'
-        f'{" checked" if i == checked else ""}> {lab}</label>'
+        f"{' checked' if i == checked else ''}> {lab}</label>"
         for i, (v, lab) in enumerate(options)
     )
     return f'<fieldset class="attnfig-words"><legend>{legend}</legend>{items}</fieldset>'

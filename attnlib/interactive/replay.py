@@ -37,8 +37,9 @@ def sci(x: float) -> str:
 
 
 @cache
-def replay(checkpoints: tuple[int, ...] = CHECKPOINTS, steps: int = 200, lr: float = 0.1, d_k: int = 2,
-           seed: int = 0) -> dict:  # fmt: skip
+def replay(
+    checkpoints: tuple[int, ...] = CHECKPOINTS, steps: int = 200, lr: float = 0.1, d_k: int = 2, seed: int = 0
+) -> dict:
     """Chapter 14's training (128 sentences, seed 0): the loss after every step, and the running sentence's A
     and the average weight on the word before after each checkpoint (chapter 14)."""
     from .. import training
@@ -91,15 +92,21 @@ def training_replay(step: int = 0) -> InteractiveFigure:
     left, cell, ch, ctop = 62, 44, 28, 20
     heat = []
     for j, w in enumerate(labels):
-        heat.append(f'<text class="w" x="{left + (j + 0.5) * cell}" y="{ctop - 6}" text-anchor="middle" style="{word_style(w)}">{j} {esc(w)}</text>')
+        heat.append(
+            f'<text class="w" x="{left + (j + 0.5) * cell}" y="{ctop - 6}" text-anchor="middle" style="{word_style(w)}">{j} {esc(w)}</text>'
+        )
     for i, w in enumerate(labels):
-        heat.append(f'<text class="w" x="{left - 6}" y="{ctop + (i + 0.5) * ch + 5}" text-anchor="end" style="{word_style(w)}">{i} {esc(w)}</text>')
+        heat.append(
+            f'<text class="w" x="{left - 6}" y="{ctop + (i + 0.5) * ch + 5}" text-anchor="end" style="{word_style(w)}">{i} {esc(w)}</text>'
+        )
         for j in range(n):
             fill, ink = viridis_hex(round(100 * A[i, j]) / 100) if j <= i else ("none", "currentColor")
-            heat.append(f'<rect class="attnfig-cell" x="{left + j * cell}" y="{ctop + i * ch}" width="{cell}" height="{ch}" '
-                        f'fill="{fill}" stroke="currentColor" stroke-opacity="0.15"/>'
-                        f'<text class="attnfig-ctext" x="{left + (j + 0.5) * cell}" y="{ctop + (i + 0.5) * ch + 5}" '
-                        f'text-anchor="middle" style="fill:{ink}">{f2(A[i, j]) if j <= i else ""}</text>')  # fmt: skip
+            heat.append(
+                f'<rect class="attnfig-cell" x="{left + j * cell}" y="{ctop + i * ch}" width="{cell}" height="{ch}" '
+                f'fill="{fill}" stroke="currentColor" stroke-opacity="0.15"/>'
+                f'<text class="attnfig-ctext" x="{left + (j + 0.5) * cell}" y="{ctop + (i + 0.5) * ch + 5}" '
+                f'text-anchor="middle" style="fill:{ink}">{f2(A[i, j]) if j <= i else ""}</text>'
+            )
     colours = [viridis_hex(x / 100)[0] for x in range(101)]  # the heatmap's colour for weights 0.00 … 1.00
     body = f"""<div class="attnfig-controls">
 {slider(p, "step", "training step", 0, len(data["steps"]) - 1, 1, s, str(step))}
@@ -117,6 +124,19 @@ def training_replay(step: int = 0) -> InteractiveFigure:
 <desc id="{p}-hdesc" class="attnfig-hdesc">The running sentence's A after {step} steps, causal mask; the word before gets {f2(data["previous"][s])} on average</desc>
 {"".join(heat)}
 </svg>"""
-    payload = {"steps": data["steps"], "loss": data["loss"], "A": data["A"], "previous": data["previous"],
-               "points": points, "colours": colours, "x0": x0, "W": W, "top": top, "H": H, "lo": lo, "hi": hi, "last": last}  # fmt: skip
+    payload = {
+        "steps": data["steps"],
+        "loss": data["loss"],
+        "A": data["A"],
+        "previous": data["previous"],
+        "points": points,
+        "colours": colours,
+        "x0": x0,
+        "W": W,
+        "top": top,
+        "H": H,
+        "lo": lo,
+        "hi": hi,
+        "last": last,
+    }
     return wrap(p, "replay", "Replay the training: the lenses learn to look one word back", body, payload, "replay.js")

@@ -26,13 +26,21 @@ def scaling_data(d_ks: Sequence[int] = tuple(2**i for i in range(10)), n_keys: i
     seeded dot products, raw and divided by √d_k, one row of n_keys raw scores and the average largest weight (chapter 8)."""
     from ..scaling import dot_products, largest_weight, random_scores
 
-    out: dict = {"dks": [int(d) for d in d_ks], "bins": HIST_BINS, "reach": {"raw": [], "scaled": []},
-                 "hist": {"raw": [], "scaled": []}, "spread": {"raw": [], "scaled": []}, "row": [],
-                 "meanmax": {"raw": [], "scaled": []}}  # fmt: skip
+    out: dict = {
+        "dks": [int(d) for d in d_ks],
+        "bins": HIST_BINS,
+        "reach": {"raw": [], "scaled": []},
+        "hist": {"raw": [], "scaled": []},
+        "spread": {"raw": [], "scaled": []},
+        "row": [],
+        "meanmax": {"raw": [], "scaled": []},
+    }
     dots = {d_k: dot_products(d_k, seed=seed) for d_k in d_ks}
     # one axis per panel for every d_k, wide enough for every draw: nothing is clipped, and the raw bars visibly spread
-    reach = {"raw": float(math.ceil(max(np.abs(x).max() for x in dots.values()))),
-             "scaled": float(math.ceil(max(np.abs(x).max() / math.sqrt(d) for d, x in dots.items())))}  # fmt: skip
+    reach = {
+        "raw": float(math.ceil(max(np.abs(x).max() for x in dots.values()))),
+        "scaled": float(math.ceil(max(np.abs(x).max() / math.sqrt(d) for d, x in dots.items()))),
+    }
     for d_k in d_ks:
         raw = random_scores(d_k, n_keys=n_keys, seed=seed)
         for mode, x, S in (("raw", dots[d_k], raw), ("scaled", dots[d_k] / math.sqrt(d_k), raw / math.sqrt(d_k))):
@@ -86,10 +94,12 @@ def scaling_explorer(d_k: int = 64, divide: bool = False, seed: int = 0) -> Inte
     row = np.array(data["row"][i]) / (root if divide else 1.0)
     weights = softmax(row)
     n_keys = len(row)
-    raw_panel = _panel(p, "raw", "q · k", data["hist"]["raw"][i], data["reach"]["raw"][i], root,
-                       f"dashes at ±√dₖ = ±{f2(root)}")  # fmt: skip
-    scaled_panel = _panel(p, "scaled", "q · k / √dₖ", data["hist"]["scaled"][i], data["reach"]["scaled"][i], 1.0,
-                          "dashes at ±1")  # fmt: skip
+    raw_panel = _panel(
+        p, "raw", "q · k", data["hist"]["raw"][i], data["reach"]["raw"][i], root, f"dashes at ±√dₖ = ±{f2(root)}"
+    )
+    scaled_panel = _panel(
+        p, "scaled", "q · k / √dₖ", data["hist"]["scaled"][i], data["reach"]["scaled"][i], 1.0, "dashes at ±1"
+    )
     rows = "".join(
         f'<tr><td>k{j}</td><td class="attnfig-s">{f2(s)}</td><td class="attnfig-w">{f2(w)}</td>'
         f'<td style="text-align:left;width:7rem"><span class="attnfig-bar" style="background:var(--attnfig-k);width:{100 * w:.1f}px"></span></td></tr>'

@@ -49,8 +49,12 @@ def leaders(weights: Sequence[float], labels: Sequence[str]) -> str:
     return f"a tie: {len(top)} keys share the largest weight, {f2(w[top[0]])} ({names})"
 
 
-def softmax_stretch(row_scores: Sequence[float] | None = None, labels: Sequence[str] | None = None,
-                    stretch: float = 1.0, word: str = "sat") -> InteractiveFigure:  # fmt: skip
+def softmax_stretch(
+    row_scores: Sequence[float] | None = None,
+    labels: Sequence[str] | None = None,
+    stretch: float = 1.0,
+    word: str = "sat",
+) -> InteractiveFigure:
     """A slider multiplies a row of scores by t = 1/temperature: the shares softmax makes, as a pie and a table (chapter 9).
 
     By default the rows are the running example's scaled scores, starting at `word`'s row ("sat"),

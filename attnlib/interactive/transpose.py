@@ -6,7 +6,7 @@ import numpy as np
 
 from ..core import matmul, transpose
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
-from .page import InteractiveFigure, esc, f2, fig_id, word_span, word_style, wrap
+from .page import InteractiveFigure, esc, f2, fig_id, word_span, wrap
 
 
 def cell_text(Q: np.ndarray, K: np.ndarray, i: int, j: int) -> str:
@@ -27,8 +27,10 @@ def transpose_explorer(Q=None, K=None, labels=None, cell: tuple[int, int] = (2, 
         Q, K = X @ W_Q, X @ W_K
     Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
     if Q.ndim != 2 or Q.shape != K.shape:
-        raise ValueError(f"transpose_explorer: Q and K must be matrices of the same shape, but Q has shape "
-                         f"{Q.shape} and K has shape {K.shape}")  # fmt: skip
+        raise ValueError(
+            f"transpose_explorer: Q and K must be matrices of the same shape, but Q has shape "
+            f"{Q.shape} and K has shape {K.shape}"
+        )
     n, d = Q.shape
     labels = [str(i) for i in range(n)] if labels is None else list(labels)
     i0, j0 = cell
@@ -42,11 +44,16 @@ def transpose_explorer(Q=None, K=None, labels=None, cell: tuple[int, int] = (2, 
         return ' class="attnfig-lit"' if on else ""
 
     blank = "<td></td>" * d
-    head = "".join(f'<th scope="col" aria-label="key {j} {esc(w)}">{word_span(w, str(j))}</th>' for j, w in enumerate(labels))
-    rows = [f'<tr><th></th>{"".join(f"<th>Q[:,{c}]</th>" for c in range(d))}{head}</tr>']
+    head = "".join(
+        f'<th scope="col" aria-label="key {j} {esc(w)}">{word_span(w, str(j))}</th>' for j, w in enumerate(labels)
+    )
+    rows = [f"<tr><th></th>{''.join(f'<th>Q[:,{c}]</th>' for c in range(d))}{head}</tr>"]
     for r in range(d):
-        rows.append(f'<tr><th>Kᵀ[{r}]</th>{blank}'
-                    + "".join(f'<td data-col="{j}"{lit(j == j0)}>{f2(KT[r, j])}</td>' for j in range(n)) + "</tr>")  # fmt: skip
+        rows.append(
+            f"<tr><th>Kᵀ[{r}]</th>{blank}"
+            + "".join(f'<td data-col="{j}"{lit(j == j0)}>{f2(KT[r, j])}</td>' for j in range(n))
+            + "</tr>"
+        )
     for i, w in enumerate(labels):
         qcells = "".join(f'<td data-row="{i}"{lit(i == i0)}>{f2(Q[i, c])}</td>' for c in range(d))
         scells = "".join(
@@ -58,9 +65,14 @@ def transpose_explorer(Q=None, K=None, labels=None, cell: tuple[int, int] = (2, 
     mirror_head = "".join(f'<th scope="col">{word_span(w, str(j))}</th>' for j, w in enumerate(labels))
     mirror = [f"<tr><th>(Q Kᵀ)ᵀ</th>{mirror_head}</tr>"]
     for a, w in enumerate(labels):
-        mirror.append(f"<tr><th>{a}&nbsp;{word_span(w)}</th>"
-                      + "".join(f'<td class="attnfig-mirror{" attnfig-lit" if (b, a) == (i0, j0) else ""}">{f2(S[b, a])}</td>'
-                                for b in range(n)) + "</tr>")  # fmt: skip
+        mirror.append(
+            f"<tr><th>{a}&nbsp;{word_span(w)}</th>"
+            + "".join(
+                f'<td class="attnfig-mirror{" attnfig-lit" if (b, a) == (i0, j0) else ""}">{f2(S[b, a])}</td>'
+                for b in range(n)
+            )
+            + "</tr>"
+        )
     body = f"""<p style="margin:0.2rem 0">Q at the left, Kᵀ on top, Q Kᵀ in the middle: point at a cell, or tab to the table and use the arrow keys.</p>
 <div class="attnfig-scroll" tabindex="0" role="region" aria-label="Q, K transposed and their product, scrollable"><table class="attnfig-grid" aria-label="Q, K transposed and their product" style="font-size:12.5px">{"".join(rows)}</table></div>
 <div class="attnfig-readout" aria-live="polite"><output class="attnfig-how">{esc(cell_text(Q, K, i0, j0))}</output><br>
