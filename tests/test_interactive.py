@@ -126,6 +126,17 @@ def test_word_colours_read_on_light_and_dark_pages():
         assert figpage.contrast(dark, figpage.DARK_BACKGROUND) >= 4.5, word
 
 
+def test_figure_colours_read_on_light_and_dark_pages():
+    css = figpage.asset("page.css")
+    light = re.search(r"\.attnfig\{[^}]*\}", css).group(0)
+    dark = re.search(r"html\[data-theme=dark\] \.attnfig\{[^}]*\}", css).group(0)
+    for block, background in ((light, figpage.LIGHT_BACKGROUND), (dark, figpage.DARK_BACKGROUND)):
+        colours = re.findall(r"--attnfig-(?:q|k|mark):(#[0-9A-Fa-f]{6})", block)
+        assert len(colours) == 3
+        for colour in colours:  # the arrows' labels and the marks' captions are text in these colours
+            assert figpage.contrast(colour, background) >= 4.5, (colour, background)
+
+
 def test_chapter_7_reads_sat_against_the_real_keys():
     labels, Q, K, _ = running()
     data = embedded(interactive.dot_product_arrows())
@@ -727,6 +738,30 @@ def test_phone_width_and_contrast(browser, pages, scheme):
         assert worst >= 4.5, f"{name}: a word colour at {worst:.2f}:1 on the {scheme} page"
         p.page.screenshot(path=str(SCREENSHOTS / f"interactive-{name}-{scheme}.png"), full_page=True)
         p.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_wcag_violation(browser, pages, scheme):
+    """axe-core (the copy pinned by the axe-playwright-python package), WCAG 2.0 and 2.1, A and AA."""
+    axe = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
+    from importlib import resources
+
+    axe_js = resources.files(axe).joinpath("axe.min.js").read_text(encoding="utf-8")
+    found = {}
+    for name, path in pages.items():
+        p = Page(browser, path, scheme=scheme)
+        if scheme == "dark":
+            p.page.evaluate(
+                "document.documentElement.dataset.theme = 'dark'; "
+                "document.body.style.background = '#121212'; document.body.style.color = '#ced6dd'"
+            )
+        p.page.evaluate(axe_js)
+        result = p.page.evaluate(
+            "() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})"
+        )
+        found.update({f"{name}: {v['id']}": len(v["nodes"]) for v in result["violations"]})
+        p.close()
+    assert found == {}
 
 
 BOOK_PAGES = [
