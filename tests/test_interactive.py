@@ -94,6 +94,21 @@ def test_same_bytes_every_call_and_no_network(name):
         assert len(names) == len(set(names)), f"{name}: {tag}"
 
 
+def test_same_bytes_in_a_fresh_process():
+    """Caches cannot hide a difference: a new Python process makes the same figures, byte for byte."""
+    import hashlib
+    import subprocess
+    import sys
+
+    script = (
+        "import hashlib, sys; sys.path.insert(0, 'tests'); import test_interactive as t; "
+        "print(' '.join(hashlib.sha1(make().html.encode()).hexdigest() for make in t.FIGURES.values()))"
+    )
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    here = " ".join(hashlib.sha1(make().html.encode()).hexdigest() for make in FIGURES.values())
+    assert out.stdout.strip() == here
+
+
 @pytest.mark.parametrize("name", FIGURES)
 def test_script_and_style_are_the_package_files(name):
     fig = FIGURES[name]()
