@@ -563,7 +563,7 @@ def test_chapter_7_arrows(browser, pages):
     q = Q[2]
     p = Page(browser, pages["dot"])
     assert p.page.get_attribute(".attnfig", "data-live") == "1"
-    assert p.number(".attnfig-dot") == pytest.approx(attnlib.dot(q, K[1]), abs=0.005)  # sat · kitten
+    assert p.number(".attnfig-dot") == pytest.approx(attnlib.dot(q, K[2]), abs=0.005)  # sat · sat
     for j in range(6):  # every real key, by keyboard
         p.page.check(f".attnfig-key >> nth={j}")
         assert p.number(".attnfig-dot") == pytest.approx(attnlib.dot(q, K[j]), abs=0.005)

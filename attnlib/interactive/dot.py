@@ -57,7 +57,7 @@ def verdict(r: dict) -> str:
 
 
 def dot_product_arrows(
-    query: str = "sat", key: str = "kitten", theta: float = 40.0, k_length: float = 2.0
+    query: str = "sat", key: str = "sat", theta: float = 40.0, k_length: float = 2.0
 ) -> InteractiveFigure:
     """A real query q against the running example's keys, or a key of your own: q · k = |q| × shadow (chapter 7).
 
