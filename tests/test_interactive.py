@@ -701,6 +701,20 @@ def test_chapter_11_mask(browser, pages):
     p.close()
 
 
+def test_all_figures_on_one_page(browser, tmp_path):
+    """As on a book page holding several figures: each runs, and each control moves only its own figure."""
+    figures = "".join(make()._repr_html_() for make in FIGURES.values())
+    path = bare_page(tmp_path, "all", interactive.InteractiveFigure("all", figures))
+    p = Page(browser, path)
+    assert p.page.locator(".attnfig[data-live='1']").count() == len(FIGURES)
+    ch8, ch9 = "[data-attnfig=scaling] .attnfig-w", "[data-attnfig=stretch] .attnfig-w"
+    before = p.numbers(ch8), p.numbers(ch9)
+    p.press("[data-attnfig=stretch] .attnfig-t", "Home")  # chapter 9's stretch to 0
+    assert p.numbers(ch9) == pytest.approx([1 / 6] * 6, abs=0.005) and p.numbers(ch9) != before[1]
+    assert p.numbers(ch8) == before[0]
+    p.close()
+
+
 @pytest.mark.parametrize("name", FIGURES)
 def test_without_javascript_the_numbers_still_show(browser, pages, name):
     p = Page(browser, pages[name], js=False)

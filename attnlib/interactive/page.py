@@ -120,14 +120,15 @@ STATIC_NOTE = (
 
 
 def wrap(figure_id: str, name: str, title: str, body: str, data: dict, script: str) -> InteractiveFigure:
-    """One figure: the shared style, its markup, the static note and a script that finds its root by id.
+    """One figure: the shared style, its markup, the static note and a script that finds its own figure.
 
     `script` names the package file holding the figure's JavaScript (e.g. "dot.js"); it reads its
     numbers from `D`, the JSON of `data`.
     """
     payload = json.dumps(data, sort_keys=True, ensure_ascii=True).replace("</", "<\\/")
     js = (
-        f"(function(){{\nvar root = document.getElementById({json.dumps(figure_id)});\n"
+        "(function(){\nvar here = document.currentScript, root = (here && here.closest && here.closest('.attnfig')) || "
+        f"document.getElementById({json.dumps(figure_id)});\n"
         f"if(!root || root.dataset.live) return;\nvar D = {payload};\n{asset('helpers.js')}"
         f'{asset(script)}root.dataset.live = "1";\n}})();'
     )
