@@ -73,7 +73,7 @@ def _panel(p: str, mode: str, title: str, counts: list[int], reach: float, mark:
         for s in (-1, 0, 1)
     )
     return (
-        f'<svg viewBox="0 0 180 {H + 62}" role="img" aria-labelledby="{p}-{mode}desc" class="attnfig-hist-{mode}" style="max-width:13rem">'
+        f'<svg viewBox="0 0 180 {H + 62}" role="img" aria-labelledby="{p}-{mode}desc" class="attnfig-hist-{mode}" style="width:calc(50% - 0.4rem);max-width:13rem">'
         f'<desc id="{p}-{mode}desc" class="attnfig-{mode}desc">Histogram of {title}</desc>'
         f'<text x="{x0}" y="11">{title}</text>'
         f'<line x1="{x0}" y1="{20 + H}" x2="{x0 + W}" y2="{20 + H}" stroke="currentColor" stroke-opacity="0.5"/>'
@@ -108,7 +108,7 @@ def scaling_explorer(d_k: int = 64, divide: bool = False, seed: int = 0) -> Inte
     body = f"""<div class="attnfig-controls">
 {slider(p, "dk", "d<sub>k</sub> (numbers in each query and key)", 0, len(data["dks"]) - 1, 1, i, str(d_k))}
 </div>
-<div style="display:flex;flex-wrap:wrap;gap:0.5rem 1rem">{raw_panel}{scaled_panel}</div>
+<div style="display:flex;gap:0.8rem">{raw_panel}{scaled_panel}</div>
 <div class="attnfig-readout" aria-live="polite">spread of q · k: <output class="attnfig-spread-raw">{f2(data["spread"]["raw"][i])}</output> (√d<sub>k</sub> = <output class="attnfig-sqrt">{f2(root)}</output>); divided by √d<sub>k</sub>: <output class="attnfig-spread-scaled">{f2(data["spread"]["scaled"][i])}</output></div>
 <div class="attnfig-controls"><div><input type="checkbox" id="{p}-div" class="attnfig-div"{" checked" if divide else ""}> <label for="{p}-div">softmax of the scores divided by √d<sub>k</sub></label></div></div>
 <table aria-label="one query's scores against {n_keys} keys and their softmax weights"><tr><th>key</th><th class="attnfig-shead">{"S / √dₖ" if divide else "S"}</th><th>weight</th><th></th></tr>{rows}</table>
