@@ -1,0 +1,159 @@
+"""The page every interactive figure is built on: the figure object, stable ids, the shared style (chapters 1-14).
+
+A figure is one self-contained piece of HTML: its own <style>, its markup and one <script>, with no
+library, no CDN and no network. The style (page.css), the shared JavaScript helpers (helpers.js) and
+each figure's script (NAME.js) are files of this package, read with importlib.resources and inlined
+when the figure is made, so a stored output still stands alone. Its bytes depend only on the
+arguments: element ids come from the figure's name and a hash of its parameters.
+
+Readouts are written by Python for the starting setting, so a page whose scripts do not run still
+shows those numbers. JupyterLab runs the scripts of outputs it trusts (a cell you ran yourself); for
+a notebook opened from a fresh clone it shows the HTML sanitized, and "Run" switches the figure on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+#: The backgrounds a figure's text must read on: the light page, and the dark page of the book and JupyterLab.
+LIGHT_BACKGROUND, DARK_BACKGROUND = "#ffffff", "#121212"
+MIN_CONTRAST = 4.5  # WCAG 2.1 AA for normal text
+
+
+class InteractiveFigure:
+    """One interactive figure: HTML that a notebook and the book display as it is (chapters 1-14)."""
+
+    def __init__(self, name: str, html_text: str):
+        self.name = name
+        self.html = html_text
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return (
+            f"<attnlib interactive figure {self.name!r}: open it in the book, or in JupyterLab, to move its controls>"
+        )
+
+
+@cache
+def asset(filename: str) -> str:
+    """The text of one of this package's .css or .js files."""
+    return resources.files(__package__).joinpath(filename).read_text(encoding="utf-8")
+
+
+def fig_id(name: str, params: Any) -> str:
+    """A stable element id: the figure's name and a short hash of its parameters."""
+    digest = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:8]
+    return f"attnfig-{name}-{digest}"
+
+
+def f2(x: float) -> str:
+    """A number with two decimals, as the page's JavaScript writes it (no "-0.00")."""
+    x = float(x)
+    if x == float("-inf"):
+        return "−∞"
+    return f"{0.0 if abs(x) < 0.005 else x:.2f}".replace("-", "−")
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text))
+
+
+# --- colours that read on both pages ----------------------------------------------------
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """The WCAG 2.1 contrast ratio of two colours written #rrggbb."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _mix(colour: str, towards: str, amount: float) -> str:
+    a = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    b = [int(towards[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(x + (y - x) * amount):02x}" for x, y in zip(a, b))
+
+
+def readable(colour: str, background: str) -> str:
+    """The colour itself, or the least darkened (light page) or lightened (dark page) version of it
+    that has a contrast of at least 4.5:1 on the background."""
+    towards = "#000000" if _luminance(background) > 0.5 else "#ffffff"
+    for step in range(101):
+        mixed = _mix(colour.lower(), towards, step / 100)
+        if contrast(mixed, background) >= MIN_CONTRAST + 0.05:
+            return mixed
+    return towards
+
+
+def word_style(word: str) -> str:
+    """The style attribute that colours a word as every figure does, readable in light and dark (class "w")."""
+    from ..plot.style import word_colour
+
+    colour = word_colour(word)
+    return f"--c:{readable(colour, LIGHT_BACKGROUND)};--cd:{readable(colour, DARK_BACKGROUND)}"
+
+
+def word_span(word: str, text: str | None = None, tag: str = "span") -> str:
+    """A word in its colour, as HTML."""
+    return f'<{tag} class="w" style="{word_style(word)}">{esc(word if text is None else text)}</{tag}>'
+
+
+# --- one figure -----------------------------------------------------------------------------
+
+STATIC_NOTE = (
+    '<p class="attnfig-static">The picture and the controls need JavaScript. Below are the '
+    "numbers for the starting setting. In JupyterLab, run this cell (or press &quot;Run&quot; above) "
+    "to switch the figure on.</p>"
+)
+
+
+def wrap(figure_id: str, name: str, title: str, body: str, data: dict, script: str) -> InteractiveFigure:
+    """One figure: the shared style, its markup, the static note and a script that finds its own figure.
+
+    `script` names the package file holding the figure's JavaScript (e.g. "dot.js"); it reads its
+    numbers from `D`, the JSON of `data`.
+    """
+    payload = json.dumps(data, sort_keys=True, ensure_ascii=True).replace("</", "<\\/")
+    js = (
+        "(function(){\nvar here = document.currentScript, root = (here && here.closest && here.closest('.attnfig')) || "
+        f"document.getElementById({json.dumps(figure_id)});\n"
+        f"if(!root || root.dataset.live) return;\nvar D = {payload};\n{asset('helpers.js')}"
+        f'{asset(script)}root.dataset.live = "1";\n}})();'
+    )
+    text = (
+        f'<div class="attnfig" id="{figure_id}" data-attnfig="{name}">\n<style>\n{asset("page.css")}</style>\n'
+        f'<p style="font-weight:700;margin:0 0 0.3rem 0">{esc(title)}</p>\n'
+        f"{STATIC_NOTE}\n{body}\n<script>\n{js}\n</script>\n</div>"
+    )
+    return InteractiveFigure(name, text)
+
+
+def slider(p: str, key: str, label: str, lo: float, hi: float, step: float, value: float, shown: str) -> str:
+    """A labelled range input with its value in an <output>; ids and classes from the figure's id and `key`."""
+    return (
+        f'<div><label for="{p}-{key}">{label}: <output class="attnfig-{key}-out">{shown}</output></label><br>'
+        f'<input type="range" id="{p}-{key}" class="attnfig-{key}" min="{lo:g}" max="{hi:g}" step="{step:g}" '
+        f'value="{value:g}" aria-valuetext="{esc(shown)}"></div>'
+    )
+
+
+def radios(p: str, key: str, legend: str, options: list[tuple[str, str]], checked: int) -> str:
+    """A fieldset of radio buttons (arrow keys move between them); each option is (value, label HTML)."""
+    items = "".join(
+        f'<label><input type="radio" name="{p}-{key}" class="attnfig-{key}" value="{esc(v)}"'
+        f"{' checked' if i == checked else ''}> {lab}</label>"
+        for i, (v, lab) in enumerate(options)
+    )
+    return f'<fieldset class="attnfig-words"><legend>{legend}</legend>{items}</fieldset>'

@@ -1,0 +1,142 @@
+"""Chapter 14's figure: replay the real, seeded training; the loss so far and A sharpening onto the previous word.
+
+attnlib.training records the loss at every step but not the lenses, so the lenses after k steps are
+found by running the same seeded training for k steps: Adam's steps are the same numbers in the same
+order, so its first k steps are exactly the first k steps of the full run (tests/test_interactive.py
+checks this on the loss).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+
+from ..core import self_attention
+from ..data import RUNNING_SENTENCE, words
+from ..masks import causal_mask
+from .blend import viridis_hex
+from .page import InteractiveFigure, esc, f2, fig_id, slider, word_style, wrap
+
+#: The steps the figure can show: dense early, where A changes fast, sparse late.
+CHECKPOINTS = (0, 1, 2, 4, 6, 8, 10, 13, 16, 20, 25, 30, 40, 50, 70, 100, 140, 200)
+
+
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_ten(e: int) -> str:
+    return "1" if e == 0 else "10" + str(e).translate(SUPERSCRIPTS)
+
+
+def sci(x: float) -> str:
+    """x with three digits and a power of ten, as the page's JavaScript writes it: 8.29e-1."""
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"{mantissa}e{int(exponent):+d}"
+
+
+@cache
+def replay(
+    checkpoints: tuple[int, ...] = CHECKPOINTS, steps: int = 200, lr: float = 0.1, d_k: int = 2, seed: int = 0
+) -> dict:
+    """Chapter 14's training (128 sentences, seed 0): the loss after every step, and the running sentence's A
+    and the average weight on the word before after each checkpoint (chapter 14)."""
+    from .. import training
+
+    if max(checkpoints) != steps:
+        raise ValueError(f"replay: the last checkpoint must be the last step, {steps}, not {max(checkpoints)}")
+    task = training.make_task(n_sentences=128, n=6, seed=0)
+    full = training.train_lenses(task, steps=steps, lr=lr, d_k=d_k, seed=seed)
+    X_run = training.task_input(RUNNING_SENTENCE)
+    mask = causal_mask(len(X_run))
+    A_run, on_previous, losses = [], [], []
+    for k in checkpoints:
+        run = full if k == steps else training.train_lenses(task, steps=k, lr=lr, d_k=d_k, seed=seed)
+        Z, _ = self_attention(task.X, run.W_Q, run.W_K, run.W_V, mask=mask)
+        losses.append(float(((np.asarray(Z) - task.targets) ** 2).mean()))  # the loss of these lenses
+        A = np.asarray(self_attention(X_run, run.W_Q, run.W_K, run.W_V, mask=mask)[1])
+        A_run.append(A.tolist())
+        on_previous.append(training.weight_on_keys(A, task.keys, range(1, len(X_run))))
+    return {"steps": list(checkpoints), "history": full.history, "loss": losses, "A": A_run, "previous": on_previous}
+
+
+def training_replay(step: int = 0) -> InteractiveFigure:
+    """A slider over the stored steps of chapter 14's training: the loss so far, and the running sentence's A (chapter 14)."""
+    data = replay()
+    if step not in data["steps"]:
+        raise ValueError(f"training_replay: step must be one of {data['steps']}, not {step}")
+    s = data["steps"].index(step)
+    labels = words(RUNNING_SENTENCE)
+    n = len(labels)
+    p = fig_id("replay", [step])
+    # the loss curve: loss after t steps (t = 0 … 200) on a log scale
+    curve_loss = data["history"] + [data["loss"][-1]]
+    W, H, x0, top = 300, 100, 46, 14
+    lo, hi = math.floor(math.log10(min(curve_loss))), math.ceil(math.log10(max(curve_loss)))
+    last = data["steps"][-1]
+
+    def px(t: float) -> float:
+        return x0 + t / last * W
+
+    def py(v: float) -> float:
+        return top + (hi - math.log10(v)) / (hi - lo) * H
+
+    points = [f"{px(t):.2f},{py(v):.2f}" for t, v in enumerate(curve_loss)]
+    ticks = "".join(
+        f'<text x="{x0 - 4}" y="{py(10.0**e) + 4:.2f}" text-anchor="end">{power_of_ten(e)}</text>'
+        f'<line x1="{x0}" y1="{py(10.0**e):.2f}" x2="{x0 + W}" y2="{py(10.0**e):.2f}" stroke="currentColor" stroke-opacity="0.15"/>'
+        for e in range(lo, hi + 1, 2 if hi - lo > 3 else 1)
+    )
+    A = np.array(data["A"][s])
+    left, cell, ch, ctop = 62, 44, 28, 20
+    heat = []
+    for j, w in enumerate(labels):
+        heat.append(
+            f'<text class="w" x="{left + (j + 0.5) * cell}" y="{ctop - 6}" text-anchor="middle" style="{word_style(w)}">{j} {esc(w)}</text>'
+        )
+    for i, w in enumerate(labels):
+        heat.append(
+            f'<text class="w" x="{left - 6}" y="{ctop + (i + 0.5) * ch + 5}" text-anchor="end" style="{word_style(w)}">{i} {esc(w)}</text>'
+        )
+        for j in range(n):
+            fill, ink = viridis_hex(round(100 * A[i, j]) / 100) if j <= i else ("none", "currentColor")
+            heat.append(
+                f'<rect class="attnfig-cell" x="{left + j * cell}" y="{ctop + i * ch}" width="{cell}" height="{ch}" '
+                f'fill="{fill}" stroke="currentColor" stroke-opacity="0.15"/>'
+                f'<text class="attnfig-ctext" x="{left + (j + 0.5) * cell}" y="{ctop + (i + 0.5) * ch + 5}" '
+                f'text-anchor="middle" style="fill:{ink}">{f2(A[i, j]) if j <= i else ""}</text>'
+            )
+    colours = [viridis_hex(x / 100)[0] for x in range(101)]  # the heatmap's colour for weights 0.00 … 1.00
+    body = f"""<div class="attnfig-controls">
+{slider(p, "step", "training step", 0, len(data["steps"]) - 1, 1, s, str(step))}
+</div>
+<div class="attnfig-readout" aria-live="polite">after <output class="attnfig-stepname">{step}</output> steps: loss <output class="attnfig-loss">{sci(data["loss"][s])}</output>; average weight on the word before (rows 1–5): <output class="attnfig-prev">{f2(data["previous"][s])}</output></div>
+<svg viewBox="0 0 360 {top + H + 36}" role="img" aria-labelledby="{p}-ldesc" class="attnfig-losscurve">
+<desc id="{p}-ldesc" class="attnfig-ldesc">The loss over the first {step} steps, on a log scale</desc>
+{ticks}
+<polyline class="attnfig-curve" points="{" ".join(points[: step + 1])}" fill="none" stroke="var(--attnfig-q)" stroke-width="2"/>
+<circle class="attnfig-now" cx="{px(step):.2f}" cy="{py(data["loss"][s]):.2f}" r="5" fill="var(--attnfig-mark)"/>
+<text x="{x0}" y="{top + H + 18}">0</text><text x="{x0 + W}" y="{top + H + 18}" text-anchor="end">{last}</text>
+<text x="{x0 + W / 2}" y="{top + H + 32}" text-anchor="middle">step (loss on a log scale)</text>
+</svg>
+<svg viewBox="0 0 {left + n * cell + 4} {ctop + n * ch + 4}" role="img" aria-labelledby="{p}-hdesc" class="attnfig-heat">
+<desc id="{p}-hdesc" class="attnfig-hdesc">The running sentence's A after {step} steps, causal mask; the word before gets {f2(data["previous"][s])} on average</desc>
+{"".join(heat)}
+</svg>"""
+    payload = {
+        "steps": data["steps"],
+        "loss": data["loss"],
+        "A": data["A"],
+        "previous": data["previous"],
+        "points": points,
+        "colours": colours,
+        "x0": x0,
+        "W": W,
+        "top": top,
+        "H": H,
+        "lo": lo,
+        "hi": hi,
+        "last": last,
+    }
+    return wrap(p, "replay", "Replay the training: the lenses learn to look one word back", body, payload, "replay.js")
