@@ -5,7 +5,7 @@ The palette is Okabe–Ito (safe for colour-blind readers), heatmaps use viridis
 and the figures are sized and lettered to stay readable on a phone.
 
 The figures live in modules by kind: `style` (palette, word colours, the matplotlib style, SVG
-output), `arrows`, `grids`, `curves` and `course_map`; every figure is reachable as `plot.NAME`.
+output), `arrows`, `grids`, `curves`, `learning` (Part IV) and `course_map`; every figure is reachable as `plot.NAME`.
 
 Importing `attnlib.plot` inside a Jupyter kernel switches that kernel's inline figures to SVG
 (`style.show_svg_inline`), so every figure of the course is stored sharp at any width; outside a
@@ -15,6 +15,7 @@ kernel the import changes nothing.
 from .arrows import arrow_parts, arrows, arrows_to_rows, dot_cases, dot_projection
 from .course_map import PREREQUISITES, prerequisite_map
 from .curves import blend, lines, loss_curve, position_waves, softmax_shares, timings
+from .learning import heads_flow, turning_arrows, weight_by_position
 from .grids import (
     attention_maps,
     before_after,
@@ -78,6 +79,9 @@ __all__ = [
     "stacked_rows",
     "transpose_reflection",
     "word_heatmap",
+    "heads_flow",
+    "turning_arrows",
+    "weight_by_position",
     "BLACK",
     "BLUE",
     "GREEN",
