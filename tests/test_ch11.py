@@ -13,22 +13,22 @@ def _out(capsys):
 
 
 @pytest.mark.parametrize("answer, words", [
-    ([(1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)], "j < i"),
-    ([(i, j) for i in range(4) for j in range(4) if j >= i], "diagonal"),
-    ([(0, 1), (0, 2), (0, 3)], "3 more entries"),
-    ([(1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)], "counted from 0"),
-    ([(0, 1), (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)], "twice"),
-    ([(0, 1, 2)], "one pair"),
-    ([(0.5, 1)], "whole numbers"),
+    (500500, "look at itself"),
+    (500000, "neither half"),
+    (999000, "both triangles"),
+    (999, "one row"),
+    (15, "running example"),
+    (499501, "Row i of A"),
+    ("499500", "text"),
 ])
-def test_causal_zeros_hints(answer, words, capsys):
-    assert bool(check("ch11.causal_zeros", answer)) is False
+def test_masked_count_hints(answer, words, capsys):
+    assert bool(check("ch11.masked_count", answer)) is False
     assert words in _out(capsys)
 
 
-def test_causal_zeros_matches_the_library():
-    A_zero = ~attnlib.causal_mask(ch.N_CAUSAL)
-    assert set(map(tuple, np.argwhere(A_zero).tolist())) == ch.CAUSAL_ZEROS
+def test_masked_count_matches_the_library():
+    assert int((~attnlib.causal_mask(ch.N_COUNT)).sum()) == ch.MASKED_COUNT
+    assert bool(check("ch11.masked_count", ch.MASKED_COUNT)) is True
 
 
 @pytest.mark.parametrize("fn, words", [

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, to_numpy
+from . import Wrong, call, exercise, expect_array, expect_number, to_numpy
 from ..core import is_torch
 from ..masks import padding_mask as _library_padding_mask
 
@@ -30,83 +30,47 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-# --- ch11.causal_zeros: which entries of A does a causal mask set to 0? -------------------
+# --- ch11.masked_count: how much of A does a causal mask set to 0? --------------------
 
-N_CAUSAL = 4
-CAUSAL_ZEROS = frozenset((i, j) for i in range(N_CAUSAL) for j in range(N_CAUSAL) if j > i)
+N_COUNT = 1000
+MASKED_COUNT = N_COUNT * (N_COUNT - 1) // 2    # the entries above the diagonal: 499,500
 
 
-def _pairs(answer: Any) -> list[tuple[int, int]]:
-    """The answer as a list of (i, j) pairs of whole numbers, or Wrong."""
+@exercise("ch11.masked_count",
+          right=[MASKED_COUNT, float(MASKED_COUNT), np.int64(MASKED_COUNT), 4.995e5, np.array(MASKED_COUNT)],
+          wrong=[N_COUNT * (N_COUNT + 1) // 2, N_COUNT**2 // 2, N_COUNT * (N_COUNT - 1), N_COUNT - 1,
+                 (N_COUNT - 1) ** 2, 0, 15],
+          catches="the diagonal counted as masked (the same number as the kept entries), half the grid, "
+                  "both triangles, one row only, (n - 1)², nothing masked, the 15 of the printed six-word mask",
+          solution="answer = 1000 * 999 // 2")
+def _masked_count(answer: Any) -> None:
     if isinstance(answer, (str, bytes)):
-        raise Wrong("Your answer is text. Give a list of (i, j) pairs of whole numbers, such as [(0, 1), (2, 3)].")
-    if isinstance(answer, dict) or callable(answer):
-        raise Wrong(f"Your answer is a {type(answer).__name__}. Give a list of (i, j) pairs, such as [(0, 1), (2, 3)].")
-    if is_torch(answer):
-        answer = answer.detach().cpu().double().numpy()  # double() first: numpy has no bfloat16
-    if isinstance(answer, np.ndarray):
-        answer = answer.tolist()
-    if not isinstance(answer, (list, tuple, set, frozenset)) or not answer:
-        raise Wrong("Give a non-empty list of (i, j) pairs, such as [(0, 1), (2, 3)]: one pair per entry of A "
-                    "that becomes 0.")
-    pairs = []
-    for item in answer:
-        if is_torch(item) or isinstance(item, np.ndarray):
-            item = item.tolist()
-        if not isinstance(item, (list, tuple)) or len(item) != 2:
-            raise Wrong(f"Each entry should be one pair (i, j), row then column, but one of them is {_cut(item)}.")
-        pair = []
-        for x in item:
-            if isinstance(x, bool) or not isinstance(x, (int, np.integer, float, np.floating)) \
-                    or not math.isfinite(float(x)) or float(x) != int(x):
-                raise Wrong(f"Each pair holds two whole numbers (row i, column j), but one pair is {_cut(item)}.")
-            pair.append(int(x))
-        pairs.append((pair[0], pair[1]))
-    return pairs
-
-
-def _cut(x: Any) -> str:
-    text = repr(x)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-@exercise("ch11.causal_zeros",
-          right=[sorted(CAUSAL_ZEROS), set(CAUSAL_ZEROS), np.array(sorted(CAUSAL_ZEROS)),
-                 [list(p) for p in sorted(CAUSAL_ZEROS, reverse=True)], tuple(sorted(CAUSAL_ZEROS))],
-          wrong=[[(i, j) for i in range(4) for j in range(4) if j < i],          # transposed: below the diagonal
-                 [(i, j) for i in range(4) for j in range(4) if j >= i],         # the diagonal too
-                 [(i, j) for i in range(4) for j in range(4) if j <= i],         # the entries the mask keeps
-                 [(0, 1), (0, 2), (0, 3)],                                       # only the first row
-                 [(i + 1, j + 1) for i, j in sorted(CAUSAL_ZEROS)],              # counted from 1
-                 [(i, j) for i in range(3) for j in range(3) if j > i]],         # n = 3
-          catches="the lower triangle (transposed), the diagonal included, the kept entries, only row 0, "
-                  "counting from 1, a smaller n",
-          solution="answer = [(i, j) for i in range(4) for j in range(4) if j > i]")
-def _causal_zeros(answer: Any) -> None:
-    pairs = _pairs(answer)
-    got = set(pairs)
-    if len(got) != len(pairs):
-        raise Wrong("Some pair appears twice. List each entry of A once.")
-    outside = [p for p in got if not (0 <= p[0] < N_CAUSAL and 0 <= p[1] < N_CAUSAL)]
-    if outside:
-        if all(1 <= i <= N_CAUSAL and 1 <= j <= N_CAUSAL for i, j in got):
-            raise Wrong(f"The pair {outside[0]} is outside a 4×4 matrix: rows and columns are counted "
-                        "from 0, as Python counts, so they run from 0 to 3.")
-        raise Wrong(f"The pair {outside[0]} is outside a 4×4 matrix: i and j run from 0 to 3.")
-    if got == CAUSAL_ZEROS:
-        return
-    diagonal = [p for p in got if p[0] == p[1]]
-    if diagonal:
-        raise Wrong(f"The entry {diagonal[0]} is on the diagonal. Under a causal mask a word may always look "
-                    "at itself: see the section on the causal mask.")
-    below = [p for p in got if p[1] < p[0]]
-    if below:
-        raise Wrong(f"The entry {below[0]} has j < i: word {below[0][0]} looking at an EARLIER word, which a "
-                    "causal mask allows. Rows are the words that ask (i), columns the words they look at (j).")
-    missing = sorted(CAUSAL_ZEROS - got)
-    more = "one more entry becomes" if len(missing) == 1 else f"{len(missing)} more entries become"
-    raise Wrong(f"The pairs you gave are right, but {more} 0. Go through "
-                "every row, not only one, and count what each word may not see.")
+        raise Wrong("Your answer is text. Give the count as a whole number, without quotes.")
+    if isinstance(answer, (bool, np.bool_)):
+        raise Wrong("Your answer is True/False, but a count of entries is wanted.")
+    got = to_numpy(answer, "your count")
+    if got.size == 1 and math.isfinite(float(got.reshape(()))):
+        value = float(got.reshape(()))
+        n = N_COUNT
+        slips = {
+            n * (n + 1) / 2: "That counts the diagonal with the masked entries, or counts the entries the "
+                             "mask keeps. A word may always look at itself, and the question asks how many "
+                             "entries become exactly 0.",
+            n**2 / 2: "Half the grid is close, but not exact: the diagonal belongs to neither half. Count row "
+                      "by row how many keys each query may not see.",
+            n * (n - 1): "That counts both triangles. Only the words AFTER word i are hidden from it; the "
+                         "words before it stay visible.",
+            n - 1: "That is the count of one row, the first. Every row hides the words after it: add the rows up.",
+            (n - 1) ** 2: "That is the grid without one row and one column. Count row by row how many keys each "
+                          "query may not see.",
+            0: "A causal mask does hide something: each word's later words. See the section on the causal mask.",
+            15: "That is the count for the six words of the running example. Here n = 1000.",
+        }
+        for slip, hint in slips.items():
+            if math.isclose(value, slip, rel_tol=1e-9, abs_tol=1e-9):
+                raise Wrong(hint)
+    expect_number(got, MASKED_COUNT, what="your count", atol=0.5, rtol=0,
+                  hint="Row i of A may not see the keys after it. Count those for a few rows and look for the pattern.")
 
 
 # --- ch11.padding_mask: design the mask of a padded batch -------------------------------
