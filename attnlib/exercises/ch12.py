@@ -18,9 +18,9 @@ SPLIT_SHAPE = (2, 8, 10, 64)   # X: (batch 2, n 10, d_model 512), h = 8
 @exercise("ch12.split_shape",
           right=[SPLIT_SHAPE, list(SPLIT_SHAPE), tuple(np.int64(d) for d in SPLIT_SHAPE), np.array(SPLIT_SHAPE)],
           wrong=[(2, 10, 8, 64), (2, 8, 10, 512), (16, 10, 64), (2, 10, 64), (8, 2, 10, 64), (2, 8, 64, 10),
-                 (2, 10, 512)],
+                 (2, 10, 512), (10, 2, 8, 64)],
           catches="reshaped but not swapped (2, 10, 8, 64), d_k not divided (512), batch and heads folded "
-                  "(16, 10, 64), one head, heads before batch, n and d_k swapped, no split at all",
+                  "(16, 10, 64), one head, heads before batch, n and d_k swapped, no split at all, the first two axes of the batch swapped (10, 2, 8, 64)",
           solution="answer = (2, 8, 10, 512 // 8)")
 def _split_shape(answer: Any) -> None:
     if type(answer).__name__ == "Size" or isinstance(answer, np.ndarray):
@@ -41,6 +41,8 @@ def _split_shape(answer: Any) -> None:
                       "split_heads keeps them apart: batch first, then heads.",
         (8, 2, 10, 64): "The batch axis stays first; the head axis goes in after it.",
         (2, 8, 64, 10): "Each head holds one row per word: n comes before d_k.",
+        (10, 2, 8, 64): "That swaps the batch axis with the word axis. With a batch, the axes to swap are the "
+                        "word axis and the head axis, the two just before the last; the batch axis stays first.",
     }
     if got in hints:
         raise Wrong(hints[got] + " See the section on splitting.")
