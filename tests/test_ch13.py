@@ -47,3 +47,37 @@ def test_pe_row_accepts_float32_tensors_and_rejects_a_function_that_returns_noth
     capsys.readouterr()
     assert bool(check("ch13.pe_row", lambda p, d: None)) is False
     assert "return" in capsys.readouterr().out
+
+
+def test_degrees_get_a_radians_hint(capsys):
+    assert bool(check("ch13.pe_row", ch13._degrees)) is False
+    assert "radians" in capsys.readouterr().out
+
+
+def test_a_shift_of_k_positions_is_one_rotation_for_every_position():
+    from attnlib.positions import positional_encoding, shift_rotation
+    PE = positional_encoding(60, 16)
+    for k in (1, 3, 7):
+        R = shift_rotation(k, 16)
+        assert np.allclose(PE[:60 - k] @ R, PE[k:], atol=1e-12)
+        assert np.allclose(R @ R.T, np.eye(16), atol=1e-12)       # a turn: lengths kept
+    G = PE @ PE.T
+    assert np.allclose(G[3, 5], G[40, 42]) and np.allclose(G[3, 5], G[5, 3])
+    with pytest.raises(ValueError):
+        shift_rotation(1, 5)
+
+
+def test_the_part_iv_figures_read_on_a_phone():
+    import matplotlib.pyplot as plt
+    from attnlib import plot
+    import sys
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from test_figure_text import MIN_PX, smallest_text_px
+    figs = [plot.heads_flow(6, 4, 2),
+            plot.turning_arrows([(f"{a} rad", (np.cos(a), np.sin(a)), plot.PALETTE[a]) for a in range(6)],
+                                title="An arrow turned by 0, 1, ..., 5 radians"),
+            plot.weight_by_position(np.linspace(1, 0, 11), 6, title="Length test")]
+    for fig in figs:
+        assert fig.get_figwidth() <= 5.8
+        assert smallest_text_px(fig)[0] >= MIN_PX
+        plt.close(fig)
