@@ -75,11 +75,12 @@ def heads_flow(n: int = 6, d_model: int = 4, h: int = 2,
 
 
 def turning_arrows(arrows: Sequence[tuple[str, Any, str]], title: str = "",
-                   projections: bool = True, size: float = 4.8) -> Any:
+                   projections: bool = True, size: float = 4.8, legend: bool = False) -> Any:
     """Arrows from the centre of the unit circle, each with its label; cos is x, sin is y (chapters 13 and 14).
 
     arrows: (label, (x, y), colour) triples. With projections=True, each arrow of length about 1
     drops dashed lines to the axes, so its x (the cosine) and its y (the sine) can be read off.
+    With legend=True the labels go into a legend instead of beside the tips (for arrows close together).
     """
     fig, ax = _figure(size, size)
     with plt.rc_context(STYLE):
@@ -93,9 +94,14 @@ def turning_arrows(arrows: Sequence[tuple[str, Any, str]], title: str = "",
             if projections and abs(np.hypot(x, y) - 1) < 0.05:
                 ax.plot([x, x], [0, y], ":", color=colour, lw=1.4)
                 ax.plot([0, x], [y, y], ":", color=colour, lw=1.4)
+            if legend:
+                ax.plot([], [], color=colour, lw=2.2, label=label)
+                continue
             r = np.hypot(x, y) or 1.0
             ax.text(x + 0.16 * x / r, y + 0.16 * y / r, label, color=colour, fontsize=12, fontweight="bold",
                     ha="left" if x >= -0.05 else "right", va="bottom" if y >= -0.05 else "top")
+        if legend:
+            ax.legend(loc="upper right", fontsize=11)
         ax.set_xlim(-1.45, 1.45)
         ax.set_ylim(-1.45, 1.45)
         ax.set_aspect("equal")
