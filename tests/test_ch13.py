@@ -7,7 +7,6 @@ from attnlib import check
 from attnlib.exercises import ch13
 
 
-
 def test_the_experiment_in_the_statement_holds():
     Z_old, Z_new = ch13._Z_OLD, ch13._Z_NEW
     assert np.allclose(Z_new, Z_old[ch13._ORDER])
@@ -68,9 +67,11 @@ def test_a_shift_of_k_positions_is_one_rotation_for_every_position():
 
 
 def test_the_part_iv_figures_read_on_a_phone():
-    import matplotlib.pyplot as plt
-    from attnlib import plot
     import sys
+
+    import matplotlib.pyplot as plt
+
+    from attnlib import plot
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     from test_figure_text import MIN_PX, smallest_text_px
     figs = [plot.heads_flow(6, 4, 2),

@@ -6,7 +6,6 @@ from attnlib import check
 from attnlib.exercises import ch14
 
 
-
 @pytest.mark.parametrize("answer, words", [
     (3, "query itself"), (4, "causal mask"), (1, "two words back"), (0, "first word"), (2.5, "whole number"),
     ([2, 3], "one whole number"), (True, "True/False")])
