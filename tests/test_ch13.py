@@ -82,3 +82,13 @@ def test_the_part_iv_figures_read_on_a_phone():
         assert fig.get_figwidth() <= 5.8
         assert smallest_text_px(fig)[0] >= MIN_PX
         plt.close(fig)
+
+
+def test_a_wrong_column_is_named_as_a_column_not_a_position(capsys):
+    def one_column_off(pos, d_model):
+        row = ch13._pe_row(pos, d_model)
+        row[-1] += 0.5
+        return row
+    assert bool(check("ch13.pe_row", one_column_off)) is False
+    out = capsys.readouterr().out.replace("\n  ", " ")
+    assert "column 3, the cosine of pair i = 1" in out and "position (" not in out

@@ -127,6 +127,14 @@ def _mh_scale_d_model(X, W_Q, W_K, W_V, W_O, h):
     return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
 
 
+def _mh_stack_dot_T(X, W_Q, W_K, W_V, W_O, h):
+    n, d_model = X.shape
+    d_k = d_model // h
+    Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    A = _softmax(Q @ K.T / np.sqrt(d_k))              # .T reverses all three axes of the stack
+    return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+
 def _mh_one_head(X, W_Q, W_K, W_V, W_O, h):
     return _mh_solution(X, W_Q, W_K, W_V, W_O, 1)[0]
 
@@ -178,9 +186,9 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
 @exercise("ch12.multi_head",
           right=[_mh_solution, _mh_loop, _mh_output_only, _reference],
           wrong=[_mh_no_w_o, _mh_reshape_without_swap, _mh_merge_without_swap, _mh_scale_d_model,
-                 _mh_one_head, _mh_softmax_over_heads, _mh_zeroes_w_v, _mh_no_return],
+                 _mh_one_head, _mh_softmax_over_heads, _mh_zeroes_w_v, _mh_no_return, _mh_stack_dot_T],
           catches="W_O left out, split by reshape without the swap, merge without the swap, scaled by √d_model, "
-                  "h ignored (one head), softmax across heads, a function that zeroes W_V in place; "
+                  "h ignored (one head), softmax across heads, a function that zeroes W_V in place, `.T` on a 3-D stack; "
                   "cases include n = 1, h = 1, h = d_model and n ≠ d_model",
           solution="Z = (A @ V).transpose(1, 0, 2).reshape(n, d_model)")
 def _multi_head(fn: Any) -> None:
@@ -190,7 +198,15 @@ def _multi_head(fn: Any) -> None:
         n, d_model = case[0].shape
         h = case[-1]
         given = copy.deepcopy(case)
-        result = call(fn, *given, what="your function `multi_head_attention`")
+        try:
+            result = call(fn, *given, what="your function `multi_head_attention`")
+        except Wrong as wrong:
+            if "matmul" in str(wrong) and "core dimension" in str(wrong):
+                raise Wrong("numpy could not multiply two stacks of matrices: their inner sizes differ. A "
+                            "common cause is `.T` on a stack of three axes, which reverses all three. Each "
+                            "head's keys need only their last two axes swapped: see the section on `@` on a "
+                            "stack.") from None
+            raise
         if any(not np.array_equal(a, b) for a, b in zip(case[:-1], given[:-1])):
             raise Wrong("Your function changed one of its input arrays in place (X or a weight matrix is "
                         "different after the call). Compute new arrays and leave the inputs alone.")

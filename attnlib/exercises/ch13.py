@@ -164,4 +164,11 @@ def _pe_row_checker(fn: Any) -> None:
             raise Wrong(f"In {label} the speeds are off: a sine and its cosine share one angle, and the exponent "
                         "of 10000 uses 2i, the even column of the pair, over d_model. See the formula in the "
                         "section on sinusoidal encodings.")
+        off = np.flatnonzero(~np.isclose(got, want, atol=1e-9))
+        if off.size:
+            column = int(off[0])
+            kind = "sine" if column % 2 == 0 else "cosine"
+            raise Wrong(f"Your {label} differs from the formula in {off.size} of its {d_model} columns, first in "
+                        f"column {column}, the {kind} of pair i = {column // 2}. Recompute that pair's angle, "
+                        "pos / 10000^(2i/d_model), and take its sine (even column) and cosine (odd column).")
         expect_array(got, want, what=label, atol=1e-9)
