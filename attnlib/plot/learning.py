@@ -61,14 +61,16 @@ def heads_flow(
     n: int = 6,
     d_model: int = 4,
     h: int = 2,
-    title: str = "Split, attend, concatenate, mix with $W_O$",
+    title: str | None = None,
 ) -> Any:
     """The four steps of multi-head attention as blocks drawn to size, one colour per head (chapter 12).
 
     Q (n × d_model) is cut into h blocks of d_k = d_model / h columns, each head attends on its own,
     the heads' outputs are put side by side again, and W_O mixes them: the output's columns hold
-    every head's colour.
+    every head's colour. The default title is "Split, attend, concatenate, mix with W_O", typeset.
     """
+    if title is None:
+        title = "Split, attend, concatenate, mix with $W_O$"
     if d_model % h:
         raise ValueError(
             f"heads_flow: d_model = {d_model} is not a multiple of h = {h}"
@@ -220,8 +222,11 @@ def weight_by_position(
     title: str = "",
     ylabel: str = "weight on the word before",
 ) -> Any:
-    """One bar per query position: the average weight it puts on the key just before it; positions the
-    training never reached are shaded (chapter 14). weights[k] belongs to position k + 1."""
+    """One bar per query position, the average weight it puts on the key just before it (chapter 14).
+
+    weights[k] belongs to position k + 1; positions from trained_length on, which the training never
+    reached, are hatched and shaded.
+    """
     w = _np(weights)
     positions = np.arange(1, len(w) + 1)
     fig, ax = _figure(5.6, 3.9)
