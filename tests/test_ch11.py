@@ -101,3 +101,23 @@ def test_masked_row_matches_the_library_and_torch():
     assert np.allclose(A_lib[0], ch.ROW_A)
     assert np.allclose(ch.ROW_A, [0.7311, 0, 0.2689, 0], atol=1e-4)
     assert bool(check("ch11.masked_row", torch.tensor(ch.ROW_A, dtype=torch.bfloat16).float())) is True
+
+
+@pytest.mark.parametrize("fn, words", [
+    (ch._causal_upper, "AFTER it"),
+    (ch._causal_no_diagonal, "diagonal is False"),
+    (ch._causal_inverted, "may NOT look"),
+    (ch._causal_numbers, "use dtype=bool"),
+    (ch._causal_additive, "grid M"),
+    (ch._causal_fixed_size, "shape (6, 6)"),
+    (ch._causal_one_row, "(n, n)"),
+    (lambda n: [[True] * n for _ in range(n)], "row 0, column 1"),
+])
+def test_causal_mask_hints(fn, words, capsys):
+    assert bool(check("ch11.causal_mask", fn)) is False
+    assert words in _out(capsys)
+
+
+def test_causal_mask_agrees_with_the_library():
+    for n in ch.CAUSAL_SIZES:
+        assert np.array_equal(attnlib.causal_mask(n), ch._causal(n))

@@ -73,6 +73,102 @@ def _masked_count(answer: Any) -> None:
                   hint="Row i of A may not see the keys after it. Count those for a few rows and look for the pattern.")
 
 
+# --- ch11.causal_mask: write the causal mask ---------------------------------------------
+
+def _causal(n: int) -> np.ndarray:
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def _causal_loops(n: int) -> list[list[bool]]:
+    return [[j <= i for j in range(n)] for i in range(n)]
+
+
+def _causal_compare(n: int) -> np.ndarray:
+    return np.arange(n)[:, None] >= np.arange(n)[None, :]
+
+
+def _causal_torch(n: int) -> Any:
+    import torch
+    return torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
+def _causal_upper(n: int) -> np.ndarray:
+    return np.triu(np.ones((n, n), dtype=bool))
+
+
+def _causal_no_diagonal(n: int) -> np.ndarray:
+    return np.tril(np.ones((n, n), dtype=bool), k=-1)
+
+
+def _causal_inverted(n: int) -> np.ndarray:
+    return np.triu(np.ones((n, n), dtype=bool), k=1)      # True where masked: torch's MultiheadAttention
+
+
+def _causal_numbers(n: int) -> np.ndarray:
+    return np.tril(np.ones((n, n)))
+
+
+def _causal_additive(n: int) -> np.ndarray:
+    return np.where(_causal(n), 0.0, -np.inf)               # the grid M of the formula, not the mask
+
+
+def _causal_fixed_size(n: int) -> np.ndarray:
+    return _causal(6)
+
+
+def _causal_one_row(n: int) -> np.ndarray:
+    return np.ones(n, dtype=bool)
+
+
+CAUSAL_SIZES = (3, 1, 2, 6)          # n = 3 first: there every wrong pattern looks different
+
+
+@exercise("ch11.causal_mask", right=[_causal, _causal_loops, _causal_compare, _causal_torch],
+          wrong=[_causal_upper, _causal_no_diagonal, _causal_inverted, _causal_numbers, _causal_additive,
+                 _causal_fixed_size, _causal_one_row],
+          catches="the upper triangle, the diagonal left out, True where masked (MultiheadAttention's "
+                  "convention), 0/1 numbers, the additive grid M of 0 and -inf, a fixed n = 6, one row; "
+                  "n = 1, 2, 3 and 6 are tried",
+          solution="return np.arange(n)[:, None] >= np.arange(n)[None, :]")
+def _causal_mask(fn: Any) -> None:
+    wants = {n: _causal(n) for n in CAUSAL_SIZES}      # before any learner code runs
+    for n in CAUSAL_SIZES:
+        got = call(fn, n, what="your function `causal_mask`")
+        what = f"the result of causal_mask({n})"
+        try:
+            numbers = to_numpy(got, what)              # passes only when the entries are numbers
+        except Wrong:
+            numbers = None
+        mask = to_numpy(got, what, allow_bool=True) if numbers is None else numbers
+        want = wants[n]
+        if mask.shape != want.shape:
+            raise Wrong(f"The result of causal_mask({n}) has shape {mask.shape}, but the mask has one row per "
+                        f"query and one column per key: (n, n) = {want.shape}.")
+        if numbers is not None:
+            if np.isinf(numbers).any() and np.array_equal(np.isfinite(numbers), want):
+                raise Wrong("That is the grid M of 0 and -inf that the formula adds to the scores. The question "
+                            "asks for the mask itself, True/False, from which M is made.")
+            if np.array_equal(numbers, want.astype(float)):
+                raise Wrong("The pattern is right, but the entries are numbers. attnlib.attention wants "
+                            "True/False (True = may attend): use dtype=bool, or build it from comparisons.")
+            raise Wrong(f"The result of causal_mask({n}) should hold True/False values, not numbers.")
+        mask = mask.astype(bool)
+        if np.array_equal(mask, want):
+            continue
+        if n > 1 and np.array_equal(mask, want.T):
+            raise Wrong("That mask lets each word see the words AFTER it. True belongs on and below the "
+                        "diagonal: word i (row) may look at word j (column) when j ≤ i.")
+        if n > 1 and np.array_equal(mask, ~want):
+            raise Wrong("That mask is True where a word may NOT look, torch.nn.MultiheadAttention's convention. "
+                        "Here True means \"may attend\".")
+        if np.array_equal(mask, want & ~np.eye(n, dtype=bool)):
+            raise Wrong("The diagonal is False, so the first word may look at nothing at all. A word may "
+                        "always attend to itself.")
+        i, j = (int(k) for k in np.argwhere(mask != want)[0])
+        raise Wrong(f"The result of causal_mask({n}) is wrong in row {i}, column {j}: word i may attend to "
+                    "word j exactly when j ≤ i. See the section on the causal mask.")
+
+
 # --- ch11.padding_mask: design the mask of a padded batch -------------------------------
 
 PADDING_CASES = (((3, 1), 3), ((1,), 1), ((2, 4, 4, 1), 4), ((5, 2), 6), ((1, 3), 3))   # (lengths, n), immutable
