@@ -1,33 +1,13 @@
 """Checkers for chapter 11: masks, what a word may not see."""
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, expect_number, to_numpy
-from ..core import is_torch
+from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, to_mask, to_numpy
 from ..masks import padding_mask as _library_padding_mask
-
-
-def _call_with_copies(fn: Any, *args: Any, what: str) -> Any:
-    """Call the learner's function on private copies and reject it if it changed them."""
-    copies = [copy.deepcopy(a) for a in args]
-    result = call(fn, *copies, what=what)
-    for original, seen in zip(args, copies):
-        if not _same(original, seen):
-            raise Wrong(f"{what[0].upper() + what[1:]} changed its input in place (the lengths it was given "
-                        "are different after the call). Build a new mask and leave the lengths as they were.")
-    return result
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return type(a) is type(b) and np.array_equal(np.asarray(a), np.asarray(b))
-    except (TypeError, ValueError):
-        return False
 
 
 # --- ch11.masked_count: how much of A does a causal mask set to 0? --------------------
@@ -46,8 +26,6 @@ MASKED_COUNT = N_COUNT * (N_COUNT - 1) // 2    # the entries above the diagonal:
 def _masked_count(answer: Any) -> None:
     if isinstance(answer, (str, bytes)):
         raise Wrong("Your answer is text. Give the count as a whole number, without quotes.")
-    if isinstance(answer, (bool, np.bool_)):
-        raise Wrong("Your answer is True/False, but a count of entries is wanted.")
     got = to_numpy(answer, "your count")
     if got.size == 1 and math.isfinite(float(got.reshape(()))):
         value = float(got.reshape(()))
@@ -136,10 +114,10 @@ def _causal_mask(fn: Any) -> None:
         got = call(fn, n, what="your function `causal_mask`")
         what = f"the result of causal_mask({n})"
         try:
-            numbers = to_numpy(got, what)              # passes only when the entries are numbers
-        except Wrong:
-            numbers = None
-        mask = to_numpy(got, what, allow_bool=True) if numbers is None else numbers
+            mask, numbers = to_mask(got, what), None
+        except Wrong:                                  # numbers, or not a grid at all (to_numpy names which)
+            numbers = to_numpy(got, what)
+            mask = numbers
         want = wants[n]
         if mask.shape != want.shape:
             raise Wrong(f"The result of causal_mask({n}) has shape {mask.shape}, but the mask has one row per "
@@ -152,7 +130,6 @@ def _causal_mask(fn: Any) -> None:
                 raise Wrong("The pattern is right, but the entries are numbers. attnlib.attention wants "
                             "True/False (True = may attend): use dtype=bool, or build it from comparisons.")
             raise Wrong(f"The result of causal_mask({n}) should hold True/False values, not numbers.")
-        mask = mask.astype(bool)
         if np.array_equal(mask, want):
             continue
         if n > 1 and np.array_equal(mask, want.T):
@@ -243,14 +220,18 @@ def _padding_mask(fn: Any) -> None:
     wants = [_expected_padding(lengths, n) for lengths, n in PADDING_CASES]   # before any learner code runs
     for case, ((lengths, n), want) in enumerate(zip(PADDING_CASES, wants)):
         given = np.array(lengths) if case == 2 else list(lengths)   # one case as a numpy array
-        got = _call_with_copies(fn, given, n, what="your function `padding_mask`")
+        got = call(fn, given, n, what="your function `padding_mask`")
         label = f"Your mask for lengths {list(lengths)} and n = {n}"
-        if isinstance(got, (str, bytes)) or callable(got):
-            raise Wrong(f"Your function should return a grid of True/False, not a {type(got).__name__}.")
-        mask = np.asarray(got.detach().cpu().numpy() if is_torch(got) else got)
         batch = len(lengths)
-        if mask.dtype == object:
-            raise Wrong(f"{label} is not a regular grid of True/False: every sentence needs a row of n entries.")
+        try:
+            mask = to_mask(got, label)
+        except Wrong:
+            values = to_numpy(got, label)
+            if values.ndim == 3 and values.shape[0] == batch and values.shape[2] == n and np.array_equal(
+                    np.broadcast_to(values, (batch, n, n)), np.broadcast_to(want, (batch, n, n))):
+                raise Wrong("The pattern is right, but the entries are numbers. attnlib.attention wants "
+                            "True/False (True = may attend): use dtype=bool.") from None
+            raise
         if mask.shape == (batch, n) and batch > 1:
             raise Wrong(f"{label} has shape {mask.shape}. The scores of the batch have shape (batch, n, n): "
                         "give the mask a middle axis of size 1, (batch, 1, n), so that it is the same for "
@@ -260,12 +241,6 @@ def _padding_mask(fn: Any) -> None:
                         "n is the second argument, not the longest length.")
         if mask.ndim != 3 or mask.shape[0] != batch or mask.shape[1] not in (1, n) or mask.shape[2] != n:
             raise Wrong(f"{label} has shape {mask.shape}, but it should be (batch, 1, n) = {(batch, 1, n)}.")
-        if mask.dtype != bool:
-            if mask.dtype.kind in "iuf" and np.array_equal(np.broadcast_to(mask, (batch, n, n)),
-                                                           np.broadcast_to(want, (batch, n, n))):
-                raise Wrong("The pattern is right, but the entries are numbers. attnlib.attention wants "
-                            "True/False (True = may attend): use dtype=bool.")
-            raise Wrong(f"{label} should hold True/False values, but they are {mask.dtype}.")
         full = np.broadcast_to(mask, (batch, n, n))
         target = np.broadcast_to(want, (batch, n, n))
         if np.array_equal(full, target):
@@ -315,6 +290,7 @@ def _masked_row(answer: Any) -> None:
     if isinstance(answer, (str, bytes)):
         raise Wrong("Your row is text. Give the four weights as numbers, without quotes.")
     got = to_numpy(answer, "your row")
+    expect_structure(got, ROW_A, "your row", atol=2e-3, rtol=0)
     if got.shape != ROW_A.shape:
         raise Wrong(f"Your row has {got.size} number(s); it needs one weight per key, 4 in all, masked keys "
                     "included (as 0).")
@@ -333,6 +309,7 @@ def _masked_row(answer: Any) -> None:
         raise Wrong("That is the softmax of the row without the mask. Keys 1 and 3 may not be seen.")
     if near(ROW_INVERTED):
         raise Wrong("Your weights sit on keys 1 and 3, the masked ones. False in the mask means may NOT attend.")
+    expect_structure(got, ROW_A, "your row", atol=2e-3, rtol=0, values=True)
     if np.any(np.abs(got[~ROW_MASK]) > 1e-9):
         raise Wrong("A masked key must get weight exactly 0.")
     if not math.isclose(float(got.sum()), 1.0, abs_tol=2e-3):
