@@ -65,8 +65,6 @@ def test_a_shift_of_k_positions_is_one_rotation_for_every_position():
 
 
 def test_the_part_iv_figures_read_on_a_phone():
-    import sys
-
     import matplotlib.pyplot as plt
 
     from attnlib import plot
