@@ -49,3 +49,21 @@ def learned_position_table(n_max: int, d_model: int, seed: int = 0, scale: float
     generator = torch.Generator().manual_seed(seed)
     start = scale * torch.randn(n_max, d_model, generator=generator, dtype=torch.float64)
     return torch.nn.Parameter(start)
+
+
+def shift_rotation(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The d_model × d_model matrix R_k with PE[pos + k] = PE[pos] @ R_k for every pos (chapters 13 and 14).
+
+    Each (sine, cosine) pair of columns is an arrow turning at its own speed; moving k positions on
+    turns pair i by the angle k / base^(2i/d_model), whatever pos is. R_k holds one 2 × 2 turn
+    [[cos, -sin], [sin, cos]] per pair on its diagonal and zeros elsewhere.
+    """
+    d_model = _whole("d_model", d_model, 2)
+    if d_model % 2:
+        raise ValueError(f"shift_rotation: d_model must be even (a sine and a cosine per frequency), but it is {d_model}")
+    R = np.zeros((d_model, d_model))
+    for i in range(d_model // 2):
+        angle = k / base ** (2 * i / d_model)
+        c, s = np.cos(angle), np.sin(angle)
+        R[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, -s], [s, c]]
+    return R

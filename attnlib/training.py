@@ -124,3 +124,33 @@ def train_lenses(
         A.numpy().copy(),
         config,
     )
+
+
+def initial_lenses(task: Task, d_k: int = 2, seed: int = 0, init: float = 0.3) -> tuple[Any, Any, Any]:
+    """The seeded random start of train_lenses, as torch Parameters W_Q, W_K, W_V (float64), for a step by hand (chapter 14)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)
+    d_model, d_v = task.X.shape[-1], task.targets.shape[-1]
+    shapes = [(d_model, d_k), (d_model, d_k), (d_model, d_v)]
+    return tuple(torch.nn.Parameter(init * torch.randn(*s, generator=generator, dtype=torch.float64)) for s in shapes)
+
+
+def task_loss(task: Task, W_Q: Any, W_K: Any, W_V: Any) -> Any:
+    """The mean squared error of the lenses on a task, with the causal mask: numpy in, a float out; torch in, a tensor out (chapter 14)."""
+    X, targets = task.X, task.targets
+    if hasattr(W_Q, "detach"):
+        import torch
+
+        X, targets = torch.as_tensor(X, dtype=W_Q.dtype), torch.as_tensor(targets, dtype=W_Q.dtype)
+    Z, _ = self_attention(X, W_Q, W_K, W_V, mask=causal_mask(task.X.shape[-2]))
+    loss = ((Z - targets) ** 2).mean()
+    return loss if hasattr(loss, "detach") else float(loss)
+
+
+def weight_before_by_position(A: Any) -> np.ndarray:
+    """For query positions 1, 2, ..., n − 1: the weight on the key just before, averaged over the batch (chapter 14)."""
+    A = np.asarray(A.detach().cpu().numpy() if hasattr(A, "detach") else A, dtype=float)
+    n = A.shape[-1]
+    rows = np.arange(1, n)
+    return A[..., rows, rows - 1].reshape(-1, n - 1).mean(axis=0)

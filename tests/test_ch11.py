@@ -9,22 +9,22 @@ from helpers import said
 
 
 @pytest.mark.parametrize("answer, words", [
-    ([(1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)], "j < i"),
-    ([(i, j) for i in range(4) for j in range(4) if j >= i], "diagonal"),
-    ([(0, 1), (0, 2), (0, 3)], "3 more entries"),
-    ([(1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)], "counted from 0"),
-    ([(0, 1), (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)], "twice"),
-    ([(0, 1, 2)], "one pair"),
-    ([(0.5, 1)], "whole numbers"),
+    (500500, "look at itself"),
+    (500000, "neither half"),
+    (999000, "both triangles"),
+    (999, "one row"),
+    (15, "running example"),
+    (499501, "Row i of A"),
+    ("499500", "text"),
 ])
-def test_causal_zeros_hints(answer, words, capsys):
-    assert bool(check("ch11.causal_zeros", answer)) is False
+def test_masked_count_hints(answer, words, capsys):
+    assert bool(check("ch11.masked_count", answer)) is False
     assert words in said(capsys)
 
 
-def test_causal_zeros_matches_the_library():
-    A_zero = ~attnlib.causal_mask(ch.N_CAUSAL)
-    assert set(map(tuple, np.argwhere(A_zero).tolist())) == ch.CAUSAL_ZEROS
+def test_masked_count_matches_the_library():
+    assert int((~attnlib.causal_mask(ch.N_COUNT)).sum()) == ch.MASKED_COUNT
+    assert bool(check("ch11.masked_count", ch.MASKED_COUNT)) is True
 
 
 @pytest.mark.parametrize("fn, words", [
@@ -97,3 +97,23 @@ def test_masked_row_matches_the_library_and_torch():
     assert np.allclose(A_lib[0], ch.ROW_A)
     assert np.allclose(ch.ROW_A, [0.7311, 0, 0.2689, 0], atol=1e-4)
     assert bool(check("ch11.masked_row", torch.tensor(ch.ROW_A, dtype=torch.bfloat16).float())) is True
+
+
+@pytest.mark.parametrize("fn, words", [
+    (ch._causal_upper, "AFTER it"),
+    (ch._causal_no_diagonal, "diagonal is False"),
+    (ch._causal_inverted, "may NOT look"),
+    (ch._causal_numbers, "use dtype=bool"),
+    (ch._causal_additive, "grid M"),
+    (ch._causal_fixed_size, "shape (6, 6)"),
+    (ch._causal_one_row, "(n, n)"),
+    (lambda n: [[True] * n for _ in range(n)], "row 0, column 1"),
+])
+def test_causal_mask_hints(fn, words, capsys):
+    assert bool(check("ch11.causal_mask", fn)) is False
+    assert words in said(capsys)
+
+
+def test_causal_mask_agrees_with_the_library():
+    for n in ch.CAUSAL_SIZES:
+        assert np.array_equal(attnlib.causal_mask(n), ch._causal(n))

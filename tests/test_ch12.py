@@ -70,3 +70,14 @@ def test_score_flops_hints(answer, words, capsys):
 
 def test_score_flops_is_one_wide_head():
     assert ch.SCORE_FLOPS == 2 * ch.N_COST**2 * ch.D_MODEL_COST == 1_024_000_000
+
+
+def test_transposing_a_whole_stack_gets_a_hint_not_numpy_internals(capsys):
+    assert bool(check("ch12.multi_head", ch._mh_stack_dot_T)) is False
+    out = capsys.readouterr().out.replace("\n  ", " ")
+    assert "last two axes" in out and "gufunc" not in out
+
+
+def test_a_batch_with_its_batch_and_word_axes_swapped_gets_the_batch_first_rule(capsys):
+    assert bool(check("ch12.split_shape", (10, 2, 8, 64))) is False
+    assert "batch axis stays first" in capsys.readouterr().out.replace("\n  ", " ")

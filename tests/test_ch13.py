@@ -8,7 +8,6 @@ from attnlib.exercises import ch13
 from helpers import hint_for
 
 
-
 def test_the_experiment_in_the_statement_holds():
     Z_old, Z_new = ch13._Z_OLD, ch13._Z_NEW
     assert np.allclose(Z_new, Z_old[ch13._ORDER])
@@ -45,3 +44,46 @@ def test_pe_row_accepts_float32_tensors_and_rejects_a_function_that_returns_noth
     assert bool(check("ch13.pe_row", lambda p, d: torch.tensor(ch13._pe_row(p, d), dtype=torch.float32))) is True
     capsys.readouterr()
     assert "return" in hint_for("ch13.pe_row", lambda p, d: None, capsys)
+
+
+def test_degrees_get_a_radians_hint(capsys):
+    assert bool(check("ch13.pe_row", ch13._degrees)) is False
+    assert "radians" in capsys.readouterr().out
+
+
+def test_a_shift_of_k_positions_is_one_rotation_for_every_position():
+    from attnlib.positions import positional_encoding, shift_rotation
+    PE = positional_encoding(60, 16)
+    for k in (1, 3, 7):
+        R = shift_rotation(k, 16)
+        assert np.allclose(PE[:60 - k] @ R, PE[k:], atol=1e-12)
+        assert np.allclose(R @ R.T, np.eye(16), atol=1e-12)       # a turn: lengths kept
+    G = PE @ PE.T
+    assert np.allclose(G[3, 5], G[40, 42]) and np.allclose(G[3, 5], G[5, 3])
+    with pytest.raises(ValueError):
+        shift_rotation(1, 5)
+
+
+def test_the_part_iv_figures_read_on_a_phone():
+    import matplotlib.pyplot as plt
+
+    from attnlib import plot
+    from test_figure_text import MIN_PX, smallest_text_px
+    figs = [plot.heads_flow(6, 4, 2),
+            plot.turning_arrows([(f"{a} rad", (np.cos(a), np.sin(a)), plot.PALETTE[a]) for a in range(6)],
+                                title="An arrow turned by 0, 1, ..., 5 radians"),
+            plot.weight_by_position(np.linspace(1, 0, 11), 6, title="Length test")]
+    for fig in figs:
+        assert fig.get_figwidth() <= 5.8
+        assert smallest_text_px(fig)[0] >= MIN_PX
+        plt.close(fig)
+
+
+def test_a_wrong_column_is_named_as_a_column_not_a_position(capsys):
+    def one_column_off(pos, d_model):
+        row = ch13._pe_row(pos, d_model)
+        row[-1] += 0.5
+        return row
+    assert bool(check("ch13.pe_row", one_column_off)) is False
+    out = capsys.readouterr().out.replace("\n  ", " ")
+    assert "column 3, the cosine of pair i = 1" in out and "position (" not in out

@@ -7,7 +7,6 @@ from attnlib.exercises import ch14
 from helpers import hint_for
 
 
-
 @pytest.mark.parametrize("answer, words", [
     (3, "query itself"), (4, "causal mask"), (1, "two words back"), (0, "first word"), (2.5, "whole number"),
     ([2, 3], "one whole number"), (True, "True/False")])
@@ -22,7 +21,8 @@ def test_expected_key_accepts_a_torch_number():
 
 @pytest.mark.parametrize("wrong, words", [
     (ch14._transposed, "swapped"), (ch14._whole_columns, "whole columns"), (ch14._strongest, "strongest weight"),
-    (ch14._sum_not_mean, "total"), (ch14._hit_rate, "counts the rows"), (ch14._mutating, "changed its input")])
+    (ch14._sum_not_mean, "total"), (ch14._hit_rate, "counts the rows"), (ch14._mutating, "changed its input"),
+    (ch14._skips_first_row, "row 0 included")])
 def test_weight_on_hints(wrong, words, capsys):
     assert words in hint_for("ch14.weight_on", wrong, capsys)
 
@@ -37,3 +37,38 @@ def test_weight_on_hidden_cases_are_soft_and_varied():
 
 def test_weight_on_rejects_a_function_whose_answer_is_a_row(capsys):
     assert "one number" in hint_for("ch14.weight_on", lambda A, keys: A[np.arange(len(keys)), keys], capsys)
+
+
+def test_the_step_by_hand_agrees_with_autograd_and_lowers_the_loss():
+    torch = pytest.importorskip("torch")
+    from attnlib import training
+    task = training.make_task(n_sentences=16, n=6, seed=0)
+    W_Q, W_K, W_V = training.initial_lenses(task)
+    loss = training.task_loss(task, W_Q, W_K, W_V)
+    loss.backward()
+    eps = 1e-6
+    with torch.no_grad():
+        up, down = W_V.clone(), W_V.clone()
+        up[4, 0] += eps
+        down[4, 0] -= eps
+        slope = (training.task_loss(task, W_Q, W_K, up) - training.task_loss(task, W_Q, W_K, down)) / (2 * eps)
+        assert abs(slope.item() - W_V.grad[4, 0].item()) < 1e-7
+        for W in (W_Q, W_K, W_V):
+            W -= 0.5 * W.grad
+    assert training.task_loss(task, W_Q, W_K, W_V).item() < loss.item()
+    assert isinstance(training.task_loss(task, *(W.detach().numpy() for W in (W_Q, W_K, W_V))), float)
+
+
+def test_initial_lenses_are_train_lenses_start():
+    pytest.importorskip("torch")
+    from attnlib import training
+    task = training.make_task(n_sentences=8, n=6, seed=0)
+    start = training.initial_lenses(task, seed=3)
+    first = training.task_loss(task, *start).item()
+    assert abs(training.train_lenses(task, steps=1, seed=3).history[0] - first) < 1e-12
+
+
+def test_weight_before_by_position():
+    from attnlib import training
+    A = np.tile(np.eye(4)[[0, 0, 1, 2]], (3, 1, 1))       # every row on the key before it
+    assert np.allclose(training.weight_before_by_position(A), [1, 1, 1])

@@ -6,77 +6,144 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, describe, exercise, expect_array, expect_structure, show, to_items, to_mask, to_numpy, to_shape
+from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, to_mask, to_numpy
 from ..masks import padding_mask as _library_padding_mask
 
 
-# --- ch11.causal_zeros: which entries of A does a causal mask set to 0? -------------------
+# --- ch11.masked_count: how much of A does a causal mask set to 0? --------------------
 
-N_CAUSAL = 4
-CAUSAL_ZEROS = frozenset((i, j) for i in range(N_CAUSAL) for j in range(N_CAUSAL) if j > i)
+N_COUNT = 1000
+MASKED_COUNT = N_COUNT * (N_COUNT - 1) // 2    # the entries above the diagonal: 499,500
 
 
-def _pairs(answer: Any) -> list[tuple[int, int]]:
-    """The answer as a list of (i, j) pairs of whole numbers, or Wrong."""
+@exercise("ch11.masked_count",
+          right=[MASKED_COUNT, float(MASKED_COUNT), np.int64(MASKED_COUNT), 4.995e5, np.array(MASKED_COUNT)],
+          wrong=[N_COUNT * (N_COUNT + 1) // 2, N_COUNT**2 // 2, N_COUNT * (N_COUNT - 1), N_COUNT - 1,
+                 (N_COUNT - 1) ** 2, 0, 15],
+          catches="the diagonal counted as masked (the same number as the kept entries), half the grid, "
+                  "both triangles, one row only, (n - 1)², nothing masked, the 15 of the printed six-word mask",
+          solution="answer = 1000 * 999 // 2")
+def _masked_count(answer: Any) -> None:
     if isinstance(answer, (str, bytes)):
-        raise Wrong("Your answer is text. Give a list of (i, j) pairs of whole numbers, such as [(0, 1), (2, 3)].")
-    try:
-        items = to_items(answer)
-    except Wrong:
-        raise Wrong(f"Your answer is {describe(answer)}. Give a list of (i, j) pairs, such as "
-                    "[(0, 1), (2, 3)].") from None
-    if not items:
-        raise Wrong("Give a non-empty list of (i, j) pairs, such as [(0, 1), (2, 3)]: one pair per entry of A "
-                    "that becomes 0.")
-    pairs = []
-    for item in items:
+        raise Wrong("Your answer is text. Give the count as a whole number, without quotes.")
+    got = to_numpy(answer, "your count")
+    if got.size == 1 and math.isfinite(float(got.reshape(()))):
+        value = float(got.reshape(()))
+        n = N_COUNT
+        slips = {
+            n * (n + 1) / 2: "That counts the diagonal with the masked entries, or counts the entries the "
+                             "mask keeps. A word may always look at itself, and the question asks how many "
+                             "entries become exactly 0.",
+            n**2 / 2: "Half the grid is close, but not exact: the diagonal belongs to neither half. Count row "
+                      "by row how many keys each query may not see.",
+            n * (n - 1): "That counts both triangles. Only the words AFTER word i are hidden from it; the "
+                         "words before it stay visible.",
+            n - 1: "That is the count of one row, the first. Every row hides the words after it: add the rows up.",
+            (n - 1) ** 2: "That is the grid without one row and one column. Count row by row how many keys each "
+                          "query may not see.",
+            0: "A causal mask does hide something: each word's later words. See the section on the causal mask.",
+            15: "That is the count for the six words of the running example. Here n = 1000.",
+        }
+        for slip, hint in slips.items():
+            if math.isclose(value, slip, rel_tol=1e-9, abs_tol=1e-9):
+                raise Wrong(hint)
+    expect_number(got, MASKED_COUNT, what="your count", atol=0.5, rtol=0,
+                  hint="Row i of A may not see the keys after it. Count those for a few rows and look for the pattern.")
+
+
+# --- ch11.causal_mask: write the causal mask ---------------------------------------------
+
+def _causal(n: int) -> np.ndarray:
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def _causal_loops(n: int) -> list[list[bool]]:
+    return [[j <= i for j in range(n)] for i in range(n)]
+
+
+def _causal_compare(n: int) -> np.ndarray:
+    return np.arange(n)[:, None] >= np.arange(n)[None, :]
+
+
+def _causal_torch(n: int) -> Any:
+    import torch
+    return torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
+def _causal_upper(n: int) -> np.ndarray:
+    return np.triu(np.ones((n, n), dtype=bool))
+
+
+def _causal_no_diagonal(n: int) -> np.ndarray:
+    return np.tril(np.ones((n, n), dtype=bool), k=-1)
+
+
+def _causal_inverted(n: int) -> np.ndarray:
+    return np.triu(np.ones((n, n), dtype=bool), k=1)      # True where masked: torch's MultiheadAttention
+
+
+def _causal_numbers(n: int) -> np.ndarray:
+    return np.tril(np.ones((n, n)))
+
+
+def _causal_additive(n: int) -> np.ndarray:
+    return np.where(_causal(n), 0.0, -np.inf)               # the grid M of the formula, not the mask
+
+
+def _causal_fixed_size(n: int) -> np.ndarray:
+    return _causal(6)
+
+
+def _causal_one_row(n: int) -> np.ndarray:
+    return np.ones(n, dtype=bool)
+
+
+CAUSAL_SIZES = (3, 1, 2, 6)          # n = 3 first: there every wrong pattern looks different
+
+
+@exercise("ch11.causal_mask", right=[_causal, _causal_loops, _causal_compare, _causal_torch],
+          wrong=[_causal_upper, _causal_no_diagonal, _causal_inverted, _causal_numbers, _causal_additive,
+                 _causal_fixed_size, _causal_one_row],
+          catches="the upper triangle, the diagonal left out, True where masked (MultiheadAttention's "
+                  "convention), 0/1 numbers, the additive grid M of 0 and -inf, a fixed n = 6, one row; "
+                  "n = 1, 2, 3 and 6 are tried",
+          solution="return np.arange(n)[:, None] >= np.arange(n)[None, :]")
+def _causal_mask(fn: Any) -> None:
+    wants = {n: _causal(n) for n in CAUSAL_SIZES}      # before any learner code runs
+    for n in CAUSAL_SIZES:
+        got = call(fn, n, what="your function `causal_mask`")
+        what = f"the result of causal_mask({n})"
         try:
-            pair = to_shape(item, "one pair", 2)
-        except Wrong:
-            raise Wrong(f"Each pair holds two whole numbers (row i, column j), but one pair is {show(item, 60)}.") from None
-        if len(pair) != 2:
-            raise Wrong(f"Each entry should be one pair (i, j), row then column, but one of them is {show(item, 60)}.")
-        pairs.append((pair[0], pair[1]))
-    return pairs
-
-
-@exercise("ch11.causal_zeros",
-          right=[sorted(CAUSAL_ZEROS), set(CAUSAL_ZEROS), np.array(sorted(CAUSAL_ZEROS)),
-                 [list(p) for p in sorted(CAUSAL_ZEROS, reverse=True)], tuple(sorted(CAUSAL_ZEROS))],
-          wrong=[[(i, j) for i in range(4) for j in range(4) if j < i],          # transposed: below the diagonal
-                 [(i, j) for i in range(4) for j in range(4) if j >= i],         # the diagonal too
-                 [(i, j) for i in range(4) for j in range(4) if j <= i],         # the entries the mask keeps
-                 [(0, 1), (0, 2), (0, 3)],                                       # only the first row
-                 [(i + 1, j + 1) for i, j in sorted(CAUSAL_ZEROS)],              # counted from 1
-                 [(i, j) for i in range(3) for j in range(3) if j > i]],         # n = 3
-          catches="the lower triangle (transposed), the diagonal included, the kept entries, only row 0, "
-                  "counting from 1, a smaller n",
-          solution="answer = [(i, j) for i in range(4) for j in range(4) if j > i]")
-def _causal_zeros(answer: Any) -> None:
-    pairs = _pairs(answer)
-    got = set(pairs)
-    if len(got) != len(pairs):
-        raise Wrong("Some pair appears twice. List each entry of A once.")
-    outside = [p for p in got if not (0 <= p[0] < N_CAUSAL and 0 <= p[1] < N_CAUSAL)]
-    if outside:
-        if all(1 <= i <= N_CAUSAL and 1 <= j <= N_CAUSAL for i, j in got):
-            raise Wrong(f"The pair {outside[0]} is outside a 4×4 matrix: rows and columns are counted "
-                        "from 0, as Python counts, so they run from 0 to 3.")
-        raise Wrong(f"The pair {outside[0]} is outside a 4×4 matrix: i and j run from 0 to 3.")
-    if got == CAUSAL_ZEROS:
-        return
-    diagonal = [p for p in got if p[0] == p[1]]
-    if diagonal:
-        raise Wrong(f"The entry {diagonal[0]} is on the diagonal. Under a causal mask a word may always look "
-                    "at itself: see the section on the causal mask.")
-    below = [p for p in got if p[1] < p[0]]
-    if below:
-        raise Wrong(f"The entry {below[0]} has j < i: word {below[0][0]} looking at an EARLIER word, which a "
-                    "causal mask allows. Rows are the words that ask (i), columns the words they look at (j).")
-    missing = sorted(CAUSAL_ZEROS - got)
-    more = "one more entry becomes" if len(missing) == 1 else f"{len(missing)} more entries become"
-    raise Wrong(f"The pairs you gave are right, but {more} 0. Go through "
-                "every row, not only one, and count what each word may not see.")
+            mask, numbers = to_mask(got, what), None
+        except Wrong:                                  # numbers, or not a grid at all (to_numpy names which)
+            numbers = to_numpy(got, what)
+            mask = numbers
+        want = wants[n]
+        if mask.shape != want.shape:
+            raise Wrong(f"The result of causal_mask({n}) has shape {mask.shape}, but the mask has one row per "
+                        f"query and one column per key: (n, n) = {want.shape}.")
+        if numbers is not None:
+            if np.isinf(numbers).any() and np.array_equal(np.isfinite(numbers), want):
+                raise Wrong("That is the grid M of 0 and -inf that the formula adds to the scores. The question "
+                            "asks for the mask itself, True/False, from which M is made.")
+            if np.array_equal(numbers, want.astype(float)):
+                raise Wrong("The pattern is right, but the entries are numbers. attnlib.attention wants "
+                            "True/False (True = may attend): use dtype=bool, or build it from comparisons.")
+            raise Wrong(f"The result of causal_mask({n}) should hold True/False values, not numbers.")
+        if np.array_equal(mask, want):
+            continue
+        if n > 1 and np.array_equal(mask, want.T):
+            raise Wrong("That mask lets each word see the words AFTER it. True belongs on and below the "
+                        "diagonal: word i (row) may look at word j (column) when j ≤ i.")
+        if n > 1 and np.array_equal(mask, ~want):
+            raise Wrong("That mask is True where a word may NOT look, torch.nn.MultiheadAttention's convention. "
+                        "Here True means \"may attend\".")
+        if np.array_equal(mask, want & ~np.eye(n, dtype=bool)):
+            raise Wrong("The diagonal is False, so the first word may look at nothing at all. A word may "
+                        "always attend to itself.")
+        i, j = (int(k) for k in np.argwhere(mask != want)[0])
+        raise Wrong(f"The result of causal_mask({n}) is wrong in row {i}, column {j}: word i may attend to "
+                    "word j exactly when j ≤ i. See the section on the causal mask.")
 
 
 # --- ch11.padding_mask: design the mask of a padded batch -------------------------------

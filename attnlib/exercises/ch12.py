@@ -18,9 +18,9 @@ SPLIT_SHAPE = (2, 8, 10, 64)   # X: (batch 2, n 10, d_model 512), h = 8
 @exercise("ch12.split_shape",
           right=[SPLIT_SHAPE, list(SPLIT_SHAPE), tuple(np.int64(d) for d in SPLIT_SHAPE), np.array(SPLIT_SHAPE)],
           wrong=[(2, 10, 8, 64), (2, 8, 10, 512), (16, 10, 64), (2, 10, 64), (8, 2, 10, 64), (2, 8, 64, 10),
-                 (2, 10, 512)],
+                 (2, 10, 512), (10, 2, 8, 64)],
           catches="reshaped but not swapped (2, 10, 8, 64), d_k not divided (512), batch and heads folded "
-                  "(16, 10, 64), one head, heads before batch, n and d_k swapped, no split at all",
+                  "(16, 10, 64), one head, heads before batch, n and d_k swapped, no split at all, the first two axes of the batch swapped (10, 2, 8, 64)",
           solution="answer = (2, 8, 10, 512 // 8)")
 def _split_shape(answer: Any) -> None:
     got = to_shape(answer, "Your answer")
@@ -34,6 +34,8 @@ def _split_shape(answer: Any) -> None:
                       "split_heads keeps them apart: batch first, then heads.",
         (8, 2, 10, 64): "The batch axis stays first; the head axis goes in after it.",
         (2, 8, 64, 10): "Each head holds one row per word: n comes before d_k.",
+        (10, 2, 8, 64): "That swaps the batch axis with the word axis. With a batch, the axes to swap are the "
+                        "word axis and the head axis, the two just before the last; the batch axis stays first.",
     }
     if got in hints:
         raise Wrong(hints[got] + " See the section on splitting.")
@@ -118,6 +120,14 @@ def _mh_scale_d_model(X, W_Q, W_K, W_V, W_O, h):
     return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
 
 
+def _mh_stack_dot_T(X, W_Q, W_K, W_V, W_O, h):
+    n, d_model = X.shape
+    d_k = d_model // h
+    Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    A = _softmax(Q @ K.T / np.sqrt(d_k))              # .T reverses all three axes of the stack
+    return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+
 def _mh_one_head(X, W_Q, W_K, W_V, W_O, h):
     return _mh_solution(X, W_Q, W_K, W_V, W_O, 1)[0]
 
@@ -181,9 +191,9 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
 @exercise("ch12.multi_head",
           right=[_mh_solution, _mh_loop, _mh_output_only, _reference],
           wrong=[_mh_no_w_o, _mh_reshape_without_swap, _mh_merge_without_swap, _mh_scale_d_model,
-                 _mh_one_head, _mh_softmax_over_heads, _mh_zeroes_w_v, _mh_no_return],
+                 _mh_one_head, _mh_softmax_over_heads, _mh_zeroes_w_v, _mh_no_return, _mh_stack_dot_T],
           catches="W_O left out, split by reshape without the swap, merge without the swap, scaled by √d_model, "
-                  "h ignored (one head), softmax across heads, a function that zeroes W_V in place; "
+                  "h ignored (one head), softmax across heads, a function that zeroes W_V in place, `.T` on a 3-D stack; "
                   "cases include n = 1, h = 1, h = d_model and n ≠ d_model",
           solution="Z = (A @ V).transpose(1, 0, 2).reshape(n, d_model)")
 def _multi_head(fn: Any) -> None:
@@ -192,7 +202,15 @@ def _multi_head(fn: Any) -> None:
     for case, want in zip(cases, wants):
         n, d_model = case[0].shape
         h = case[-1]
-        result = call(fn, *case, what="your function `multi_head_attention`")   # on private copies
+        try:
+            result = call(fn, *case, what="your function `multi_head_attention`")   # on private copies
+        except Wrong as wrong:
+            if "matmul" in str(wrong) and "core dimension" in str(wrong):
+                raise Wrong("numpy could not multiply two stacks of matrices: their inner sizes differ. A "
+                            "common cause is `.T` on a stack of three axes, which reverses all three. Each "
+                            "head's keys need only their last two axes swapped: see the section on `@` on a "
+                            "stack.") from None
+            raise
         got = _output_from(result, want.shape)
         label = f"The output for n={n}, d_model={d_model}, h={h}"
         if got.shape == want.shape and np.all(np.isfinite(got)) and np.allclose(got, want, atol=1e-8):

@@ -122,14 +122,20 @@ def _times_not_divided(pos: int, d_model: int) -> np.ndarray:
     return np.stack([np.sin(angle), np.cos(angle)], axis=1).reshape(-1)
 
 
+def _degrees(pos: int, d_model: int) -> np.ndarray:
+    i = np.arange(0, d_model, 2)
+    angle = np.radians(pos / 10000 ** (i / d_model))     # the angle read as degrees
+    return np.stack([np.sin(angle), np.cos(angle)], axis=1).reshape(-1)
+
+
 def _off_by_one(pos: int, d_model: int) -> np.ndarray:
     return _pe_row(pos + 1, d_model)
 
 
 @exercise("ch13.pe_row", right=[_pe_row, _right_torch, _right_library, _right_list],
-          wrong=[_swapped, _column_index_exponent, _i_not_2i, _halves, _times_not_divided, _off_by_one],
+          wrong=[_swapped, _column_index_exponent, _i_not_2i, _halves, _times_not_divided, _off_by_one, _degrees],
           catches="sine and cosine swapped, the exponent j/d_model per column instead of 2i/d_model per pair, "
-                  "i/d_model, all sines then all cosines, multiplying by the speed, counting positions from 1; "
+                  "i/d_model, all sines then all cosines, multiplying by the speed, counting positions from 1, the angle taken as degrees; "
                   "pos = 0, d_model = 2 and a far position 1000 are among the cases (the inputs are ints, so "
                   "nothing can be changed in place)",
           solution="angle = pos / 10000 ** (2 * i / d_model)")
@@ -146,6 +152,10 @@ def _pe_row_checker(fn: Any) -> None:
         if np.allclose(got, _halves(pos, d_model), atol=1e-9):
             raise Wrong(f"Your {label} puts all the sines first and all the cosines after. They alternate: "
                         "column 2i is a sine and column 2i+1 the cosine of the same angle.")
+        if np.allclose(got, _degrees(pos, d_model), atol=1e-9):
+            raise Wrong(f"Your {label} treats the angle as degrees. np.sin and np.cos (and math.sin, math.cos) take "
+                        "radians, and the formula's angle is already in radians: see the section on the "
+                        "turning arrow.")
         if np.allclose(got, _pe_row(pos + 1, d_model), atol=1e-9):
             raise Wrong(f"Your {label} is the row of position {pos + 1}: positions count from 0, and pos = 0 gives "
                         "sines of 0 and cosines of 0.")
@@ -154,4 +164,11 @@ def _pe_row_checker(fn: Any) -> None:
             raise Wrong(f"In {label} the speeds are off: a sine and its cosine share one angle, and the exponent "
                         "of 10000 uses 2i, the even column of the pair, over d_model. See the formula in the "
                         "section on sinusoidal encodings.")
+        off = np.flatnonzero(~np.isclose(got, want, atol=1e-9))
+        if off.size:
+            column = int(off[0])
+            kind = "sine" if column % 2 == 0 else "cosine"
+            raise Wrong(f"Your {label} differs from the formula in {off.size} of its {d_model} columns, first in "
+                        f"column {column}, the {kind} of pair i = {column // 2}. Recompute that pair's angle, "
+                        "pos / 10000^(2i/d_model), and take its sine (even column) and cosine (odd column).")
         expect_array(got, want, what=label, atol=1e-9)

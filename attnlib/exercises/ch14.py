@@ -90,16 +90,21 @@ def _hit_rate(A: Any, keys: Any) -> float:
     return float((np.asarray(A).argmax(axis=1) == np.asarray(keys)).mean())
 
 
+def _skips_first_row(A: Any, keys: Any) -> float:
+    rows = np.arange(1, len(keys))
+    return float(np.asarray(A)[rows, np.asarray(keys)[rows]].mean()) if len(rows) else float("nan")
+
+
 def _mutating(A: Any, keys: Any) -> float:
     A[:] = 0.0
     return _weight_on(A, keys)
 
 
 @exercise("ch14.weight_on", right=[_weight_on, _right_loop, _right_torch, _right_list_comprehension],
-          wrong=[_transposed, _whole_columns, _strongest, _sum_not_mean, _hit_rate, _mutating],
+          wrong=[_transposed, _whole_columns, _strongest, _sum_not_mean, _hit_rate, _mutating, _skips_first_row],
           catches="row and column swapped, whole columns averaged, the strongest weight instead of the expected "
                   "one, the sum instead of the average, the share of rows whose strongest key is right, a function "
-                  "that zeroes A; hidden A are soft (not one-hot), n = 1, 3, 5, 6, and keys in every order",
+                  "that zeroes A, row 0 left out (as the chapter's printout does); hidden A are soft (not one-hot), n = 1, 3, 5, 6, and keys in every order",
           solution="return A[np.arange(len(keys)), keys].mean()")
 def _weight_on_checker(fn: Any) -> None:
     for (A, keys), want in zip(_HIDDEN, _WANT):
@@ -109,6 +114,9 @@ def _weight_on_checker(fn: Any) -> None:
             raise Wrong(f"Your function should return one number, the average, but it returned shape {value.shape}.")
         v = float(value.reshape(()))
         n = len(keys)
+        if n == 1 and not np.isfinite(v):
+            raise Wrong("For an A of one row your function gives nan, the average of no numbers: it seems to "
+                        "leave out row 0. The question asks for the average over every row, row 0 included.")
         slips = [
             (_transposed, "Rows and columns are swapped: row i of A is query i, and its weight on key j is A[i, j]."),
             (_strongest, "That is the strongest weight of each row, whichever key holds it. Take the weight on "
@@ -117,6 +125,8 @@ def _weight_on_checker(fn: Any) -> None:
                         "weight itself, averaged over the rows."),
             (_sum_not_mean, "That is the total over the rows. Divide by the number of rows to get the average."),
             (_whole_columns, "That averages whole columns of A. Take one weight per row: row i at column keys[i]."),
+            (_skips_first_row, "That leaves out row 0, as the chapter's printout did. The question asks for the "
+                               "average over every row, row 0 included."),
         ]
         if not np.isclose(v, want, atol=1e-9):
             for slip, hint in slips:

@@ -5,7 +5,7 @@ The palette is Okabe–Ito (safe for colour-blind readers), heatmaps use viridis
 and the figures are sized and lettered to stay readable on a phone.
 
 The figures live in modules by kind: `style` (palette, word colours, the matplotlib style, SVG
-output), `arrows`, `grids`, `curves`, `roofline` and `course_map`; every figure is reachable as `plot.NAME`.
+output), `arrows`, `grids`, `curves`, `roofline`, `learning` (Part IV) and `course_map`; every figure is reachable as `plot.NAME`.
 
 Importing `attnlib.plot` inside a Jupyter kernel switches that kernel's inline figures to SVG
 (`style.show_svg_inline`), so every figure of the course is stored sharp at any width; outside a
@@ -30,6 +30,7 @@ from .grids import (
     transpose_reflection,
     word_heatmap,
 )
+from .learning import heads_flow, turning_arrows, weight_by_position
 from .roofline import roofline, roofline_limit
 from .style import (
     BLACK,
@@ -83,6 +84,9 @@ __all__ = [
     "stacked_rows",
     "transpose_reflection",
     "word_heatmap",
+    "heads_flow",
+    "turning_arrows",
+    "weight_by_position",
     "BLACK",
     "BLUE",
     "GREEN",
