@@ -14,7 +14,8 @@ import math
 import numbers
 import sys
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +23,8 @@ from .hints import Wrong, count_words, describe, fmt, is_array, position_words, 
 
 _MAX_DEPTH = 32         # nesting of lists beyond which an answer is not a grid of numbers
 _WALK_LIMIT = 100_000   # numbers in a list beyond which numpy's reading is trusted without a walk for True/False
+_LIST_LIMIT = 100_000   # numbers in a Python list beyond which no answer of the course can be (read in bounded time)
+_ARRAY_LIMIT = 1_000_000  # numbers in an array or tensor beyond which no answer of the course can be
 
 
 # --- numbers ------------------------------------------------------------------------
@@ -30,10 +33,22 @@ def to_numpy(answer: Any, what: str = "your answer", *, allow_bool: bool = False
     """Turn a list, tuple, numpy array or torch tensor of real numbers into a float array, or raise Wrong."""
     if callable(answer) and not is_array(answer):
         raise Wrong(f"{sentence_start(what)} is a function; call it and check what it returns instead.")
+    _refuse_long_list(answer, what)
     fast = _read_fast(answer, allow_bool)
     if fast is not None:
         return fast
     return _diagnose(answer, what, (), allow_bool)
+
+
+def _refuse_long_list(answer: Any, what: str) -> None:
+    """Raise Wrong for a Python list far longer than any answer of the course, before reading it."""
+    objects = isinstance(answer, np.ndarray) and answer.dtype == object
+    if (isinstance(answer, (list, tuple)) or objects) and (size_at_least(answer) or 0) > _LIST_LIMIT:
+        raise Wrong(f"{sentence_start(what)} is a list of {size_at_least(answer):,} entries or more, far more than "
+                    "this exercise asks for. Check what your code builds.")
+    if is_array(answer) and (size_at_least(answer) or 0) > _ARRAY_LIMIT:
+        raise Wrong(f"{sentence_start(what)} is {describe(answer)}: {size_at_least(answer):,} numbers, far more "
+                    "than this exercise asks for. Check what your code builds.")
 
 
 def to_number(answer: Any, what: str = "your answer") -> float:
@@ -67,12 +82,13 @@ def to_mask(answer: Any, what: str = "your mask") -> np.ndarray:
     Numbers (0/1 included) are refused with a hint saying a mask holds True/False; a grader that
     wants to say more about them catches that Wrong and reads the numbers with `to_numpy`."""
     torch = sys.modules.get("torch")
+    _refuse_long_list(answer, what)
     try:
         if isinstance(answer, np.ndarray) and answer.dtype == bool:
             return answer.copy()
         if torch is not None and isinstance(answer, torch.Tensor) and answer.dtype == torch.bool:
             return answer.detach().cpu().numpy().copy()
-        if isinstance(answer, (list, tuple)):
+        if isinstance(answer, (list, tuple)) and _plain_leaf(answer, 0, True) and _plain_leaf(answer, -1, True):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 arr = np.asarray(answer)
@@ -104,6 +120,8 @@ def _read_fast(x: Any, allow_bool: bool) -> np.ndarray | None:
         if isinstance(x, (int, float, np.integer, np.floating)):
             return np.asarray(float(x))
         if isinstance(x, (list, tuple, range)):
+            if not (_plain_leaf(x, 0, allow_bool) and _plain_leaf(x, -1, allow_bool)):
+                return None   # text, None or the like at an end: the walk names it without numpy's slow try
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 arr = np.asarray(x)
@@ -117,6 +135,38 @@ def _read_fast(x: Any, allow_bool: bool) -> np.ndarray | None:
     except BaseException:
         return None
     return None
+
+
+def size_at_least(x: Any) -> int | None:
+    """A lower bound on the numbers in x, found by walking its first entries only (None for other things)."""
+    if isinstance(x, (str, bytes)):
+        return len(x)
+    if is_array(x):
+        return int(np.prod(tuple(x.shape)))
+    if isinstance(x, (int, float, np.number)):
+        return 1
+    if not isinstance(x, (list, tuple)):
+        return None
+    size = 1
+    for _ in range(_MAX_DEPTH):
+        if is_array(x):
+            return size * int(np.prod(tuple(x.shape)))
+        if not isinstance(x, (list, tuple)) or not len(x):
+            return size * len(x) if isinstance(x, (list, tuple)) else size
+        size *= len(x)
+        x = x[0]
+    return size
+
+
+def _plain_leaf(x: Any, end: int, allow_bool: bool) -> bool:
+    """Whether the first (end=0) or last (end=-1) number of a nested list is a plain real number."""
+    for _ in range(_MAX_DEPTH):
+        if not isinstance(x, (list, tuple, range)) or not len(x):
+            break
+        x = x[end]
+    if isinstance(x, (bool, np.bool_)):
+        return allow_bool
+    return isinstance(x, (int, float, np.integer, np.floating))
 
 
 def _holds_bool(x: Any) -> bool:
@@ -216,10 +266,18 @@ def _from_sequence(items: Any, what: str, path: tuple[int, ...], allow_bool: boo
     if len(path) >= _MAX_DEPTH:
         raise Wrong(f"{sentence_start(what)} is nested {len(path)} lists deep; a grid of numbers is a list of rows.")
     items = list(items)
-    lengths = [len(v) if isinstance(v, (list, tuple)) else None for v in items]
+    rows = bool(items) and isinstance(items[0], (list, tuple))
+    lengths = [len(v) if isinstance(v, (list, tuple)) else None for v in items] if rows else []
     if lengths and None not in lengths and len(set(lengths)) > 1:  # ragged rows, named before any is read
         i = next(k for k, n in enumerate(lengths) if n != lengths[0])
         raise Wrong(_ragged(what, path, (lengths[0],), i, (lengths[i],)))
+    plain = (int, float, np.integer, np.floating)
+    if not any(isinstance(v, (list, tuple, np.ndarray)) for v in items[:1]):  # a flat list: find the odd entry at once
+        odd = next((i for i, v in enumerate(items) if not isinstance(v, plain) or isinstance(v, bool)), None)
+        if odd is None:
+            return np.asarray(items, dtype=np.float64)
+        if odd > 0 and not isinstance(items[odd], (list, tuple, np.ndarray)):
+            _diagnose(items[odd], what, path + (odd,), allow_bool)
     children = []
     for i, item in enumerate(items):
         fast = _read_fast(item, allow_bool)
