@@ -178,7 +178,12 @@ def _holds_bool(x: Any) -> bool:
 
 
 def _at(what: str, path: tuple[int, ...]) -> str:
-    return f"Entry {''.join(f'[{i}]' for i in path)} of {what}" if path else sentence_start(what)
+    return f"Entry {''.join(f'[{i}]' for i in path)} of {_mid_sentence(what)}" if path else sentence_start(what)
+
+
+def _mid_sentence(what: str) -> str:
+    """`what` inside a sentence: 'Your Q' -> 'your Q' (names such as W_Q stay)."""
+    return "y" + what[1:] if what.startswith("Your ") else what
 
 
 def _diagnose(x: Any, what: str, path: tuple[int, ...], allow_bool: bool) -> np.ndarray:
@@ -567,18 +572,19 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
             raise Wrong(f"{name} is the number {int(answer)}, not a shape. In Python, (7) is just 7: a shape "
                         "is a tuple even with one entry, so put a comma inside the brackets, (n,).")
         if length:
-            raise Wrong(f"{name} is a single number, but this shape has {length}: {words}.")
+            raise Wrong(f"{name} is a single number, but a shape is wanted here, {length} whole numbers such as "
+                        "(rows, columns).")
         raise Wrong(f"{name} is a single number, but a shape is {words}.")
     if not isinstance(answer, (tuple, list)) or len(answer) > 64:
         raise Wrong(f"{name} should be a shape, {words}, but it is {describe(answer)}.")
     dims = []
     for i, d in enumerate(answer):
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (numbers.Real, np.integer, np.floating)):
-            raise Wrong(f"Entry [{i}] of {what} is {describe(d)}; a shape holds whole numbers.")
+            raise Wrong(f"Entry [{i}] of {_mid_sentence(what)} is {describe(d)}; a shape holds whole numbers.")
         if not math.isfinite(float(d)) or float(d) != int(d) or d < 0:
             raise Wrong(f"Entry [{i}] of the shape is {fmt(d)}; a shape holds whole numbers of rows and columns.")
         if not isinstance(d, (numbers.Integral, np.integer)):
-            raise Wrong(f"Entry [{i}] of {what} is {show(d, 40)}, a decimal number: a shape holds whole numbers "
+            raise Wrong(f"Entry [{i}] of {_mid_sentence(what)} is {show(d, 40)}, a decimal number: a shape holds whole numbers "
                         "(ints), not decimals. Write it as an int (and divide with //, which keeps ints).")
         dims.append(int(d))
     return tuple(dims)
