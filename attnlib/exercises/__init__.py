@@ -9,10 +9,10 @@ A checker is a function that takes the learner's answer and raises `Wrong("hint"
 The framework, one job per module:
 
 - `registry`: `exercise`, `exercise_ids`, `get` and `check`, which judges and prints the verdict.
-- `answers`: reading answers (`to_numpy`, `to_number`, `to_count`, `to_shape`, `to_mask`, `to_items`)
-  and comparing them with the expected one, structure before values (`expect_array`,
-  `expect_structure`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`); `torch_form`
-  writes a right answer as a torch tensor for a registration.
+- `answers`: reading answers (`to_numpy`, `to_number`, `to_count`, `to_shape`, `to_mask`, `to_items`);
+  `torch_form` writes a right answer as a torch tensor for a registration.
+- `expectations`: comparing an answer with the expected one, structure before values
+  (`expect_array`, `expect_structure`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`).
 - `calling`: calling learner code safely (`call`, `expect_value_error`).
 - `hints`: `Wrong` and the words hints are made of (`describe`, `show`, `position_words`).
 
@@ -39,8 +39,9 @@ Rules for every checker (tests/test_exercises.py holds each chapter to them):
 """
 from __future__ import annotations
 
-from .answers import (expect_array, expect_number, expect_structure, expect_pair, expect_shape, expect_word, normal_word,
-                      rounding_hint, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form)
+from .answers import normal_word, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form
+from .expectations import (expect_array, expect_number, expect_pair, expect_shape, expect_structure, expect_word,
+                           rounding_hint)
 from .calling import call, expect_value_error, mentions_shape
 from .hints import Wrong, describe, position_words, show
 from .registry import Exercise, Verdict, check, exercise, exercise_ids, get
