@@ -58,7 +58,7 @@ def shift_rotation(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     turns pair i by the angle k / base^(2i/d_model), whatever pos is. R_k holds one 2 × 2 turn
     [[cos, -sin], [sin, cos]] per pair on its diagonal and zeros elsewhere.
     """
-    d_model = _whole("d_model", d_model, 2)
+    d_model = whole_number("shift_rotation", "d_model", d_model, smallest=2)
     if d_model % 2:
         raise ValueError(f"shift_rotation: d_model must be even (a sine and a cosine per frequency), but it is {d_model}")
     R = np.zeros((d_model, d_model))

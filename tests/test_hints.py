@@ -46,11 +46,7 @@ def _squeezed(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-@pytest.mark.parametrize("exercise_id", [
-    pytest.param(i, marks=pytest.mark.xfail(strict=True, reason="chapter 15's grader moves to the framework "
-                                                              "with the timing chapter"))
-    if i in ("ch15.flops", "ch15.memory_of_a") else i
-    for i in IDS])
+@pytest.mark.parametrize("exercise_id", IDS)
 def test_no_hint_states_the_computation(exercise_id, capsys):
     ex = get(exercise_id)
     wanted = _expected_numbers(ex)

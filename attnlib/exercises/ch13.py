@@ -169,6 +169,7 @@ def _pe_row_checker(fn: Any) -> None:
             column = int(off[0])
             kind = "sine" if column % 2 == 0 else "cosine"
             raise Wrong(f"Your {label} differs from the formula in {off.size} of its {d_model} columns, first in "
-                        f"column {column}, the {kind} of pair i = {column // 2}. Recompute that pair's angle, "
-                        "pos / 10000^(2i/d_model), and take its sine (even column) and cosine (odd column).")
+                        f"column {column}, the {kind} of pair i = {column // 2}. Recompute that pair's angle as the "
+                        "section on sinusoidal encodings defines it, in radians, and check which column takes its "
+                        "sine and which its cosine.")
         expect_array(got, want, what=label, atol=1e-9)
