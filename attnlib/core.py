@@ -17,7 +17,6 @@ from .arrays import Array, as_array, broadcasts, is_torch, same_kind, shape_of
 from .masks import apply_mask
 
 # The old private names of two helpers now in attnlib.arrays, still imported by attnlib.tiled.
-_broadcasts, _same_kind = broadcasts, same_kind
 
 # --- helpers shared by every function below -------------------------------
 

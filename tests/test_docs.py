@@ -22,7 +22,7 @@ _PATH = re.compile(rf"(?<![\w/.$:<>-])({_FILE}|[\w.-]+(?:/[\w.-]+)*/)(?![\w/<])"
 # (chNN.py is "ch01.py, ch02.py, ...").
 _NOT_IN_THE_REPOSITORY = ("_build/", ".venv", "some/", "path/to/", "NN")
 # What benchmarks/gpu_run.sh writes into the folder it is given (benchmarks/README.md lists them).
-GPU_RUN_OUTPUTS = {"system.txt", "gpu_checks.json"}
+GPU_RUN_OUTPUTS = {"system.txt", "gpu_checks.json", "gpu_parts.json"}
 
 
 def _tracked() -> set[str]:
