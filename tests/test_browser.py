@@ -505,7 +505,8 @@ def reader_views(built_book, server, browser) -> dict:
                 measured["printouts"] += [(docname, size, o)
                                           for o in page.evaluate(measures.PRINTOUTS, measures.ALIGNED_ROW)]
                 page.add_script_tag(content=axe)
-                measured["axe"] += [(docname, size, v) for v in page.evaluate(measures.AXE_RUN, measures.AXE_TAGS)]
+                axe_found = page.evaluate(measures.AXE_RUN, [measures.AXE_TAGS, view == "desktop"])
+                measured["axe"] += [(docname, size, v) for v in axe_found]
                 found += [f"{tag}: {p}" for p in page.evaluate(OUTPUT_CUT)]
                 if scheme == "light":
                     found += check_menus(page, view, docname)
