@@ -2,11 +2,16 @@
 
 The files come from the installed package `django-static-mathjax` (MathJax 3.2.2's `es5/`
 build, listed in requirements.txt); nothing of MathJax is kept in this repository. This
-extension points Sphinx's `mathjax_path` at `_static/mathjax/tex-mml-chtml.js` and, once the
-sources are read and before the HTML pages are written, copies into the output the part of
-`es5/` that this combined build can load:
+extension points Sphinx's `mathjax_path` at `_static/mathjax/startup.js`, MathJax's loader,
+and tells it (in `mathjax3_config`) to load only what the book uses: the core, TeX input (with
+its `autoload` of rarer macros), CommonHTML output and the assistive MathML that screen readers
+read. That is about 650 kB where the combined `tex-mml-chtml.js` is 1.2 MB: the combined build
+adds MathML input (no page has any) and the right-click menu (426 kB). Once the sources are
+read and before the HTML pages are written, it copies into the output the part of `es5/` that
+these can load:
 
-- `tex-mml-chtml.js`, the one combined build the pages load;
+- `startup.js`, `core.js`, `input/tex.js` and `output/chtml.js`, what the pages load, and
+  `tex-mml-chtml.js`, the combined build (for a reader who wants the menu: see LOAD);
 - `input/` (TeX extensions that `autoload` fetches on first use, e.g. `\\boldsymbol`),
   `output/chtml*` and its fonts, `ui/` (the right-click menu), `a11y/` and `sre/`
   (the accessibility explorer and speech rules the menu can switch on), `adaptors/`,
@@ -30,8 +35,12 @@ logger = logging.getLogger(__name__)
 
 #: where the files go, relative to the output's `_static/`
 TARGET = "mathjax"
-#: the combined build the pages load: TeX and MathML in, CommonHTML out
+#: the combined build: TeX and MathML in, CommonHTML out, the menu (copied, not loaded)
 ENTRY = "tex-mml-chtml.js"
+#: what the pages load: MathJax's loader, which then loads the components of LOAD
+STARTUP = "startup.js"
+#: the MathJax components the book needs (TeX's autoload fetches a rare macro's package on use)
+LOAD = ["core", "input/tex", "output/chtml", "a11y/assistive-mml"]
 #: the CDN default Sphinx would use; we replace it only when nobody chose another path
 _SPHINX_DEFAULT_PREFIX = "https://cdn.jsdelivr.net/npm/mathjax@3"
 
@@ -78,13 +87,16 @@ def set_mathjax_path(app: Sphinx, config) -> None:
     """Point Sphinx at the local copy, unless the book chose a MathJax of its own."""
     current = config.mathjax_path or ""
     if not current or current.startswith(_SPHINX_DEFAULT_PREFIX):
-        config.mathjax_path = f"{TARGET}/{ENTRY}"  # relative paths are taken from _static/
+        config.mathjax_path = f"{TARGET}/{STARTUP}"  # relative paths are taken from _static/
+        settings = dict(config.mathjax3_config or {})
+        settings["loader"] = {**settings.get("loader", {}), "load": list(LOAD)}
+        config.mathjax3_config = settings
     mathjax_root()  # fail early, before any page is written, if the package is missing
 
 
 def install(app: Sphinx, env=None) -> None:
     """Copy MathJax into the HTML output (only files that are missing or changed)."""
-    if app.builder.format != "html" or app.config.mathjax_path != f"{TARGET}/{ENTRY}":
+    if app.builder.format != "html" or app.config.mathjax_path != f"{TARGET}/{STARTUP}":
         return
     files, nbytes = copy_mathjax(Path(app.outdir))
     logger.info(f"offline_mathjax: {files} MathJax files ({nbytes / 1e6:.1f} MB) in _static/{TARGET}/")

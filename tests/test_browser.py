@@ -6,6 +6,12 @@ local link points to a file and anchor that exist, and nothing is fetched from o
 127.0.0.1 (any such request is blocked and fails the test). A screenshot of every page, at
 desktop width and at a 390 px phone width, is saved under _build/screenshots/.
 
+And, on every page at 1280 px and at 390 px light and dark (the rules in tests/browser_measures.py):
+no display equation wider than its box, no table wider than its box unless it scrolls with a
+visible cue and takes the keyboard, no printed table (rows meant to line up) that wraps at 390 px,
+no axe-core violation of WCAG 2.0/2.1 A and AA, the page whole on paper (print media), and the
+bytes a page brings on a first visit and for the next page. Each test prints what it measured.
+
 Needs Debian's `chromium` (apt-get install -y chromium) and Playwright for Python; Playwright
 drives the system Chromium (no browser download). Without them the module is skipped, saying why.
 """
@@ -22,6 +28,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import browser_measures as measures
 import pytest
 from conftest import toc_files
 
@@ -32,6 +39,8 @@ PHONE = {"width": 390, "height": 844}
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 MATHJAX_TIMEOUT_MS = 30_000
+#: time for _static/book_fixes.js to mark the boxes that scroll (it waits 100 ms for the page to settle)
+SETTLE_MS = 250
 
 #: console errors that are known to be harmless, each with the reason. Empty on purpose: the
 #: two that every page used to log are gone at their cause (see _ext/no_thebe.py for
@@ -456,22 +465,48 @@ def check_figure_text(page, docname: str) -> list[str]:
     return small if os.environ.get(STRICT_FIGURE_TEXT_ENV, "1") else []
 
 
-def test_the_reader_view_of_every_page(request, built_book, server, browser):
-    """Every page at 1280 and 390 px, light and dark, as a reader meets it: the menus open from the
-    visible buttons, no title holds raw TeX, no output is cut, tables fit, figures stay legible and
-    do not glare. One test for all pages so that every defect on every page is reported at once."""
+@pytest.fixture(scope="module")
+def reader_views(built_book, server, browser) -> dict:
+    """Every page at 1280 and 390 px, light and dark, opened once per view for every check of this
+    module that looks at a page as a reader meets it: "problems" holds what the reader's-view test
+    reports, "measured" what the tests of equations, tables, printouts, axe-core, paper and page
+    weight report (tests/browser_measures.py says how each is measured).
+
+    The desktop view routes nothing, so that the HTTP cache works (Playwright turns it off in a
+    context that routes requests) and its bytes can be counted: the first load on a fresh profile,
+    and then the next page of the book. A request to anything but 127.0.0.1 is still reported there
+    (the other views block it, as does test_page_in_a_real_browser)."""
+    axe = measures.axe_source()
     problems: dict[str, list[str]] = {}
+    measured: dict = {"equations": [], "tables": [], "printouts": [], "axe": [], "print": [], "weights": [],
+                      "axe_version": measures.axe_version(axe)}
     started = time.perf_counter()
-    for docname in PAGES:
+    for i, docname in enumerate(PAGES):
         found = problems.setdefault(docname, [])
         for view, viewport, scheme in VIEWS:
             context = browser.new_context(viewport=viewport, color_scheme=scheme, service_workers="block")
-            context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server + "/") else r.abort())
+            outside: list[str] = []
+            if view == "desktop":
+                context.on("request", lambda r, seen=outside: None if r.url.startswith(server + "/") else seen.append(r.url))
+            else:
+                context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server + "/") else r.abort())
             page = context.new_page()
+            tally = measures.start_counting_bytes(context, page) if view == "desktop" else None
             try:
                 page.goto(f"{server}/{docname}.html", wait_until="load")
                 page.evaluate(WAIT_FOR_MATHJAX)
+                page.evaluate("() => document.fonts.ready.then(() => true)")
+                page.wait_for_timeout(SETTLE_MS)  # book_fixes.js marks the scroll boxes once MathJax is done
+                first_load = tally["bytes"] if tally else 0
                 tag = f"{view}/{scheme}"
+                size = f"{viewport['width']} px {scheme}"
+                measured["equations"] += [(docname, size, e) for e in page.evaluate(measures.EQUATIONS)]
+                measured["tables"] += [(docname, size, t) for t in page.evaluate(measures.TABLES, False)]
+                measured["printouts"] += [(docname, size, o)
+                                          for o in page.evaluate(measures.PRINTOUTS, measures.ALIGNED_ROW)]
+                page.add_script_tag(content=axe)
+                axe_found = page.evaluate(measures.AXE_RUN, [measures.AXE_TAGS, view == "desktop"])
+                measured["axe"] += [(docname, size, v) for v in axe_found]
                 found += [f"{tag}: {p}" for p in page.evaluate(OUTPUT_CUT)]
                 if scheme == "light":
                     found += check_menus(page, view, docname)
@@ -479,6 +514,14 @@ def test_the_reader_view_of_every_page(request, built_book, server, browser):
                     found += check_titles(page)
                     found += check_figure_sharpness(page)
                     found += check_math_links(page)
+                    measured["print"].append((docname, on_paper(page)))
+                    following = PAGES[(i + 1) % len(PAGES)]
+                    tally["bytes"] = 0
+                    page.goto(f"{server}/{following}.html", wait_until="load")
+                    page.evaluate(WAIT_FOR_MATHJAX)
+                    page.evaluate("() => document.fonts.ready.then(() => true)")
+                    page.wait_for_timeout(50)
+                    measured["weights"].append((docname, following, first_load, tally["bytes"]))
                 if view == "phone" and scheme == "light":
                     found += [f"phone: {p}" for p in page.evaluate(TABLES)]
                     overflow = page.evaluate(OVERFLOW)
@@ -491,8 +534,40 @@ def test_the_reader_view_of_every_page(request, built_book, server, browser):
                     found += check_dark_figures(page)
             finally:
                 context.close()
-    print(f"\nreader's view of {len(PAGES)} pages x {len(VIEWS)} views in {time.perf_counter() - started:.0f} s")
-    print("smallest figure text on a 390 px phone, per page:")
+            found += [f"{tag}: asked for something outside the book: {url}" for url in sorted(set(outside))]
+    seconds = time.perf_counter() - started
+    print(f"\nreader's view of {len(PAGES)} pages x {len(VIEWS)} views (with axe-core, paper and weights) in {seconds:.0f} s")
+    return {"problems": problems, "measured": measured}
+
+
+def on_paper(page) -> dict:
+    """The page under print media at an A4 page's text width, measured (then back to the screen)."""
+    viewport = page.viewport_size
+    page.set_viewport_size({"width": measures.PRINT_WIDTH, "height": 1000})
+    page.emulate_media(media="print")
+    try:
+        page.wait_for_timeout(50)
+        paper = page.evaluate(measures.PRINT_REPORT, [measures.PRINT_CHROME, measures.PRINT_CONTROLS])
+        paper["equations"] = page.evaluate(measures.EQUATIONS)
+        paper["tables"] = page.evaluate(measures.TABLES, True)
+        paper["printouts"] = page.evaluate(measures.PRINTOUTS, measures.ALIGNED_ROW)
+    finally:
+        page.emulate_media(media="screen")
+        page.set_viewport_size(viewport)
+    return paper
+
+
+@pytest.fixture(scope="module")
+def measured(reader_views) -> dict:
+    return reader_views["measured"]
+
+
+def test_the_reader_view_of_every_page(reader_views):
+    """Every page at 1280 and 390 px, light and dark, as a reader meets it: the menus open from the
+    visible buttons, no title holds raw TeX, no output is cut, tables fit, figures stay legible and
+    do not glare. One test for all pages so that every defect on every page is reported at once."""
+    problems = reader_views["problems"]
+    print("\nsmallest figure text on a 390 px phone, per page:")
     for docname, (px, what) in sorted(FIGURE_TEXT.items(), key=lambda kv: kv[1][0]):
         print(f"  {px:5.1f} px  {docname}: {what}")
     if SMALL_FIGURE_TEXT:
@@ -654,3 +729,119 @@ def test_page_in_a_real_browser(docname, built_book, server, browser, anchors):
                  if not any(pattern.search(e) for pattern, _reason in KNOWN_HARMLESS_CONSOLE_ERRORS)]
     print(f"{docname}: checked in {time.perf_counter() - started:.1f} s")
     assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
+
+
+# ----------------------------------------------------------------------------- measured in every page
+# Nothing cut at 390 px (display equations, tables, printed tables), axe-core's WCAG 2.1 AA rules,
+# the page on paper, and the page weights. The rules are written out in tests/browser_measures.py.
+# Every page is opened once per view for all of these (the fixture reader_views above); each test
+# then reports its own measure, every page at once, and prints what it measured.
+
+#: the goals for the bytes a page brings: on a fresh profile, and for the next page (cache warm)
+FIRST_LOAD_GOAL = 2_500_000
+NEXT_PAGE_GOAL = 500_000
+
+
+def _where(item: dict) -> str:
+    return item["where"] or "top"
+
+
+def test_no_display_equation_is_wider_than_its_box(measured):
+    equations = measured["equations"]
+    cut = [(d, tag, e) for d, tag, e in equations if e["need"] > e["have"] + 1]
+    phone = [(d, tag, e) for d, tag, e in equations if tag.startswith(str(PHONE["width"]))]
+    if phone:
+        d, _tag, e = max(phone, key=lambda x: x[2]["need"] - x[2]["have"])
+        print(f"\n{len(equations)} display equations measured; widest at {PHONE['width']} px: {d}{_where(e)} "
+              f"{e['need']} px in a {e['have']} px box: {e['tex']}")
+    report = sorted({f"{d} ({tag}, {_where(e)}): {e['need']} px in a {e['have']} px box, "
+                     f"{e['need'] - e['have']} px cut: {e['tex']}" for d, tag, e in cut})
+    print(f"{len(report)} display equation(s) wider than their box" + ("".join(f"\n  {r}" for r in report)))
+    assert not report, f"{len(report)} display equation(s) wider than their box:\n  " + "\n  ".join(report)
+
+
+def test_no_table_is_cut_without_a_scroll_cue(measured):
+    tables = measured["tables"]
+    wide = [(d, tag, t) for d, tag, t in tables if t["need"] > t["have"] + 1]
+    cut = [(d, tag, t) for d, tag, t in wide if not (t["scrolls"] and t["cue"] and t["focusable"])]
+    if wide:
+        d, tag, t = max(wide, key=lambda x: x[2]["need"] - x[2]["have"])
+        print(f"\nworst table: {d}{_where(t)} at {tag}, {t['need']} px in a {t['have']} px box ({t['label']!r})")
+    print(f"{len(tables)} tables measured; {len(wide)} wider than their box, {len(cut)} of them without "
+          f"a scroll box that shows a cue and takes the keyboard")
+    for d, tag, t in wide:
+        print(f"  {d} ({tag}, {_where(t)}): {t['need']} px in {t['have']} px, scrolls={t['scrolls']} "
+              f"cue={t['cue']} focusable={t['focusable']}: {t['label']!r}")
+    report = [f"{d} ({tag}, {_where(t)}): table {t['label']!r} is {t['need']} px in a {t['have']} px box "
+              f"(scrolls: {t['scrolls']}, cue: {t['cue']}, keyboard: {t['focusable']})" for d, tag, t in cut]
+    assert not report, f"{len(report)} table(s) cut:\n  " + "\n  ".join(report)
+
+
+def test_no_printed_table_wraps_on_a_phone(measured):
+    printouts = [(d, tag, p) for d, tag, p in measured["printouts"] if tag.startswith(str(PHONE["width"]))]
+    aligned = [(d, tag, p) for d, tag, p in printouts if p["aligned"]]
+    wrapped = {(d, p["where"], p["first"]): (d, p) for d, tag, p in aligned if p["need"] > p["have"] + 1}
+    widest = max((p["chars"] for _d, _t, p in aligned), default=0)
+    print(f"\n{len(printouts) // 2} printouts per phone view, {len(aligned) // 2} with aligned rows "
+          f"(longest row {widest} characters); {len(wrapped)} wrap at {PHONE['width']} px")
+    report = [f"{d} ({_where(p)}): {p['chars']} characters, {p['need']} px in a {p['have']} px box: {p['first']!r}"
+              for d, p in wrapped.values()]
+    for line in report:
+        print(f"  {line}")
+    assert not report, (f"{len(report)} printed table(s) wrap at {PHONE['width']} px (rows no longer line up):\n  "
+                        + "\n  ".join(report))
+
+
+def test_axe_finds_no_wcag_violation(measured):
+    """axe-core, WCAG 2.0 and 2.1, levels A and AA, on every page in the three views."""
+    violations = measured["axe"]
+    nodes = sum(len(v["nodes"]) for _d, _t, v in violations)
+    by_rule: dict[str, int] = {}
+    for _d, _t, v in violations:
+        by_rule[v["id"]] = by_rule.get(v["id"], 0) + len(v["nodes"])
+    print(f"\naxe-core {measured['axe_version']} ({', '.join(measures.AXE_TAGS)}) on {len(PAGES)} pages x "
+          f"{len(VIEWS)} views: {len(by_rule)} rule(s) violated, {nodes} element(s) "
+          + ", ".join(f"{rule}: {n}" for rule, n in sorted(by_rule.items())))
+    report = []
+    for d, tag, v in violations:
+        for n in v["nodes"]:
+            report.append(f"{d} ({tag}) {v['id']} [{v['impact']}]: {n['target']} {n['contrast']} {n['html'][:100]}")
+    for line in report[:200]:
+        print(f"  {line}")
+    assert not report, f"axe-core: {nodes} element(s) violate {sorted(by_rule)}:\n  " + "\n  ".join(report[:80])
+
+
+def test_every_page_prints_whole(measured):
+    """Print media at an A4 page's text width: no navigation, no controls; formulas, figures,
+    tables and printed tables whole (nothing scrolls on paper)."""
+    report = []
+    for d, paper in measured["print"]:
+        report += [f"{d}: navigation on paper: {el}" for el in paper["chrome"]]
+        report += [f"{d}: control on paper: {el}" for el in paper["controls"]]
+        report += [f"{d}: {b}" for b in paper["bad"]]
+        report += [f"{d} ({_where(e)}): equation {e['need']} px on a {e['have']} px line: {e['tex']}"
+                   for e in paper["equations"] if e["need"] > e["have"] + 1]
+        report += [f"{d} ({_where(t)}): table {t['label']!r} {t['need']} px on a {t['have']} px line"
+                   for t in paper["tables"] if t["need"] > t["have"] + 1]
+        report += [f"{d} ({_where(p)}): printed table wraps on paper: {p['first']!r}"
+                   for p in paper["printouts"] if p["aligned"] and p["need"] > p["have"] + 1]
+    print(f"\non paper ({measures.PRINT_WIDTH} px text width): {len(measured['print'])} pages, {len(report)} problem(s)")
+    assert not report, f"{len(report)} problem(s) on paper:\n  " + "\n  ".join(report)
+
+
+def test_page_weight(measured):
+    """Bytes on a first visit (fresh profile) and new bytes for the next page of the book (cache warm),
+    every page at desktop width, as Chromium counts them."""
+    rows = measured["weights"]
+    heaviest = max(rows, key=lambda r: r[2])
+    heaviest_next = max(rows, key=lambda r: r[3])
+    print(f"\npage weight: first load {min(r[2] for r in rows) / 1e6:.2f}-{heaviest[2] / 1e6:.2f} MB "
+          f"(heaviest {heaviest[0]}); next page {min(r[3] for r in rows) / 1e6:.2f}-{heaviest_next[3] / 1e6:.2f} MB "
+          f"(heaviest {heaviest_next[1]} after {heaviest_next[0]})")
+    for docname, following, first, second in rows:
+        print(f"  {docname}: {first / 1e6:.2f} MB; then {following}: {second / 1e6:.2f} MB")
+    over = [f"{d}: {first / 1e6:.2f} MB on a first visit (goal {FIRST_LOAD_GOAL / 1e6} MB)"
+            for d, _f, first, _s in rows if first > FIRST_LOAD_GOAL]
+    over += [f"{f} after {d}: {second / 1e6:.2f} MB of new bytes (goal {NEXT_PAGE_GOAL / 1e6} MB)"
+             for d, f, _first, second in rows if second > NEXT_PAGE_GOAL]
+    assert not over, "pages heavier than the goal:\n  " + "\n  ".join(over)

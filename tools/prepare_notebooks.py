@@ -4,13 +4,19 @@
     .venv/bin/python tools/prepare_notebooks.py --check    # exit 1 and list what would change
     .venv/bin/python tools/prepare_notebooks.py path.ipynb ...
 
-Two things, neither of which changes a stored output:
+Two things, neither of which changes what a stored output shows:
 
 1. The course-package guard. A notebook downloaded from the book (its download button) and
    opened anywhere else used to stop at `import attnlib` with a bare ModuleNotFoundError and its
-   traceback. The first code cell that imports attnlib now begins with GUARD: inside the course
-   the import just works and the cell prints nothing new; elsewhere the cell shows one line that
-   says how to get the course, and "Run all" stops there.
+   traceback. A small code cell, GUARD, now comes before the first code cell that imports
+   attnlib: inside the course the import just works and the cell prints nothing; elsewhere the
+   cell shows one line that says how to get the course, and "Run all" stops there. A learner
+   does not read it: the book leaves the cell out (tag `remove-cell`; it prints nothing inside
+   the course), and JupyterLab shows it collapsed, as one bar that reads its first line, LABEL.
+   The guard used to open the chapter's first import cell (eleven lines); that form is taken out
+   of the cell and moved into the guard cell. When the notebook's stored outputs are complete
+   (execution counts 1..N), the guard cell gets count 1 and every later count moves up by one,
+   as a fresh run gives (the guard prints nothing), so nothing else changes.
 
 2. What JupyterLab rewrites on open. Opening a notebook in JupyterLab 4.6 and starting its
    kernel replaces `metadata.kernelspec` with the running kernel's own spec; ours said
@@ -34,14 +40,29 @@ CHAPTERS = "chapters/[0-9][0-9]_*.ipynb"
 #: the kernelspec of ipykernel's python3 kernel, as JupyterLab stores it once the kernel starts
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
-MARKER = "# The course package, attnlib."
+#: the guard cell's first line: what JupyterLab shows on its collapsed bar
+LABEL = "# Setup: checks that attnlib, the course package, is installed (nothing to do here)"
+MARKER = LABEL
+#: the book leaves the guard cell out; JupyterLab shows it collapsed (jupyter.source_hidden)
+TAG = "remove-cell"
 #: the one line a learner sees when attnlib cannot be imported (two source lines, for a phone)
 MESSAGE_LINES = ("This notebook needs attnlib, the package of the course 'Attention, from the ground up'. ",
                  "Get the whole course folder, run `make lab` in it, and open the notebook from chapters/.")
 MESSAGE = "".join(MESSAGE_LINES)
-#: the first lines of the first code cell that imports attnlib. IPython shows an exception that has
-#: a _render_traceback_ method as the lines it returns: here the one line of MESSAGE.
-GUARD = f'''{MARKER} Outside the course folder, say in one line how to get it.
+#: the guard cell. IPython shows an exception that has a _render_traceback_ method as the lines it
+#: returns: here the one line of MESSAGE.
+GUARD = f'''{LABEL}
+try:
+    import attnlib
+except ModuleNotFoundError:
+    class CourseNotFound(Exception):
+        def _render_traceback_(self):
+            return [str(self)]
+    raise CourseNotFound(
+        "{MESSAGE_LINES[0]}"
+        "{MESSAGE_LINES[1]}") from None'''
+#: the earlier form, which opened the chapter's first import cell; taken out of it again
+OLD_GUARD = f'''# The course package, attnlib. Outside the course folder, say in one line how to get it.
 try:
     import attnlib
 except ModuleNotFoundError:
@@ -59,24 +80,63 @@ def imports_attnlib(source: str) -> bool:
                for line in source.splitlines())
 
 
-def add_guard(source: str) -> str:
-    """GUARD, then the cell's own lines without a now-repeated plain `import attnlib`."""
-    if source.startswith(MARKER):
-        return source
+def is_guard(cell) -> bool:
+    return cell.cell_type == "code" and cell.source.startswith(LABEL)
+
+
+def without_guard(source: str) -> str:
+    """A cell's own lines: no old guard, no plain `import attnlib` (the guard cell imports it)."""
+    source = source.removeprefix(OLD_GUARD)
     rest = [line for line in source.splitlines() if line.strip() != "import attnlib"]
     while rest and not rest[0].strip():
         rest.pop(0)
-    return GUARD + "\n" + "\n".join(rest) if rest else GUARD.rstrip("\n")
+    return "\n".join(rest)
+
+
+def guard_cell() -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(GUARD)
+    cell.metadata = {"jupyter": {"source_hidden": True}, "tags": [TAG]}
+    return cell
+
+
+def _fully_executed(nb) -> bool:
+    counts = [c.get("execution_count") for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    return bool(counts) and counts == list(range(1, len(counts) + 1))
+
+
+def _shift_counts(nb, by: int) -> None:
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.get("execution_count") is not None:
+            cell.execution_count += by
+            for output in cell.get("outputs", []):
+                if output.get("execution_count") is not None:
+                    output["execution_count"] += by
+
+
+def add_guard(nb) -> None:
+    """Put the guard cell before the first code cell that imports attnlib (once)."""
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    first = next((c for c in code if imports_attnlib(c.source)), None)
+    if first is None or is_guard(first):
+        return
+    executed = _fully_executed(nb)
+    rest = without_guard(first.source)
+    if not rest:  # the cell held only the import (or the old guard): it becomes the guard cell
+        first.source, first.metadata = GUARD, guard_cell().metadata
+        return
+    first.source = rest
+    guard = guard_cell()
+    if executed:
+        _shift_counts(nb, 1)
+        guard.execution_count = 1
+    nb.cells.insert(nb.cells.index(first), guard)
 
 
 def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook with the guard in its first attnlib-importing code cell and Lab's kernelspec."""
+    """The notebook with the guard cell before its first attnlib-importing code cell, and Lab's kernelspec."""
     nb.nbformat, nb.nbformat_minor = 4, max(5, nb.get("nbformat_minor", 0))
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
-    for cell in nb.cells:
-        if cell.cell_type == "code" and imports_attnlib(cell.source):
-            cell.source = add_guard(cell.source)
-            break
+    add_guard(nb)
     _changed, nb = nbformat.validator.normalize(nb)  # adds a missing cell id, drops stray keys
     return nbformat.from_dict(nb)
 

@@ -1,0 +1,65 @@
+"""Lighter pages: leave out of every page what it does not use.
+
+- Font Awesome as JavaScript. pydata-sphinx-theme 0.17 loads `scripts/fontawesome.js` (1.5 MB,
+  the whole icon library) on every page, only to swap its dozen icons for inline SVG; its
+  stylesheet already draws them from the icon webfont (pydata-sphinx-theme issue 2379, pull
+  request 2494). The template `_ext/templates/static/webpack-macros.html` replaces the theme's
+  macro file without that script, and the script and its source map are removed from the output.
+- Source maps (`*.js.map`, `*.css.map`) of the theme: a browser fetches them only with its
+  developer tools open, but they are 3 MB of the built book.
+
+The check that the theme still matches the copied template (same digest) fails the build loudly
+when the theme is upgraded, rather than serving an old stylesheet. Registered in `_config.yml`
+under `sphinx: local_extensions:`. Measured by tests/test_browser.py (page weights).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+MACROS = "static/webpack-macros.html"
+#: files of the theme's output that no page loads any more
+DROPPED = ["scripts/fontawesome.js", "scripts/fontawesome.js.LICENSE.txt"]
+MAP_FOLDERS = ["scripts", "styles"]
+
+
+def _theme_macros() -> Path:
+    import pydata_sphinx_theme
+
+    return Path(pydata_sphinx_theme.__file__).resolve().parent / "theme" / "pydata_sphinx_theme" / MACROS
+
+
+def use_templates(app: Sphinx, config) -> None:
+    """Put our template folder first, after checking it was copied from this theme version."""
+    ours, theirs = (TEMPLATES / MACROS).read_text(), _theme_macros().read_text()
+    digest = theirs.split("?digest=")[1].split('"')[0]
+    if f"?digest={digest}" not in ours:
+        raise ExtensionError(f"light_pages: {_theme_macros()} has changed (digest {digest}); "
+                             f"copy it again into {TEMPLATES / MACROS}, without the fontawesome.js script")
+    config.templates_path = [str(TEMPLATES)] + list(config.templates_path or [])
+
+
+def drop_unused(app: Sphinx, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    gone = 0
+    for name in DROPPED + [str(p.relative_to(static)) for folder in MAP_FOLDERS
+                           for p in (static / folder).glob("*.map")]:
+        path = static / name
+        if path.is_file():
+            gone += path.stat().st_size
+            path.unlink()
+    logger.info(f"light_pages: {gone / 1e6:.1f} MB of unused theme files left out of _static/")
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("config-inited", use_templates)
+    app.connect("build-finished", drop_unused)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
