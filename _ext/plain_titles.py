@@ -9,7 +9,7 @@ the math in Unicode, "Why divide by √dₖ", while the heading on the page keep
 
 - `html-page-context`: `title`, `pagetitle`, `prev`/`next`/`parents` titles;
 - the search index: page titles, section titles and the words of math in the text;
-- search snippets: `_static/plain_titles_search.js` reads `tex_unicode.js`, written here with
+- search snippets: `_static/book_fixes.js` reads `tex_unicode.js` (window.TEX_UNICODE), written here with
   the Unicode form of every piece of inline math in the book.
 
 `tex_to_unicode` handles the TeX the course writes in prose (sub/superscripts, \\sqrt, \\mathbb,

@@ -1,8 +1,8 @@
 """The checker's mechanism, one promise at a time, on made-up exercises (independent of the chapters).
 
-Each test here failed against the checker before issue 9 (attnlib/exercises/__init__.py at
-commit 323ebbd); the names of the helpers are looked up inside the tests, so a helper that did not
-exist then fails its own test rather than the whole file.
+Each test here was watched failing against an earlier checker that lacked its promise; the names of
+the helpers are looked up inside the tests, so a missing helper fails its own test rather than the
+whole file.
 """
 from __future__ import annotations
 
