@@ -191,3 +191,12 @@ def test_chapter_1_has_the_exercises_the_notebook_uses():
     assert CH01 == ["ch01.angle_between", "ch01.closest_to_sat", "ch01.longer_arrow"]
 
 
+
+
+def test_angle_between_figure_marks_the_angle_and_reads_on_a_phone():
+    from test_figure_text import MIN_PX, smallest_text_px
+
+    fig = plot.angle_between("cat", attnlib.VOCAB_2D["cat"], "car", attnlib.VOCAB_2D["car"])
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "71°" in texts
+    assert fig.get_figwidth() <= 5.8 and smallest_text_px(fig)[0] >= MIN_PX

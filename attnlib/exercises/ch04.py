@@ -139,7 +139,7 @@ def _by_hand(answer: Any) -> None:
     cells = ", ".join(str(c) for c in bad)
     raise Wrong(f"The shape is right, but cell{'s' if len(bad) > 1 else ''} {cells} "
                 f"{'are' if len(bad) > 1 else 'is'} off. Redo {'them' if len(bad) > 1 else 'it'}: "
-                "row i of M times column j of N, three products, one sum. Watch the minus signs.")
+                "row i of M times column j of N: three products, each with its sign, then one sum.")
 
 
 # --- ch04.my_matmul: write matrix multiplication with loops ----------------------------
@@ -289,7 +289,7 @@ def _mutation_hint(before: tuple[np.ndarray, np.ndarray], after: tuple[np.ndarra
                   "product, the transposed result, no shape check (silent or IndexError), TypeError instead of "
                   "ValueError, a message naming no shape or one shape (numpy's own), a missing return, "
                   "a function that changes M or N",
-          solution="row.append(sum(M[i][k] * N[k][j] for k in range(inner)))")
+          solution="row.append(sum(M[i][t] * N[t][j] for t in range(inner)))")
 def _my_matmul(fn: Any) -> None:
     if not callable(fn):
         raise Wrong(f"Your answer should be a function (def my_matmul(M, N): ...), but it is a "
@@ -443,5 +443,44 @@ def _design_w(answer: Any) -> None:
         if bad:
             rows = f"the row for {bad[0]!r} is" if len(bad) == 1 else f"the rows for {', '.join(map(repr, bad))} are"
             raise Wrong(f"In {column} of W, {rows} not right yet. "
-                        "Entry (f, j) of W says how much of feature f goes into new number j: feed a word "
+                        "The entry in a feature's row and a new number's column says how much of that feature goes into "
+                        "that new number: feed a word "
                         "that has only that feature through your W and compare with what the column should say.")
+
+
+# --- ch04.row_view: a prediction with the row view ---------------------------------------
+
+_ROW_W = np.array([[2.0, 1.0], [0.0, 3.0], [-1.0, 4.0]])
+_ROW_X = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 1.0]])
+_ROW_XW = _ROW_X @ _ROW_W
+
+
+@exercise("ch04.row_view",
+          right=[_ROW_XW.tolist(), tuple(map(tuple, _ROW_XW.tolist())), _ROW_XW.copy(), _torch_right(_ROW_XW, "float32")],
+          wrong=[(_ROW_X.T @ _ROW_W).tolist(), _ROW_XW[::-1].tolist(), _ROW_W.tolist(),
+                 [[0, 3], [2, 1], [1, 5]], [[0, 3], [4, 2], [-1, 4]], _ROW_XW.T.tolist()],
+          catches="the amounts read down X's columns instead of along its rows (XᵀW), the right rows in the "
+                  "wrong order, W itself, a weight of 2 forgotten, one row of W left out of a sum, the "
+                  "result transposed",
+          solution="answer = [1 * W[1], 2 * W[0], 1 * W[0] + 1 * W[2]]")
+def _row_view(answer: Any) -> None:
+    got = numbers(answer)
+    if got.shape != (3, 2):
+        if got.shape == (2, 3):
+            raise Wrong("Your answer is 2×3. XW has one row per row of X (3) and one column per column of W "
+                        f"(2): 3×2; see {SECTION_INNER}.")
+        raise Wrong(f"Your answer has shape {got.shape}; XW is 3×2, one row per row of X.")
+    if not np.all(np.isfinite(got)):
+        raise Wrong("Your answer contains inf or nan; every row is a sum of rows of W.")
+    if np.allclose(got, _ROW_XW):
+        return
+    if np.allclose(got, _ROW_X.T @ _ROW_W):
+        raise Wrong("You read the amounts down the columns of X. Row i of XW takes its amounts from row i "
+                    "of X: its first number says how much of row 0 of W, its second how much of row 1.")
+    if sorted(map(tuple, got.round(9))) == sorted(map(tuple, _ROW_XW.round(9))):
+        raise Wrong("You have the right rows in the wrong order: row i of XW belongs to row i of X.")
+    for i in range(3):
+        if not np.allclose(got[i], _ROW_XW[i]):
+            raise Wrong(f"Row {i} is not right yet. Row {i} of X says how much of each row of W to take: "
+                        "scale each row of W by its amount, then add the scaled rows (section 'A row of XW "
+                        "is a weighted sum of W's rows').")
