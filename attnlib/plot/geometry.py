@@ -23,12 +23,12 @@ def _arrow(ax: Any, start: Sequence[float], end: Sequence[float], colour: Any, l
                                  color=colour, lw=lw, ls=ls, alpha=alpha, shrinkA=0, shrinkB=0))
 
 
-def _plane(ax: Any, points: np.ndarray, xlabel: str, ylabel: str, pad: float = 0.3) -> None:
+def _plane(ax: Any, points: np.ndarray, xlabel: str, ylabel: str, pad: float = 0.3, pad_low: float = 0.1) -> None:
     """Square axes around the points and the origin, with the two axes drawn through 0."""
     points = np.vstack([points, np.zeros(2)])
     low, high = points.min(axis=0), points.max(axis=0)
     span = float((high - low).max())
-    low, high = low - pad * span * np.array([0.3, 0.3]), high + pad * span
+    low, high = low - pad_low * span, high + pad * span
     ax.set_xlim(low[0], high[0])
     ax.set_ylim(low[1], high[1])
     ax.set_aspect("equal")
@@ -77,12 +77,17 @@ def moved_arrows(vectors: dict[str, Sequence[float]], W: Any, title: str = "",
         for name, v in before.items():
             _arrow(ax, (0, 0), v, word_colour(name), lw=1.6, ls="--", alpha=0.45)
         tips = list(after.values())
-        label_y = _spread_out([float(v[1]) for v in tips], gap=0.07 * float(np.abs(np.vstack(tips)).max()))
+        gap = 0.07 * float(np.abs(np.vstack(tips)).max())
+        label_y = [0.0] * len(tips)
+        for side in (True, False):  # labels left and right of the axis are spread apart separately
+            which = [i for i, v in enumerate(tips) if (v[0] >= 0) == side]
+            for i, y in zip(which, _spread_out([float(tips[i][1]) for i in which], gap)):
+                label_y[i] = y
         for (name, v), y in zip(after.items(), label_y):
             _arrow(ax, (0, 0), v, word_colour(name), lw=2.8)
             ax.text(v[0], y, f" {name}", color=word_colour(name), fontsize=13, fontweight="bold",
                     ha="left" if v[0] >= 0 else "right", va="center")
-        _plane(ax, np.vstack(list(before.values()) + tips), xlabel, ylabel, pad=0.2)
+        _plane(ax, np.vstack(list(before.values()) + tips), xlabel, ylabel, pad=0.2, pad_low=0.2)
         ax.plot([], [], ls="--", color="0.5", label="before: x")
         ax.plot([], [], ls="-", color="0.2", lw=2.5, label="after: xW")
         ax.legend(loc="lower left", fontsize=11)
@@ -114,13 +119,13 @@ def row_combination(name: str, x: Sequence[float], W: Any, title: str = "",
                 fontweight="bold", ha="left", va="center")
         ax.text(total[0], total[1], f" {name}: xW\n {_vec_text(np.round(total, 4))}", color=colour,
                 fontsize=13, fontweight="bold", ha="left" if total[0] >= 0 else "right", va="bottom")
-        _plane(ax, np.vstack([W, first, total]), xlabel, ylabel, pad=0.35)
+        _plane(ax, np.vstack([W, first, total]), xlabel, ylabel, pad=0.45, pad_low=0.35)
         ax.set_title(title or f"{name}'s row of XW is a weighted sum of W's rows")
     return fig
 
 
 def query_key_arrows(Q: Any, K: Any, words: Sequence[str], slot_names: Sequence[str] = ("slot 0", "slot 1"),
-                     title: str = "") -> Any:
+                     title: str = "", key_slot_names: Sequence[str] | None = None) -> Any:
     """Each word's query (top) and key (bottom) as arrows in the plane of the two slots, on one scale (chapter 5).
 
     A word that appears twice with the same vectors is drawn once; a vector [0, 0] is a dot.
@@ -134,8 +139,8 @@ def query_key_arrows(Q: Any, K: Any, words: Sequence[str], slot_names: Sequence[
     fig, axes = _figure(5.0, 8.6, nrows=2)
     reach = float(np.abs(np.vstack([Q, K])).max())
     with plt.rc_context(STYLE):
-        for ax, M, what in ((axes[0], Q, "queries: what each word asks for"),
-                            (axes[1], K, "keys: what each word offers")):
+        for ax, M, what, names in ((axes[0], Q, "queries: what each word asks for", slot_names),
+                                   (axes[1], K, "keys: what each word offers", key_slot_names or slot_names)):
             rows = [(word, M[i]) for word, i in seen.items()]
             label_y = _spread_out([float(v[1]) for _, v in rows], gap=0.085 * reach)
             for (word, v), y in zip(rows, label_y):
@@ -151,8 +156,8 @@ def query_key_arrows(Q: Any, K: Any, words: Sequence[str], slot_names: Sequence[
             ax.set_aspect("equal")
             ax.axhline(0, color="0.6", lw=0.8)
             ax.axvline(0, color="0.6", lw=0.8)
-            ax.set_xlabel(f"slot 0: {slot_names[0]}")
-            ax.set_ylabel(f"slot 1: {slot_names[1]}")
+            ax.set_xlabel(f"slot 0: {names[0]}")
+            ax.set_ylabel(f"slot 1: {names[1]}")
             ax.grid(alpha=0.3)
             ax.set_title(what, fontsize=12)
         if title:
