@@ -96,7 +96,7 @@ def _between_mutates(a: Any, b: Any) -> float:
 
 # Two, three and four entries; a right angle, opposite arrows, and arrows that point exactly the
 # same way, where rounding can push the cosine a hair past 1 (or -1) and math.acos refuses it.
-BETWEEN_CASES = [([3.0, 0.5], [0.5, 3.0]), ([1.0, 0.0], [0.0, 2.0]), ([2.0, 1.0], [-4.0, -2.0]),
+BETWEEN_CASES = [([1.0, 0.0], [0.0, 2.0]), ([3.0, 0.5], [0.5, 3.0]), ([2.0, 1.0], [-4.0, -2.0]),
                  ([0.9, 0.0, 0.3, 0.1], [0.8, 0.0, 0.9, 0.1]), ([1.0, 2.0, 2.0], [2.0, -1.0, 0.5]),
                  ([2.4, -2.8, -2.8], [7 * x for x in (2.4, -2.8, -2.8)]),
                  ([1.1, 0.7, 0.3, 0.9], [3 * x for x in (1.1, 0.7, 0.3, 0.9)]),
