@@ -1,6 +1,5 @@
 """Chapter 1: the arrow figures, one colour per word, and the chapter's exercise checkers."""
 import itertools
-import math
 
 import matplotlib
 import numpy as np

@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_word, to_numpy
 from ..core import is_torch
 from ..data import VOCAB, VOCAB_2D
+from . import Wrong, call, exercise, expect_word, to_numpy
 
 # Private copies: the learner's code never sees these objects.
 _VOCAB_2D = {word: (float(v[0]), float(v[1])) for word, v in VOCAB_2D.items()}

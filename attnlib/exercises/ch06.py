@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, expect_shape
 from ..data import VOCAB, running_lenses
+from . import Wrong, exercise, expect_shape
 from .ch04 import _torch_right, numbers
 
 SECTION_ROWS = "the section “Rows become columns”"

@@ -13,9 +13,15 @@ kernel the import changes nothing.
 """
 
 from .arrows import arrow_parts, arrows, arrows_to_rows, dot_cases, dot_projection
-from .geometry import angle_between, moved_arrows, query_key_arrows, row_combination, transpose_mirror
 from .course_map import PREREQUISITES, prerequisite_map
 from .curves import blend, lines, loss_curve, position_waves, softmax_shares, timings
+from .geometry import (
+    angle_between,
+    moved_arrows,
+    query_key_arrows,
+    row_combination,
+    transpose_mirror,
+)
 from .grids import (
     attention_maps,
     before_after,
