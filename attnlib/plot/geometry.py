@@ -254,6 +254,29 @@ def row_combination(
     return fig
 
 
+def _spread_near(rows: list, reach: float) -> list[float]:
+    """Label heights at each arrow's tip, pushed apart only among arrows whose tips are close across."""
+    order = sorted(
+        (i for i in range(len(rows)) if not np.allclose(rows[i][1], 0)),
+        key=lambda i: float(rows[i][1][0]),
+    )
+    groups: list[list[int]] = []
+    for i in order:
+        if (
+            groups
+            and float(rows[i][1][0]) - float(rows[groups[-1][-1]][1][0]) < 0.5 * reach
+        ):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    heights = [0.0] * len(rows)
+    for group in groups:
+        spread = _spread_out([float(rows[i][1][1]) for i in group], gap=0.085 * reach)
+        for i, y in zip(group, spread):
+            heights[i] = y
+    return heights
+
+
 def query_key_arrows(
     Q: Any,
     K: Any,
@@ -282,11 +305,14 @@ def query_key_arrows(
             (axes[1], K, "keys: what each word offers", key_slot_names or slot_names),
         ):
             rows = [(word, M[i]) for word, i in seen.items()]
-            label_y = _spread_out([float(v[1]) for _, v in rows], gap=0.085 * reach)
+            label_y = _spread_near(rows, reach)
             for (word, v), y in zip(rows, label_y):
                 colour = word_colour(word)
-                if np.allclose(v, 0):
+                if np.allclose(
+                    v, 0
+                ):  # a dot, labelled under the axis, clear of the short arrows
                     ax.plot([0], [0], "o", color=colour, ms=7)
+                    y = -0.09 * reach
                 else:
                     _arrow(ax, (0, 0), v, colour, lw=2.6)
                 ax.text(
