@@ -197,8 +197,13 @@ def row_combination(
     title: str = "",
     xlabel: str = "new number 0",
     ylabel: str = "new number 1",
+    w_name: str = "W",
 ) -> Any:
-    """The row xW drawn as x[0] times row 0 of W, then x[1] times row 1 of W, tip to tail (chapter 4)."""
+    """The row xW drawn as x[0] times row 0 of W, then x[1] times row 1 of W, tip to tail (chapter 4).
+
+    `w_name` is W's name in the labels, as mathtext (e.g. ``r"W_{\\mathrm{turn}}"``).
+    """
+    w_label = f"${w_name}$"
     x, W = _np(x)[:2], _np(W)
     if W.shape != (2, 2):
         raise ValueError(f"row_combination draws a 2×2 W, but W has shape {W.shape}")
@@ -212,7 +217,7 @@ def row_combination(
             ax.text(
                 row[0],
                 row[1],
-                f" row {k} of W\n {_vec_text(row)}",
+                f" row {k} of {w_label}\n {_vec_text(row)}",
                 color="0.25",
                 fontsize=11,
                 ha="left" if row[0] >= 0 else "right",
@@ -242,7 +247,7 @@ def row_combination(
         ax.text(
             total[0],
             total[1],
-            f" {name}: xW\n {_vec_text(np.round(total, 4))}",
+            f" {name}: x{w_label}\n {_vec_text(np.round(total, 4))}",
             color=colour,
             fontsize=13,
             fontweight="bold",
@@ -250,7 +255,10 @@ def row_combination(
             va="bottom",
         )
         _plane(ax, np.vstack([W, first, total]), xlabel, ylabel, pad=0.45, pad_low=0.35)
-        ax.set_title(title or f"{name}'s row of XW is a weighted sum of W's rows")
+        ax.set_title(
+            title
+            or f"{name}'s row of $X{w_name}$ is a weighted sum\nof the rows of {w_label}"
+        )
     return fig
 
 
