@@ -8,11 +8,7 @@ import pytest
 import attnlib
 from attnlib import check, plot
 from attnlib.exercises import ch01
-
-
-def _said(capsys) -> str:
-    """What check printed, with its line wrapping undone."""
-    return " ".join(capsys.readouterr().out.split())
+from helpers import said
 
 
 # --- figures ------------------------------------------------------------------------------
@@ -114,7 +110,7 @@ def test_angle_between_cases_cover_two_three_and_four_numbers_and_every_edge():
     lambda a, b: np.degrees(np.arccos(np.clip(np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b), -1, 1))),
 ])
 def test_angle_between_accepts_every_right_form(fn, capsys):
-    assert check("ch01.angle_between", fn), _said(capsys)
+    assert check("ch01.angle_between", fn), said(capsys)
 
 
 @pytest.mark.parametrize("fn, hint", [
@@ -130,7 +126,7 @@ def test_angle_between_accepts_every_right_form(fn, capsys):
 ])
 def test_angle_between_rejects_plausible_wrong_functions_with_a_pointed_hint(fn, hint, capsys):
     assert not check("ch01.angle_between", fn)
-    assert hint in _said(capsys)
+    assert hint in said(capsys)
 
 
 def test_angle_between_agrees_with_the_chapter_s_picture():
@@ -147,23 +143,23 @@ def test_closest_to_sat_hints_never_name_the_answer(capsys):
     capsys.readouterr()
     for word in ["drove", "on", "kitten", "the"]:
         check("ch01.closest_to_sat", word)
-        out = _said(capsys)
+        out = said(capsys)
         assert "closer" in out and "ran" not in out.replace("than", "")
     check("ch01.closest_to_sat", "sat")
-    assert "OTHER" in _said(capsys)
+    assert "OTHER" in said(capsys)
 
 
 # --- ch01.longer_arrow ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("answer", [[1.6, 5.4], (2.0, 6.0), np.array([2.4, 8.1]), [3, 9], np.float32([1.6, 5.4])])
 def test_longer_arrow_accepts_any_long_arrow_pointing_truck_s_way(answer, capsys):
-    assert check("ch01.longer_arrow", answer), _said(capsys)
+    assert check("ch01.longer_arrow", answer), said(capsys)
 
 
 def test_longer_arrow_accepts_a_torch_tensor(capsys):
     torch = pytest.importorskip("torch")
-    assert check("ch01.longer_arrow", torch.tensor([1.6, 5.4])), _said(capsys)
-    assert check("ch01.longer_arrow", torch.tensor([2.0, 6.0], dtype=torch.bfloat16)), _said(capsys)
+    assert check("ch01.longer_arrow", torch.tensor([1.6, 5.4])), said(capsys)
+    assert check("ch01.longer_arrow", torch.tensor([2.0, 6.0], dtype=torch.bfloat16)), said(capsys)
 
 
 @pytest.mark.parametrize("answer, hint", [
@@ -178,7 +174,7 @@ def test_longer_arrow_accepts_a_torch_tensor(capsys):
 ])
 def test_longer_arrow_rejects_with_a_hint(answer, hint, capsys):
     assert not check("ch01.longer_arrow", answer)
-    assert hint in _said(capsys)
+    assert hint in said(capsys)
 
 
 # --- every chapter 1 grader keeps the contract -------------------------------------------------

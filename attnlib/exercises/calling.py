@@ -46,16 +46,17 @@ def call(fn: Any, *args: Any, what: str = "your function", in_place: bool = Fals
     return result
 
 
-def expect_value_error(fn: Any, *args: Any, what: str = "your function", names_shapes: bool = False) -> str:
+def expect_value_error(fn: Any, *args: Any, what: str = "your function", names_shapes: bool = False,
+                       inputs: str = "", naming: str = "both shapes") -> str:
     """Raise Wrong unless fn(*args) raises ValueError (a shape mismatch, say); return its message.
 
-    With names_shapes, the message must name every input's shape."""
+    With names_shapes, the message must name every input's shape. `inputs` says in words what the
+    inputs are (their shapes by default); `naming` what the message should name."""
     name = sentence_start(what)
     if not callable(fn) or is_array(fn):
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
-    shapes = [tuple(int(d) for d in np.shape(a)) if not is_array(a) else tuple(int(d) for d in a.shape)
-              for a in args]
-    shown = " and ".join(str(s) for s in shapes)
+    shapes = [_shape_of(a) for a in args]
+    inputs = inputs or "inputs of shapes " + " and ".join(str(s) for s in shapes)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
@@ -65,17 +66,25 @@ def expect_value_error(fn: Any, *args: Any, what: str = "your function", names_s
     except ValueError as exc:
         message = safe_str(exc)
         if names_shapes:
-            missing = [s for s in shapes if len(s) and not mentions_shape(message, s)]
+            missing = [s for s in shapes if s and not mentions_shape(message, s)]
             if missing:
-                raise Wrong(f"For inputs of shapes {shown}, {what} raised ValueError, but its message does not "
+                raise Wrong(f"For {inputs}, {what} raised ValueError, but its message does not "
                             f"name the shape {missing[0]}. Put both shapes in the message, so the reader sees "
                             "what does not fit.") from None
         return message
     except BaseException as exc:
-        raise Wrong(f"For inputs of shapes {shown}, {what} raised {clip(type(exc).__name__, 60)}; raise "
-                    "ValueError for a shape mismatch, naming both shapes.") from None
-    raise Wrong(f"For inputs of shapes {shown}, {what} returned a result, but those shapes cannot be "
-                "combined: raise ValueError naming both shapes.")
+        raise Wrong(f"For {inputs}, {what} raised {clip(type(exc).__name__, 60)}; raise "
+                    f"ValueError for inputs that do not fit, naming {naming}.") from None
+    raise Wrong(f"For {inputs}, {what} returned a result, but those inputs do not fit together: "
+                f"raise ValueError naming {naming}.")
+
+
+def _shape_of(x: Any) -> tuple[int, ...]:
+    """The shape of an input the grader built (an array, or a list of rows); () when it has none."""
+    try:
+        return tuple(int(d) for d in (x.shape if is_array(x) else np.shape(x)))
+    except Exception:  # a ragged list has no shape
+        return ()
 
 
 def mentions_shape(message: str, shape: tuple[int, ...]) -> bool:

@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core import is_torch
+from . import Wrong, call, describe, exercise, expect_word, normal_word, to_number, to_numpy
 from ..data import VOCAB, VOCAB_2D
-from . import Wrong, call, exercise, expect_word, to_numpy
 
 # Private copies: the learner's code never sees these objects.
 _VOCAB_2D = {word: (float(v[0]), float(v[1])) for word, v in VOCAB_2D.items()}
@@ -123,13 +122,10 @@ def _angle_between(fn: Any) -> None:
                             "refused your cosine: rounding made it a hair larger than 1 (or smaller than -1). "
                             "Keep the cosine between -1 and 1 before you take math.acos.") from None
             raise
-        if isinstance(got, bool) or not (isinstance(got, (int, float, np.number))
-                                         or (isinstance(got, np.ndarray) and got.size == 1) or is_torch(got)):
-            raise Wrong(f"For {shown} your `angle_between` returned a {type(got).__name__}; return one number, "
-                        "the angle in degrees.")
-        if is_torch(got):
-            got = got.detach().float().cpu().numpy()
-        value = float(to_numpy(got, "What your `angle_between` returned").reshape(-1)[0])
+        if isinstance(got, (list, tuple, str)):
+            raise Wrong(f"For {shown} your `angle_between` returned {describe(got)}; return one number, the "
+                        "angle in degrees.")
+        value = to_number(got, f"For {shown}, what your `angle_between` returned")
         if not math.isfinite(value):
             raise Wrong(f"For {shown} your `angle_between` gave {value}; a finite number of degrees is wanted.")
         if math.isclose(value, want, abs_tol=1e-3, rel_tol=1e-6):  # acos is steep near 0° and 180°
@@ -162,15 +158,14 @@ _CLOSEST = min(_SAT_GAPS, key=_SAT_GAPS.get)
                   "sat itself, a word outside the vocabulary, a number",
           solution="answer = min(angles, key=angles.get)")
 def _closest(answer: Any) -> None:
-    if isinstance(answer, str) and answer.strip().strip("\"'").lower() == "sat":
+    word = normal_word(answer) if isinstance(answer, str) else None
+    if word == "sat":
         raise Wrong("Every arrow points exactly its own way: the angle from sat to sat is 0°. Pick one of the "
                     "OTHER words.")
-    if isinstance(answer, str) and answer.strip().strip("\"'").lower() in _VOCAB:
-        word = answer.strip().strip("\"'").lower()
-        if word != _CLOSEST:
-            raise Wrong(f"The angle between sat and {word!r} is about {_SAT_GAPS[word]:.0f}°; another word's "
-                        "arrow is closer than that. Compute the angle for every word, not just the ones that "
-                        "look alike.")
+    if word in _VOCAB and word != _CLOSEST:
+        raise Wrong(f"The angle between sat and {word!r} is about {_SAT_GAPS[word]:.0f}°; another word's "
+                    "arrow is closer than that. Compute the angle for every word, not just the ones that "
+                    "look alike.")
     expect_word(answer, _CLOSEST, sorted(_SAT_GAPS))
 
 
@@ -188,8 +183,6 @@ _TRUCK_LENGTH = math.hypot(*_TRUCK)
 def _longer_arrow(answer: Any) -> None:
     if callable(answer):
         raise Wrong("Give the vector itself, two numbers such as [1.0, 2.0], not a function.")
-    if is_torch(answer):
-        answer = answer.detach().float().cpu().numpy()  # bfloat16 and float16 too
     got = to_numpy(answer, "your vector")
     if got.shape != (2,):
         raise Wrong(f"Your vector has shape {got.shape}; a drawing-vocabulary vector is a plain list of two "

@@ -9,9 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from . import Wrong, exercise, expect_shape, expect_structure, normal_word, to_count, to_numpy, to_shape, torch_form
 from ..data import VOCAB, running_lenses
-from . import Wrong, exercise, expect_shape
-from .ch04 import _torch_right, numbers
 
 SECTION_ROWS = "the section “Rows become columns”"
 SECTION_LEGAL = "the section “Why QK is illegal and QKᵀ is legal”"
@@ -27,14 +26,14 @@ _P_ROTATED = np.rot90(_P).copy()                     # a quarter turn, not a ref
 
 @exercise("ch06.by_hand",
           right=[[[2, -1], [0, 5], [7, 3]], ((2.0, -1.0), (0.0, 5.0), (7.0, 3.0)), _P_T.copy(),
-                 _torch_right(_P_T, "float32"), _torch_right(_P_T, "bfloat16")],
+                 torch_form(_P_T, "float32"), torch_form(_P_T, "bfloat16")],
           wrong=[_P.tolist(), _P_RESHAPED.tolist(), _P_COLUMNS_SWAPPED.tolist(), _P_ROTATED.tolist(),
                  [[2, -1], [0, 5], [7, -3]], [2, -1, 0, 5, 7, 3], [["2", "-1"], ["0", "5"], ["7", "3"]]],
           catches="P unchanged, a reshape (numbers poured in reading order), the columns in the wrong order, "
                   "a quarter turn instead of a reflection, a lost minus sign, the numbers flat, numbers as text",
           solution="answer = [[2, -1],")
 def _by_hand(answer: Any) -> None:
-    got = numbers(answer)
+    got = to_numpy(answer)
     if got.shape == (2, 3):
         if np.allclose(got, _P):
             raise Wrong("That is P unchanged. Transposing turns each row of P into a column, so the answer has "
@@ -71,7 +70,7 @@ _NT_MT_SHAPE = (_N_SHAPE[1], _M_SHAPE[0])         # (4×3)(3×2): 4×2
 
 
 def _is_illegal(item: Any) -> bool:
-    return isinstance(item, str) and item.strip().strip("\"'").lower() == "illegal"
+    return isinstance(item, str) and normal_word(item) == "illegal"
 
 
 @exercise("ch06.transpose_order",
@@ -90,12 +89,9 @@ def _transpose_order(answer: Any) -> None:
     mn_t, mt_nt, nt_mt = answer
     if isinstance(mn_t, str):
         raise Wrong("(MN)ᵀ is legal: MN is a legal product, and every matrix has a transpose. Give its shape.")
-    try:
-        expect_shape(mn_t, _MN_T_SHAPE, "your shape of (MN)ᵀ")
-    except Wrong:
-        if _cell_shape(mn_t) == (_M_SHAPE[0], _N_SHAPE[1]):
-            raise Wrong("(2, 4) is the shape of MN. Its transpose swaps rows and columns.") from None
-        raise
+    if to_shape(mn_t, "your shape of (MN)ᵀ") == (_M_SHAPE[0], _N_SHAPE[1]):
+        raise Wrong("(2, 4) is the shape of MN. Its transpose swaps rows and columns.")
+    expect_shape(mn_t, _MN_T_SHAPE, "your shape of (MN)ᵀ")
     if not _is_illegal(mt_nt):
         if isinstance(mt_nt, str):
             raise Wrong("For a product that cannot be computed, write the word \"illegal\".")
@@ -106,13 +102,6 @@ def _transpose_order(answer: Any) -> None:
     if isinstance(nt_mt, str):
         raise Wrong("For NᵀMᵀ give a shape such as (2, 7), or the word \"illegal\".")
     expect_shape(nt_mt, _NT_MT_SHAPE, "your shape of NᵀMᵀ")
-
-
-def _cell_shape(item: Any) -> tuple[int, ...] | None:
-    try:
-        return tuple(int(d) for d in np.asarray(item).tolist())
-    except (TypeError, ValueError):
-        return None
 
 
 # --- ch06.trap: when n = d_k, QK runs and gives wrong numbers ------------------------------
@@ -127,14 +116,15 @@ _TRAP_QK = _TRAP_Q @ _TRAP_K                 # legal because n = d_k = 2, and wr
 
 @exercise("ch06.trap",
           right=[_TRAP_QKT.copy(), _TRAP_QKT.tolist(), tuple(map(tuple, _TRAP_QKT.tolist())),
-                 _torch_right(_TRAP_QKT, "float32")],
+                 torch_form(_TRAP_QKT, "float32")],
           wrong=[_TRAP_QK.tolist(), (_TRAP_K @ _TRAP_Q.T).tolist(), (_TRAP_Q.T @ _TRAP_K).tolist(),
                  (_TRAP_Q @ _TRAP_Q.T).tolist(), (_TRAP_X @ _TRAP_X.T).tolist(), _TRAP_QKT.flatten().tolist()],
           catches="QK (legal when n = d_k, and wrong), KQᵀ (queries and keys swapped), QᵀK, queries against "
                   "queries, the raw X Xᵀ with no lenses, the numbers flat",
           solution="answer = Q @ K.T")
 def _trap(answer: Any) -> None:
-    got = numbers(answer)
+    got = to_numpy(answer)
+    expect_structure(got, _TRAP_QKT, "Your table")
     if got.shape != (2, 2):
         raise Wrong(f"Your answer has shape {got.shape}; the table of word pairs for two words is 2×2.")
     if np.allclose(got, _TRAP_QKT):
@@ -160,23 +150,14 @@ _KITTEN_SAT = (1, 2)
 _CELLS_WITH_THE_KEY = 12  # "the" is word 0 and word 4: two columns of 6 cells
 
 
-def _cell(item: Any) -> tuple[int, ...] | None:
-    if isinstance(item, np.ndarray) or type(item).__name__ in ("Tensor", "Size"):
-        item = np.asarray(item).tolist()
-    if isinstance(item, (tuple, list)) and all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
-                                               for d in item):
-        return tuple(int(d) for d in item)
-    return None
-
-
-def _count(item: Any) -> int | None:
-    if isinstance(item, bool):
-        return None
-    if isinstance(item, (int, np.integer)):
-        return int(item)
-    if isinstance(item, (float, np.floating)) and float(item).is_integer():
-        return int(item)
-    return None
+def _cell(item: Any, letter: str) -> tuple[int, ...]:
+    try:
+        cell = to_shape(item, f"Answer {letter}", 2)
+    except Wrong:
+        cell = ()
+    if len(cell) != 2:
+        raise Wrong(f"Answer {letter} should be a cell: a pair of whole numbers (row, column).")
+    return cell
 
 
 @exercise("ch06.pair_cell",
@@ -192,10 +173,7 @@ def _pair_cell(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
         raise Wrong("Give a list of three answers: the cell for (a) as (row, column), the cell for (b), and "
                     "the count for (c) as a whole number.")
-    a, b, c = _cell(answer[0]), _cell(answer[1]), _count(answer[2])
-    for letter, got in (("(a)", a), ("(b)", b)):
-        if got is None or len(got) != 2:
-            raise Wrong(f"Answer {letter} should be a cell: a pair of whole numbers (row, column).")
+    a, b = _cell(answer[0], "(a)"), _cell(answer[1], "(b)")
     if a == (3, 2) or b == (2, 3):
         raise Wrong("Count the words from 0, as the code does: “the” is word 0, “kitten” word 1, “sat” word 2.")
     if a == _KITTEN_SAT and b == _SAT_KITTEN:
@@ -208,8 +186,10 @@ def _pair_cell(answer: Any) -> None:
         raise Wrong("Answer (a) is not right yet. Find the word whose query asks: its number is the row.")
     if b != _KITTEN_SAT:
         raise Wrong("Answer (b) is not right yet. Which word's query asks this time? Its number is the row.")
-    if c is None:
-        raise Wrong("Answer (c) should be a whole number: how many cells.")
+    try:
+        c = to_count(answer[2], "Answer (c)")
+    except Wrong:
+        raise Wrong("Answer (c) should be a whole number: how many cells.") from None
     if c == 6:
         raise Wrong("Answer (c): read the sentence again: how many times does “the” appear, and so how many "
                     "columns of QKᵀ hold a key of “the”?")

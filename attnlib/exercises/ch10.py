@@ -7,16 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, expect_number, expect_value_error, to_numpy
-from ..core import is_torch
+from . import (Wrong, call, describe, exercise, expect_structure, expect_array, expect_number, expect_pair, expect_value_error, to_mask,
+               to_numpy)
 from ..core import self_attention as _reference
-
-
-def _plain(answer: Any) -> Any:
-    """A torch tensor of any float dtype (bfloat16 included) as float64 numpy; anything else as it is."""
-    if is_torch(answer):
-        return answer.detach().cpu().double().numpy()
-    return answer
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:
@@ -41,8 +34,9 @@ _Z_ROW = A_EX[ROW] @ V_EX  # [0.9, 1.5]
                   "unweighted sum, the two numbers swapped, a single value row copied",
           solution="answer = [0.1 * 2 + 0.2 * 0 + 0.7 * 1,")
 def _z_row(answer: Any) -> None:
-    got = to_numpy(_plain(answer), "your row")
+    got = to_numpy(answer, "your row")
     want = _Z_ROW
+    expect_structure(got, _Z_ROW, "your row", atol=2e-3, rtol=0)
     if got.shape == want.shape:
         if np.allclose(got, want, atol=2e-3, rtol=0):  # bfloat16 keeps about 3 digits
             return
@@ -179,12 +173,13 @@ def _no_return(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> None:
 
 def _z_from(result: Any, n: int) -> np.ndarray:
     """Z from what the function returned: Z itself, or the pair (Z, A) as a tuple or a list."""
-    if isinstance(result, (tuple, list)) and len(result) == 2 and all(
-            np.ndim(_plain(part)) == 2 for part in result):
-        result = result[0]
-    elif isinstance(result, tuple):
-        raise Wrong(f"Your function returned a tuple of {len(result)} things; return Z, or the pair (Z, A).")
-    return to_numpy(_plain(result), "the Z your function returned")
+    if isinstance(result, tuple):
+        result = expect_pair(result, "What your function returned")[0]   # the pair (Z, A)
+    elif isinstance(result, list) and len(result) == 2:
+        Z, A = (to_numpy(part, "the Z your function returned") for part in result)
+        if Z.ndim == 2 and A.ndim == 2:
+            return Z
+    return to_numpy(result, "the Z your function returned")
 
 
 def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> None:
@@ -263,7 +258,7 @@ def _letters(answer: Any) -> set[str]:
         tokens = [t.strip() for t in answer]
     else:
         raise Wrong(f"Your answer should be a list of names in quotes, such as [\"Q\", \"K\"], "
-                    f"but it is a {type(answer).__name__}.")
+                    f"but it is {describe(answer)}.")
     names = {t.upper() for t in tokens}
     unknown = sorted(names - set(_PIECES))
     if unknown:
@@ -306,9 +301,7 @@ FLOPS = 2 * N_FLOPS**2 * D_K + 2 * N_FLOPS**2 * D_V  # 1,536,000,000
                   "counted twice, rounded to 1.5e9",
           solution="answer = 2 * n**2 * d_k + 2 * n**2 * d_v")
 def _flops(answer: Any) -> None:
-    if isinstance(answer, bool):
-        raise Wrong("Your answer is True/False, but a count of operations is wanted.")
-    got = to_numpy(_plain(answer), "your count")
+    got = to_numpy(answer, "your count")
     if got.size == 1 and math.isfinite(float(got.reshape(()))):
         value = float(got.reshape(()))
         slips = {
@@ -383,23 +376,18 @@ _MASK_WANT = {n: _causal(n) for n in _MASK_SIZES}
 def _causal_mask(fn: Any) -> None:
     for n in _MASK_SIZES:
         got = call(fn, n, what="your function `causal_mask`")
-        if isinstance(got, (str, bytes)) or callable(got):
-            raise Wrong(f"The result of causal_mask({n}) should be an n×n grid of True/False, not a {type(got).__name__}.")
-        if is_torch(got):
-            got = got.detach().cpu().numpy()
-        try:
-            mask = np.asarray(got)
-        except (TypeError, ValueError):
-            raise Wrong(f"The result of causal_mask({n}) should be an n×n grid of True/False.") from None
         want = _MASK_WANT[n]
-        if mask.shape != want.shape:
-            raise Wrong(f"The result of causal_mask({n}) has shape {mask.shape}, but it should be "
-                        f"(n, n) = {want.shape}.")
-        if mask.dtype != bool:
-            if mask.dtype.kind in "iuf" and np.array_equal(mask, want.astype(mask.dtype)):
+        what = f"The result of causal_mask({n})"
+        try:
+            mask = to_mask(got, what)
+        except Wrong:
+            values = to_numpy(got, what)
+            if values.shape == want.shape and np.array_equal(values, want):
                 raise Wrong("The pattern is right, but the entries are numbers. attention wants True/False "
-                            "(True = may attend): use dtype=bool.")
-            raise Wrong(f"The result of causal_mask({n}) should hold True/False values, but they are {mask.dtype}.")
+                            "(True = may attend): use dtype=bool.") from None
+            raise
+        if mask.shape != want.shape:
+            raise Wrong(f"{what} has shape {mask.shape}, but it should be (n, n) = {want.shape}.")
         if n > 1 and np.array_equal(mask, _upper(n)):
             raise Wrong("That mask lets each word see the words AFTER it. True belongs on and below the "
                         "diagonal: word i may look at word j when j ≤ i.")
