@@ -57,6 +57,7 @@ def _by_hand(answer: Any) -> None:
     if np.allclose(got, _HAND_SHORT):
         raise Wrong("Every cell is short of a term. M has 3 columns and N has 3 rows, so each cell is "
                     "the sum of three products: did you drop the last one?")
+    expect_structure(got, _HAND_MN, "Your answer", values=True)
     bad = [(int(i), int(j)) for i, j in np.argwhere(~np.isclose(got, _HAND_MN))]
     cells = ", ".join(str(c) for c in bad)
     raise Wrong(f"The shape is right, but cell{'s' if len(bad) > 1 else ''} {cells} "
@@ -299,13 +300,14 @@ def _design_w(answer: Any) -> None:
                     "motion in column 0 and creature in column 1.")
     if np.allclose(got, _W_DESIGN[:, ::-1]):
         raise Wrong("Your two columns are in the other order: column 0 of XW should be the motion score.")
+    expect_structure(got, _W_DESIGN, "Your W", values=True)
     for j, column in enumerate(_COLUMNS):
         bad = [f for f, g, w in zip(_FEATURES, got[:, j], _W_DESIGN[:, j]) if not np.isclose(g, w)]
         if bad:
             rows = f"the row for {bad[0]!r} is" if len(bad) == 1 else f"the rows for {', '.join(map(repr, bad))} are"
             raise Wrong(f"In {column} of W, {rows} not right yet. "
-                        "The entry in a feature's row and a new number's column says how much of that feature goes into "
-                        "that new number: feed a word "
+                        "Each entry of W says how much of the feature of its row goes into the new number of its "
+                        "column: feed a word "
                         "that has only that feature through your W and compare with what the column should say.")
 
 
@@ -337,12 +339,12 @@ def _row_view(answer: Any) -> None:
     if np.allclose(got, _ROW_XW):
         return
     if np.allclose(got, _ROW_X.T @ _ROW_W):
-        raise Wrong("You read the amounts down the columns of X. Row i of XW takes its amounts from row i "
-                    "of X: its first number says how much of row 0 of W, its second how much of row 1.")
+        raise Wrong("You read the amounts down the columns of X. The amounts for row i of XW come from "
+                    "row i of X, read along the row.")
     if sorted(map(tuple, got.round(9))) == sorted(map(tuple, _ROW_XW.round(9))):
         raise Wrong("You have the right rows in the wrong order: row i of XW belongs to row i of X.")
+    expect_structure(got, _ROW_XW, "Your answer", values=True)
     for i in range(3):
         if not np.allclose(got[i], _ROW_XW[i]):
-            raise Wrong(f"Row {i} is not right yet. Row {i} of X says how much of each row of W to take: "
-                        "scale each row of W by its amount, then add the scaled rows (section 'A row of XW "
-                        "is a weighted sum of W's rows').")
+            raise Wrong(f"Row {i} is not right yet: which rows of W does row {i} of X ask for, and how much of "
+                        "each? (section 'A row of XW is a weighted sum of W's rows').")

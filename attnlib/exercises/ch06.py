@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, expect_shape, expect_structure, normal_word, to_count, to_numpy, to_shape, torch_form
+from . import Wrong, exercise, expect_array, expect_shape, expect_structure, normal_word, to_count, to_numpy, to_shape, torch_form
 from ..data import VOCAB, running_lenses
 
 SECTION_ROWS = "the section “Rows become columns”"
@@ -55,6 +55,7 @@ def _by_hand(answer: Any) -> None:
     if np.allclose(got, _P_ROTATED):
         raise Wrong("That is P turned a quarter turn, not reflected: the rows come out in reverse order. "
                     "In a transpose the number at row i, column j moves to row j, column i.")
+    expect_structure(got, _P_T, "Your answer", values=True)
     bad = [(int(i), int(j)) for i, j in np.argwhere(~np.isclose(got, _P_T))]
     raise Wrong(f"The shape is right, but the entr{'ies' if len(bad) > 1 else 'y'} at "
                 f"{', '.join(map(str, bad))} {'are' if len(bad) > 1 else 'is'} off. Entry (j, i) of the "
@@ -138,8 +139,8 @@ def _trap(answer: Any) -> None:
                     f"see {SECTION_LEGAL}.")
     if np.allclose(got, _TRAP_Q @ _TRAP_Q.T) or np.allclose(got, _TRAP_X @ _TRAP_X.T):
         raise Wrong("Each cell must multiply a query with a key: use Q for the rows and K for the columns.")
-    raise Wrong("Cell (i, j) is word i's query times word j's key: products of matching slots, "
-                "then one sum. Check which product of Q and K holds that in every cell.")
+    expect_structure(got, _TRAP_QKT, "Your table", values=True)
+    expect_array(got, _TRAP_QKT, "Your table")
 
 
 # --- ch06.pair_cell: where does a word pair land in QKᵀ? --------------------------------
