@@ -1,6 +1,5 @@
 """Chapter 1: the arrow figures, one colour per word, and the chapter's exercise checkers."""
 import itertools
-import math
 
 import matplotlib
 import numpy as np
@@ -92,72 +91,61 @@ def test_word_colour_is_one_colour_per_word_whatever_the_spelling():
     assert plot.word_colour("zebra") == plot.word_colour("zebra")  # outside the vocabulary: steady
 
 
-# --- ch01.angle ----------------------------------------------------------------------------
+# --- ch01.angle_between -------------------------------------------------------------------
 
-def test_angle_cases_cover_every_quadrant_and_axis_direction():
-    xs_ys = ch01.ANGLE_CASES
-    assert {(x > 0) - (x < 0) for x, _ in xs_ys} == {-1, 0, 1}
-    quadrants = {((x > 0) - (x < 0), (y > 0) - (y < 0)) for x, y in xs_ys}
-    assert {(1, 1), (-1, 1), (-1, -1), (1, -1), (1, 0), (0, 1), (-1, 0), (0, -1)} <= quadrants
+def test_angle_between_cases_cover_two_three_and_four_numbers_and_every_edge():
+    cases = ch01.BETWEEN_CASES
+    assert {len(a) for a, _ in cases} == {2, 3, 4}
+    cosines = [ch01._cosine(a, b) for a, b in cases]
+    assert any(abs(c) < 1e-12 for c in cosines)                      # a right angle
+    assert any(c > 1 for c in cosines)                              # rounding past 1
+    assert any(c < -0.999 for c in cosines)                          # opposite arrows
 
 
 @pytest.mark.parametrize("fn", [
-    lambda v: math.degrees(math.atan2(v[1], v[0])),
-    lambda v: math.degrees(math.atan2(v[1], v[0])) % 360,          # 0° to 360° is allowed
-    lambda v: np.degrees(np.arctan2(v[1], v[0])),
-    lambda v: np.float32(math.degrees(math.atan2(v[1], v[0]))),
-    lambda v: np.array(math.degrees(math.atan2(v[1], v[0]))),
+    ch01._between_solution,
+    ch01._between_numpy,
+    ch01._between_hypot,
+    lambda a, b: np.float32(ch01._between_solution(a, b)),
+    lambda a, b: np.degrees(np.arccos(np.clip(np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b), -1, 1))),
 ])
-def test_angle_accepts_every_right_form(fn, capsys):
-    assert check("ch01.angle", fn), said(capsys)
+def test_angle_between_accepts_every_right_form(fn, capsys):
+    assert check("ch01.angle_between", fn), said(capsys)
 
 
 @pytest.mark.parametrize("fn, hint", [
-    (ch01._angle_radians, "radians"),
-    (ch01._angle_atan, "ZeroDivisionError"),
-    (ch01._angle_left_fixed_only, "ZeroDivisionError"),
-    (ch01._angle_up_only, "straight down"),
-    (ch01._angle_mirror, "straight down"),
-    (lambda v: abs(math.degrees(math.atan2(v[1], v[0]))) if v[0] else 90 * (v[1] > 0) - 90 * (v[1] < 0),
-     "below the x axis"),
-    (ch01._angle_swapped, "which of x and y"),
-    (ch01._angle_no_return, "return"),
-    (lambda v: [math.degrees(math.atan2(v[1], v[0]))], "one number"),
+    (ch01._between_radians, "radians"),
+    (ch01._between_cosine, "cosine of the angle"),
+    (ch01._between_no_lengths, "division by both lengths"),
+    (ch01._between_first_two, "only the first two"),
+    (ch01._between_unclipped, "between -1 and 1"),
+    (ch01._between_atan2, "only the first two"),
+    (ch01._between_no_return, "return"),
+    (ch01._between_mutates, "changed"),
+    (lambda a, b: [ch01._between_solution(a, b)], "one number"),
 ])
-def test_angle_rejects_plausible_wrong_functions_with_a_pointed_hint(fn, hint, capsys):
-    assert not check("ch01.angle", fn)
+def test_angle_between_rejects_plausible_wrong_functions_with_a_pointed_hint(fn, hint, capsys):
+    assert not check("ch01.angle_between", fn)
     assert hint in said(capsys)
 
 
-def test_angle_rejects_a_function_that_changes_its_input_even_if_it_answers_right(capsys):
-    def sneaky(v):
-        result = math.degrees(math.atan2(v[1], v[0]))
-        v[0] = 0.0
-        return result
-    assert not check("ch01.angle", sneaky)
-    assert "changed" in said(capsys)
-    assert not check("ch01.angle", ch01._angle_mutates)
+def test_angle_between_agrees_with_the_chapter_s_picture():
+    cat, car = attnlib.VOCAB_2D["cat"], attnlib.VOCAB_2D["car"]
+    assert round(ch01._between_solution(cat, car)) == 71
+    assert round(ch01._between_solution(attnlib.embed("cat"), attnlib.embed("kitten"))) == 30
+    assert round(ch01._between_solution(attnlib.embed("cat"), attnlib.embed("car"))) == 85
 
 
-def test_angle_below_the_axis_only_wrong_is_caught(capsys):
-    """atan2 but with the quadrant guessed from y alone: right above the axis, wrong below."""
-    def upper_only(v):
-        a = math.degrees(math.atan2(abs(v[1]), v[0]))
-        return a
-    assert not check("ch01.angle", upper_only)
+# --- ch01.closest_to_sat ----------------------------------------------------------------------
 
-
-# --- ch01.closest_to_kitten ------------------------------------------------------------------
-
-def test_closest_to_kitten_hints(capsys):
-    assert check("ch01.closest_to_kitten", "dog")
+def test_closest_to_sat_hints_never_name_the_answer(capsys):
+    assert check("ch01.closest_to_sat", "ran")
     capsys.readouterr()
-    check("ch01.closest_to_kitten", "cat")
-    assert "fair guess" in said(capsys)
-    check("ch01.closest_to_kitten", "truck")
-    out = said(capsys)
-    assert "vehicle" in out and "fair guess" not in out
-    check("ch01.closest_to_kitten", "kitten")
+    for word in ["drove", "on", "kitten", "the"]:
+        check("ch01.closest_to_sat", word)
+        out = said(capsys)
+        assert "closer" in out and "ran" not in out.replace("than", "")
+    check("ch01.closest_to_sat", "sat")
     assert "OTHER" in said(capsys)
 
 
@@ -175,10 +163,10 @@ def test_longer_arrow_accepts_a_torch_tensor(capsys):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ([0.8, 2.7], "twice as long"),                # truck itself
-    ([1.0, 3.0], "twice as long"),                # right way, too short
-    ([2.7, 0.8], "not truck"),                    # x and y swapped
-    ([1.0, 6.0], "'car'"),                        # long, but nearer car
+    ([0.8, 2.7], "5.63 long"),                    # truck itself
+    ([1.0, 3.0], "twice truck's"),                # right way, too short
+    ([2.7, 0.8], "from kitten's"),                # x and y swapped
+    ([1.0, 6.0], "from car's"),                   # long, but nearer car
     ([-1.6, -5.4], "opposite"),
     ([1.6, 5.4, 0.0], "shape (3,)"),
     ([[1.6, 5.4]], "shape (1, 2)"),
@@ -195,6 +183,15 @@ CH01 = [i for i in attnlib.exercise_ids() if i.startswith("ch01.")]
 
 
 def test_chapter_1_has_the_exercises_the_notebook_uses():
-    assert CH01 == ["ch01.angle", "ch01.closest_to_kitten", "ch01.longer_arrow"]
+    assert CH01 == ["ch01.angle_between", "ch01.closest_to_sat", "ch01.longer_arrow"]
 
 
+
+
+def test_angle_between_figure_marks_the_angle_and_reads_on_a_phone():
+    from test_figure_text import MIN_PX, smallest_text_px
+
+    fig = plot.angle_between("cat", attnlib.VOCAB_2D["cat"], "car", attnlib.VOCAB_2D["car"])
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "71°" in texts
+    assert fig.get_figwidth() <= 5.8 and smallest_text_px(fig)[0] >= MIN_PX

@@ -138,3 +138,9 @@ def test_chapter_2_has_the_exercises_the_notebook_uses():
     assert CH02 == ["ch02.build_x", "ch02.make_x", "ch02.shapes_after_edit"]
 
 
+
+
+def test_build_x_names_a_row_that_belongs_to_another_word(capsys):
+    check("ch02.build_x", attnlib.sentence_matrix("a kitten ran"))
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Row 1 is the vector of 'kitten'" in out and "Recompute" not in out

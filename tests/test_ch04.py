@@ -178,3 +178,38 @@ def test_design_w_means_what_the_statement_says():
     animal, vehicle, small, action = X.T
     assert np.allclose(X @ ch04._W_DESIGN, np.stack([vehicle + action, animal - vehicle], axis=1))
     assert list(ch04._FEATURES) == list(attnlib.FEATURES)
+
+
+# --- the geometry figures: a matrix moves arrows, a row of XW is a sum of W's rows ------------
+
+def test_moved_arrows_draws_each_word_before_and_after_and_stays_legible_on_a_phone():
+    from test_figure_text import MIN_PX, smallest_text_px
+
+    W = np.array([[1.0, 1.0], [-1.0, 1.0]])
+    fig = plot.moved_arrows(attnlib.VOCAB_2D, W)
+    ax = fig.axes[0]
+    assert len(ax.patches) == 2 * len(attnlib.VOCAB_2D)           # one dashed before, one solid after
+    tips = sorted(tuple(np.round(p.get_path().vertices.max(axis=0), 6)) for p in ax.patches)
+    assert len(tips) == 10
+    labels = {t.get_text().strip() for t in ax.texts}
+    assert set(attnlib.VOCAB_2D) <= labels
+    assert fig.get_figwidth() <= 5.8 and smallest_text_px(fig)[0] >= MIN_PX
+    with pytest.raises(ValueError, match="2×2"):
+        plot.moved_arrows(attnlib.VOCAB_2D, np.ones((3, 2)))
+
+
+def test_row_combination_ends_on_the_row_of_xw():
+    from test_figure_text import MIN_PX, smallest_text_px
+
+    W = np.array([[1.0, 1.0], [-1.0, 1.0]])
+    fig = plot.row_combination("cat", [3.0, 0.5], W)
+    text = " ".join(t.get_text() for t in fig.axes[0].texts)
+    assert "[2.5, 3.5]" in text and "3 × row 0" in text and "0.5 × row 1" in text
+    assert fig.get_figwidth() <= 5.8 and smallest_text_px(fig)[0] >= MIN_PX
+
+
+def test_row_view_exercise_is_the_weighted_sum_of_rows():
+    from attnlib.exercises import ch04 as graders
+
+    rows = [sum(graders._ROW_X[i, t] * graders._ROW_W[t] for t in range(3)) for i in range(3)]
+    assert np.allclose(rows, graders._ROW_X @ graders._ROW_W)

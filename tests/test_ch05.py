@@ -224,3 +224,49 @@ def test_an_oversized_answer_gets_a_short_hint(capsys):
     for exercise_id in CH05:
         hint = hint_for(exercise_id, ["x" * 20_000], capsys)
         assert len(hint) < 400, (exercise_id, len(hint))
+
+
+# --- the no-lens baseline, the slot rule and the two-slot picture ------------------------------
+
+def test_without_lenses_the_strong_words_fit_themselves_best_and_the_table_is_symmetric():
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    words = attnlib.words(attnlib.RUNNING_SENTENCE)
+    raw = X @ X.T
+    sat, kitten = words.index("sat"), words.index("kitten")
+    assert raw[sat].argmax() == sat and raw[kitten].argmax() == kitten
+    assert raw[sat, kitten] < raw[sat, sat] / 3
+    assert np.allclose(raw, raw.T)
+
+
+def test_swap_slots_answer_follows_from_slot_meets_slot(capsys):
+    from attnlib.exercises import ch05 as graders
+
+    assert graders._SWAPPED_BEST == "sat"
+    assert check("ch05.swap_slots", "sat")
+    capsys.readouterr()
+    check("ch05.swap_slots", "kitten")
+    out = " ".join(capsys.readouterr().out.split())
+    assert "slot 0" in out and "'sat'" not in out
+
+
+def test_cat_changes_all_false_gets_its_own_hint(capsys):
+    check("ch05.cat_changes", [[False] * 6 for _ in range(6)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "marks no cell" in out
+
+
+def test_query_key_arrows_draws_each_distinct_word_once_per_panel_and_reads_on_a_phone():
+    from test_figure_text import MIN_PX, smallest_text_px
+
+    X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
+    W_Q, W_K, _ = attnlib.running_lenses()
+    words = attnlib.words(attnlib.RUNNING_SENTENCE)
+    fig = plot.query_key_arrows(X @ W_Q, X @ W_K, words, attnlib.data.QUERY_SLOTS,
+                                key_slot_names=attnlib.data.KEY_SLOTS)
+    top, bottom = fig.axes
+    for ax in (top, bottom):
+        labels = [t.get_text().split()[0] for t in ax.texts]
+        assert sorted(labels) == sorted(set(words))        # "the" drawn once
+    assert "animal?" in top.get_xlabel() and "animal" in bottom.get_xlabel()
+    assert any("sat [3.6, 0.2]" in t.get_text() for t in top.texts)
+    assert fig.get_figwidth() <= 5.8 and smallest_text_px(fig)[0] >= MIN_PX

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
-from attnlib import plot
+from attnlib import check, plot
 from attnlib.exercises import ch06, get
 from helpers import hint_for
 
-CH06 = ["ch06.by_hand", "ch06.pair_cell", "ch06.product_transpose"]
+CH06 = ["ch06.by_hand", "ch06.pair_cell", "ch06.transpose_order", "ch06.trap"]
 
 
 def test_the_chapter_has_the_exercises_the_notebook_checks():
@@ -33,18 +33,52 @@ def test_by_hand_hints_name_the_mistake(answer, words, capsys):
 
 
 @pytest.mark.parametrize("answer, words", [
-    (ch06._MN, "MN itself"),
-    (ch06._MT_NT, "old order"),
-    (ch06._NM, "no transposes"),
-    ([[2, 2], [-1, 3]], "first at (1, 1)"),
+    ([(2, 4), "illegal", (4, 2)], "shape of MN"),
+    ([(4, 2), (3, 3), (4, 2)], "Mᵀ first"),
+    ([(4, 2), (4, 2), "illegal"], "Mᵀ first"),
+    ([(4, 2), "illegal", "illegal"], "Nᵀ first"),
+    ([(4, 2), "illegal"], "three answers"),
+    (["illegal", "illegal", (4, 2)], "every matrix has a transpose"),
 ])
-def test_product_transpose_hints_name_the_mistake(answer, words, capsys):
-    assert words in hint_for("ch06.product_transpose", answer, capsys)
+def test_transpose_order_hints_name_the_mistake(answer, words, capsys):
+    assert bool(check("ch06.transpose_order", answer)) is False
+    assert words in " ".join(capsys.readouterr().out.split())
 
 
-def test_the_product_rule_constants_are_what_the_statement_says():
-    assert np.array_equal(ch06._NT_MT, (ch06._M @ ch06._N).T)
-    assert not np.array_equal(ch06._NT_MT, ch06._MN)
+def test_the_transpose_order_answer_is_what_numpy_says():
+    M, N = np.ones(ch06._M_SHAPE), np.ones(ch06._N_SHAPE)
+    assert (M @ N).T.shape == ch06._MN_T_SHAPE == (N.T @ M.T).shape
+    with pytest.raises(ValueError):
+        M.T @ N.T
+
+
+def test_trap_qk_runs_and_gives_wrong_numbers(capsys):
+    Q, K = ch06._TRAP_Q, ch06._TRAP_K
+    assert Q.shape == K.shape == (2, 2)                        # n = d_k: Q @ K is legal
+    assert not np.allclose(Q @ K, Q @ K.T)                      # and wrong
+    assert np.isclose((Q @ K.T)[1, 0], Q[1] @ K[0])
+    assert check("ch06.trap", Q @ K.T)
+    capsys.readouterr()
+    check("ch06.trap", Q @ K)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "n = d_k = 2" in out and "slot 0 of every key" in out
+
+
+def test_transpose_mirror_puts_each_number_at_its_mirror_cell_and_reads_on_a_phone():
+    from test_figure_text import MIN_PX, smallest_text_px
+
+    K = np.array([[1, 2], [3, 4], [5, 6]])
+    fig = plot.transpose_mirror(K, name="K")
+    ax = fig.axes[0]
+    placed = {}
+    for t in ax.texts:
+        if t.get_text().isdigit():
+            x, y = t.get_position()
+            placed.setdefault(t.get_text(), []).append((int(y), int(x)))   # (row, column)
+    for i in range(3):
+        for j in range(2):
+            assert sorted(placed[str(K[i, j])]) == sorted([(i, j), (j, i)])
+    assert fig.get_figwidth() <= 5.8 and smallest_text_px(fig)[0] >= MIN_PX
 
 
 @pytest.mark.parametrize("answer, words", [

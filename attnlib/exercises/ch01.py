@@ -1,4 +1,4 @@
-"""Checkers for chapter 1: the vector, its direction and its length."""
+"""Checkers for chapter 1: the vector, its length and the angle between two arrows."""
 from __future__ import annotations
 
 import math
@@ -6,11 +6,15 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, describe, exercise, expect_word, to_number, to_numpy
-from ..data import VOCAB_2D
+from . import Wrong, call, describe, exercise, expect_word, normal_word, to_number, to_numpy
+from ..data import VOCAB, VOCAB_2D
 
 # Private copies: the learner's code never sees these objects.
 _VOCAB_2D = {word: (float(v[0]), float(v[1])) for word, v in VOCAB_2D.items()}
+
+
+def _vec_text(v: Any) -> str:
+    return "[" + ", ".join(f"{float(x):g}" for x in v) + "]"
 
 
 def _direction(x: float, y: float) -> float:
@@ -23,123 +27,146 @@ def _gap(a: float, b: float) -> float:
     return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
-# --- ch01.angle ----------------------------------------------------------------------
+# --- ch01.angle_between --------------------------------------------------------------
 
-def _angle_solution(v: Any) -> float:
-    x, y = v
-    return math.degrees(math.atan2(y, x))
-
-
-def _angle_0_to_360(v: Any) -> float:
-    return math.degrees(math.atan2(v[1], v[0])) % 360
+def _cosine(a: Any, b: Any) -> float:
+    products = sum(float(x) * float(y) for x, y in zip(a, b))
+    return products / (math.sqrt(sum(float(x) ** 2 for x in a)) * math.sqrt(sum(float(y) ** 2 for y in b)))
 
 
-def _angle_numpy(v: Any) -> Any:
-    return np.degrees(np.arctan2(v[1], v[0]))
+def _between_solution(a: Any, b: Any) -> float:
+    total = 0.0
+    for i in range(len(a)):
+        total += a[i] * b[i]
+    cosine = total / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
+    return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))
 
 
-def _angle_radians(v: Any) -> float:
-    return math.atan2(v[1], v[0])
+def _between_numpy(a: Any, b: Any) -> Any:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    cosine = np.sum(a * b) / (np.linalg.norm(a) * np.linalg.norm(b))
+    return np.degrees(np.arccos(np.clip(cosine, -1.0, 1.0)))
 
 
-def _angle_atan(v: Any) -> float:
-    return math.degrees(math.atan(v[1] / v[0]))
+def _between_hypot(a: Any, b: Any) -> float:
+    cosine = sum(x * y for x, y in zip(a, b)) / (math.hypot(*a) * math.hypot(*b))
+    if cosine > 1:
+        cosine = 1.0
+    if cosine < -1:
+        cosine = -1.0
+    return math.degrees(math.acos(cosine))
 
 
-def _angle_left_fixed_only(v: Any) -> float:
-    """The 'fix' for x < 0 that forgets x = 0: straight up and straight down divide by zero."""
-    a = math.degrees(math.atan(v[1] / v[0]))
-    return a + 180 if v[0] < 0 else a
+def _between_radians(a: Any, b: Any) -> float:
+    return math.acos(max(-1.0, min(1.0, _cosine(a, b))))
 
 
-def _angle_up_only(v: Any) -> float:
-    """Handles x = 0 as 'straight up' always: wrong for an arrow pointing straight down."""
-    if v[0] == 0:
-        return 90.0
-    a = math.degrees(math.atan(v[1] / v[0]))
-    return a + 180 if v[0] < 0 else a
+def _between_cosine(a: Any, b: Any) -> float:
+    return _cosine(a, b)
 
 
-def _angle_mirror(v: Any) -> float:
-    """abs(...) of the angle: wrong for every arrow below the x axis."""
-    return abs(math.degrees(math.atan2(v[1], v[0])))
+def _between_no_lengths(a: Any, b: Any) -> float:
+    products = sum(x * y for x, y in zip(a, b))
+    return math.degrees(math.acos(max(-1.0, min(1.0, products))))
 
 
-def _angle_swapped(v: Any) -> float:
-    return math.degrees(math.atan2(v[0], v[1]))
+def _between_first_two(a: Any, b: Any) -> float:
+    return _between_solution(list(a[:2]), list(b[:2]))
 
 
-def _angle_no_return(v: Any) -> None:
-    math.degrees(math.atan2(v[1], v[0]))
+def _between_unclipped(a: Any, b: Any) -> float:
+    return math.degrees(math.acos(_cosine(a, b)))
 
 
-def _angle_mutates(v: Any) -> float:
-    """Zeroes the vector it was given, then measures it."""
-    v[0], v[1] = 0.0, 0.0
-    return math.degrees(math.atan2(v[1], v[0]))
+def _between_atan2(a: Any, b: Any) -> float:
+    """The difference of the two directions from the x axis: right for 2 numbers only."""
+    return abs(math.degrees(math.atan2(a[1], a[0]) - math.atan2(b[1], b[0])))
 
 
-# Every quadrant, every axis direction (right, up, left, straight down), and the edge x = 0.
-ANGLE_CASES = [(3.0, 0.0), (0.0, 2.0), (-1.5, 0.0), (0.0, -2.0),
-               (1.0, 1.0), (-1.0, 1.0), (-2.0, -1.0), (0.5, -0.5), (2.6, 0.8)]
-_ANGLE_WANT = [_direction(x, y) for x, y in ANGLE_CASES]
+def _between_no_return(a: Any, b: Any) -> None:
+    _between_solution(a, b)
 
 
-@exercise("ch01.angle", right=[_angle_solution, _angle_0_to_360, _angle_numpy],
-          wrong=[_angle_radians, _angle_atan, _angle_left_fixed_only, _angle_up_only, _angle_mirror,
-                 _angle_swapped, _angle_no_return, _angle_mutates],
-          catches="radians; atan(y/x) (off by 180° to the left, divides by zero on the y axis); a left-only fix; "
-                  "x = 0 taken as always up; abs() of the angle (wrong below the x axis); atan2(x, y) swapped; "
-                  "no return; a function that zeroes its input",
-          solution="return math.degrees(math.atan2(y, x))")
-def _angle(fn: Any) -> None:
-    for (x, y), want in zip(ANGLE_CASES, _ANGLE_WANT):
-        v = [x, y]
-        got = call(fn, v, what="your function `angle`")
+def _between_mutates(a: Any, b: Any) -> float:
+    result = _between_solution(a, b)
+    a[0] = 0.0
+    return result
+
+
+# Two, three and four entries; a right angle, opposite arrows, and arrows that point exactly the
+# same way, where rounding can push the cosine a hair past 1 (or -1) and math.acos refuses it.
+BETWEEN_CASES = [([1.0, 0.0], [0.0, 2.0]), ([3.0, 0.5], [0.5, 3.0]), ([2.0, 1.0], [-4.0, -2.0]),
+                 ([0.9, 0.0, 0.3, 0.1], [0.8, 0.0, 0.9, 0.1]), ([1.0, 2.0, 2.0], [2.0, -1.0, 0.5]),
+                 ([2.4, -2.8, -2.8], [7 * x for x in (2.4, -2.8, -2.8)]),
+                 ([1.1, 0.7, 0.3, 0.9], [3 * x for x in (1.1, 0.7, 0.3, 0.9)]),
+                 ([0.1, 0.2, 0.3], [-x for x in (0.1, 0.2, 0.3)]), ([0.1, 0.2, 0.3], [2 * x for x in (0.1, 0.2, 0.3)]),
+                 ([-1.0, 3.0], [2.0, 1.0])]
+_BETWEEN_WANT = [math.degrees(math.acos(max(-1.0, min(1.0, _cosine(a, b))))) for a, b in BETWEEN_CASES]
+
+
+@exercise("ch01.angle_between", right=[_between_solution, _between_numpy, _between_hypot],
+          wrong=[_between_radians, _between_cosine, _between_no_lengths, _between_first_two, _between_unclipped,
+                 _between_atan2, _between_no_return, _between_mutates],
+          catches="radians; the cosine instead of the angle; no division by the lengths; only the first two "
+                  "entries; no guard for a cosine rounded past 1 (math domain error on parallel arrows); the "
+                  "2-D directions from the x axis subtracted; no return; a function that changes its input",
+          solution="return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))")
+def _angle_between(fn: Any) -> None:
+    for (a, b), want in zip(BETWEEN_CASES, _BETWEEN_WANT):
+        shown = f"{_vec_text(a)} and {_vec_text(b)}"
+        try:
+            got = call(fn, list(a), list(b), what="your function `angle_between`")
+        except Wrong as wrong:
+            if "domain" in str(wrong):
+                raise Wrong(f"For {shown}, which point exactly the same way (or exactly opposite), math.acos "
+                            "refused your cosine: rounding made it a hair larger than 1 (or smaller than -1). "
+                            "Keep the cosine between -1 and 1 before you take math.acos.") from None
+            raise
         if isinstance(got, (list, tuple, str)):
-            raise Wrong(f"For the arrow [{x:g}, {y:g}] your `angle` returned {describe(got)}; return one "
-                        "number, the angle in degrees.")
-        value = to_number(got, f"For the arrow [{x:g}, {y:g}], what your `angle` returned")
+            raise Wrong(f"For {shown} your `angle_between` returned {describe(got)}; return one number, the "
+                        "angle in degrees.")
+        value = to_number(got, f"For {shown}, what your `angle_between` returned")
         if not math.isfinite(value):
-            raise Wrong(f"For the arrow [{x:g}, {y:g}] your `angle` gave {value}; a finite number of degrees "
-                        "is wanted.")
-        if _gap(value, want) < 1e-3:
-            continue  # -180° to 180°, or 0° to 360°: the same direction
-        if abs(want) > 1e-6 and math.isclose(value, math.radians(want), abs_tol=1e-6):
-            raise Wrong(f"For the arrow [{x:g}, {y:g}] your `angle` gave {value:.4g}: that is in radians. Convert it to degrees "
-                        "(section 'Similar meaning, similar direction').")
-        where = ("straight down" if (x, y) == (0.0, -2.0) else "straight up" if x == 0 else
-                 "straight left" if y == 0 and x < 0 else "below the x axis" if y < 0 else
-                 "to the left" if x < 0 else "to the right")
-        raise Wrong(f"For the arrow [{x:g}, {y:g}], pointing {where}, your `angle` gave {value:.4g}°, which is "
-                    "not its direction. Check which of x and y your code reads first, and what it does when x is "
-                    "negative or zero (section 'Similar meaning, similar direction').")
+            raise Wrong(f"For {shown} your `angle_between` gave {value}; a finite number of degrees is wanted.")
+        if math.isclose(value, want, abs_tol=1e-3, rel_tol=1e-6):  # acos is steep near 0° and 180°
+            continue
+        if want > 1e-6 and math.isclose(value, math.radians(want), abs_tol=1e-6):
+            raise Wrong(f"For {shown} your `angle_between` gave {value:.4g}: that is in radians. Convert it to "
+                        "degrees (section 'Similar meaning: the angle between two arrows').")
+        if math.isclose(value, math.cos(math.radians(want)), abs_tol=1e-6):
+            raise Wrong(f"For {shown} your `angle_between` gave {value:.4g}, the cosine of the angle. Turn the "
+                        "cosine back into an angle, in degrees.")
+        if len(a) > 2 and math.isclose(value, _between_solution(a[:2], b[:2]), abs_tol=1e-6):
+            raise Wrong(f"For {shown}, arrows of {len(a)} numbers, your `angle_between` used only the first two. "
+                        "The recipe takes every pair of entries.")
+        raise Wrong(f"For {shown} your `angle_between` gave {value:.4g}°, which is not the angle between them. "
+                    "Check each step: the products of matching entries, their sum, the division by both "
+                    "lengths, then the angle (section 'Similar meaning: the angle between two arrows').")
 
 
-# --- ch01.closest_to_kitten ------------------------------------------------------------
+# --- ch01.closest_to_sat: a prediction -----------------------------------------------------
 
-_KITTEN = _direction(*_VOCAB_2D["kitten"])
-_OTHERS = [w for w in _VOCAB_2D if w != "kitten"]
-_CLOSEST = min(_OTHERS, key=lambda w: _gap(_direction(*_VOCAB_2D[w]), _KITTEN))
-_SECOND = sorted(_OTHERS, key=lambda w: _gap(_direction(*_VOCAB_2D[w]), _KITTEN))[1]
+_VOCAB = {word: tuple(float(x) for x in v) for word, v in VOCAB.items()}
+_SAT_GAPS = {w: math.degrees(math.acos(max(-1.0, min(1.0, _cosine(_VOCAB["sat"], v)))))
+             for w, v in _VOCAB.items() if w != "sat"}
+_CLOSEST = min(_SAT_GAPS, key=_SAT_GAPS.get)
 
 
-@exercise("ch01.closest_to_kitten", right=["dog", " Dog ", "DOG", "'dog'"],
-          wrong=["cat", "car", "truck", "kitten", "lion"],
-          catches="the other animal whose arrow is longest or whose numbers look closest (cat), kitten itself, "
-                  "a vehicle, a word outside the vocabulary",
-          solution="answer = min(gaps, key=gaps.get)")
+@exercise("ch01.closest_to_sat", right=["ran", " Ran ", "RAN", "'ran'"],
+          wrong=["drove", "on", "kitten", "sat", "lion", 3],
+          catches="another action word whose numbers look close (drove), the small word 'on', an animal, "
+                  "sat itself, a word outside the vocabulary, a number",
+          solution="answer = min(angles, key=angles.get)")
 def _closest(answer: Any) -> None:
-    if isinstance(answer, str) and answer.strip().strip("\"'").lower() == "kitten":
-        raise Wrong("Every arrow points exactly its own way; pick one of the OTHER words.")
-    if isinstance(answer, str) and answer.strip().strip("\"'").lower() == _SECOND:
-        raise Wrong(f"A fair guess: {_SECOND!r} points near kitten's direction, but it is not the nearest. "
-                    "Compare the angles, not the numbers one by one.")
-    if isinstance(answer, str) and answer.strip().strip("\"'").lower() in ("car", "truck"):
-        raise Wrong("That is a vehicle: its arrow points steeply up, far from kitten's. Compare the angles.")
-    if isinstance(answer, str) and answer.strip().strip("\"'").lower() not in _OTHERS:
-        raise Wrong(f"That word is not one of the choices; answer with one of {', '.join(_OTHERS)}.")
-    expect_word(answer, _CLOSEST, _OTHERS)
+    word = normal_word(answer) if isinstance(answer, str) else None
+    if word == "sat":
+        raise Wrong("Every arrow points exactly its own way: the angle from sat to sat is 0°. Pick one of the "
+                    "OTHER words.")
+    if word in _VOCAB and word != _CLOSEST:
+        raise Wrong(f"The angle between sat and {word!r} is about {_SAT_GAPS[word]:.0f}°; another word's "
+                    "arrow is closer than that. Compute the angle for every word, not just the ones that "
+                    "look alike.")
+    expect_word(answer, _CLOSEST, sorted(_SAT_GAPS))
 
 
 # --- ch01.longer_arrow: a design -------------------------------------------------------
@@ -170,11 +197,12 @@ def _longer_arrow(answer: Any) -> None:
     nearest = min(gaps, key=gaps.get)
     if nearest != "truck":
         if gaps["truck"] > 90:
-            raise Wrong(f"Your arrow points at about {mine:.0f}°, away from every word: it points nearly the "
-                        f"opposite way to truck. Keep truck's direction (section 'Similar meaning, similar direction').")
-        raise Wrong(f"Your arrow points at about {mine:.0f}°, nearest to {nearest!r}, not truck. Its direction "
-                    "must stay closest to truck's.")
+            raise Wrong(f"The angle between your arrow and truck's is about {gaps['truck']:.0f}°: it points "
+                        "nearly the opposite way. Keep truck's direction (section 'Similar meaning: the angle "
+                        "between two arrows').")
+        raise Wrong(f"Your arrow is about {gaps['truck']:.0f}° from truck's but only {gaps[nearest]:.0f}° from "
+                    f"{nearest}'s. Its direction must stay closest to truck's.")
     length = math.hypot(x, y)
     if length < 2 * _TRUCK_LENGTH - 1e-9:
-        raise Wrong(f"The direction is right, but your arrow is {length:.3g} long and it must be at least twice "
-                    "as long as truck's (section 'How long is an arrow?').")
+        raise Wrong(f"The direction is right, but your arrow is {length:.3g} long; it must be at least "
+                    f"{2 * _TRUCK_LENGTH:.3g} long, twice truck's {_TRUCK_LENGTH:.3g} (section 'How long is an arrow?').")

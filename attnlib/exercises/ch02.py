@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy, to_shape
-from ..data import sentence_matrix
+from ..data import VOCAB, sentence_matrix
 
 
 # --- ch02.build_x ------------------------------------------------------------------------
@@ -15,6 +15,7 @@ from ..data import sentence_matrix
 BUILD_SENTENCE = "a puppy ran"
 _X = sentence_matrix(BUILD_SENTENCE)          # private: computed before any learner code runs
 _X_WRONG_ARTICLE = sentence_matrix("the puppy ran")
+_VOCAB = {word: np.array(v, dtype=float) for word, v in VOCAB.items()}
 
 
 def _tensor_x() -> Any:
@@ -51,6 +52,11 @@ def _build_x(answer: Any) -> None:
                         "of the sentence, exactly as written.")
         if np.allclose(got, np.round(_X), atol=1e-9):
             raise Wrong("The numbers look rounded to whole numbers; keep every vector exactly as embed gives it.")
+        for i, (row, want) in enumerate(zip(got, _X)):
+            other = next((w for w, v in _VOCAB.items() if np.allclose(row, v) and not np.allclose(v, want)), None)
+            if other is not None:
+                raise Wrong(f"Row {i} is the vector of {other!r}, a different word. Row {i} must be word {i} "
+                            "of the sentence, exactly as written.")
     expect_array(got, _X, what="Your X")
 
 

@@ -158,8 +158,8 @@ _ATTENTION_HINTS = {
     ("K", (6, 8)): "K has one row per word, and each row has d_k numbers, not d_model.",
     ("S", (6, 4)): "S holds one score for every (word, word) pair.",
     ("S", (4, 4)): "S has a row for each word and a column for each word; its sides count words.",
-    ("Z", (6, 4)): "Z's rows are blends of the rows of V. How many numbers does one row of V have?",
-    ("Z", (6, 8)): "Z's rows are blends of the rows of V, not of X. How many numbers does one row of V have?",
+    ("Z", (6, 4)): "Z has the shape of V in the table: how many columns does V have?",
+    ("Z", (6, 8)): "Z has the shape of V in the table, not of X: how many columns does V have?",
 }
 
 

@@ -62,7 +62,7 @@ def _by_hand(answer: Any) -> None:
     cells = ", ".join(str(c) for c in bad)
     raise Wrong(f"The shape is right, but cell{'s' if len(bad) > 1 else ''} {cells} "
                 f"{'are' if len(bad) > 1 else 'is'} off. Redo {'them' if len(bad) > 1 else 'it'}: "
-                "row i of M times column j of N, three products, one sum. Watch the minus signs.")
+                "row i of M times column j of N: three products, each with its sign, then one sum.")
 
 
 # --- ch04.my_matmul: write matrix multiplication with loops ----------------------------
@@ -182,7 +182,7 @@ _MATMUL_BAD = [((2, 3), (4, 5)), ((1, 4), (3, 2)), ((3, 1), (2, 3)), ((2, 2), (3
                   "product, the transposed result, no shape check (silent or IndexError), TypeError instead of "
                   "ValueError, a message naming no shape or one shape (numpy's own), a missing return, "
                   "a function that changes M or N",
-          solution="row.append(sum(M[i][k] * N[k][j] for k in range(inner)))")
+          solution="row.append(sum(M[i][t] * N[t][j] for t in range(inner)))")
 def _my_matmul(fn: Any) -> None:
     for M, N, want in _MATMUL_PAIRS:
         a, b = M.shape, N.shape
@@ -309,3 +309,42 @@ def _design_w(answer: Any) -> None:
                         "Each entry of W says how much of the feature of its row goes into the new number of its "
                         "column: feed a word "
                         "that has only that feature through your W and compare with what the column should say.")
+
+
+# --- ch04.row_view: a prediction with the row view ---------------------------------------
+
+_ROW_W = np.array([[2.0, 1.0], [0.0, 3.0], [-1.0, 4.0]])
+_ROW_X = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 1.0]])
+_ROW_XW = _ROW_X @ _ROW_W
+
+
+@exercise("ch04.row_view",
+          right=[_ROW_XW.tolist(), tuple(map(tuple, _ROW_XW.tolist())), _ROW_XW.copy(), torch_form(_ROW_XW, "float32")],
+          wrong=[(_ROW_X.T @ _ROW_W).tolist(), _ROW_XW[::-1].tolist(), _ROW_W.tolist(),
+                 [[0, 3], [2, 1], [1, 5]], [[0, 3], [4, 2], [-1, 4]], _ROW_XW.T.tolist()],
+          catches="the amounts read down X's columns instead of along its rows (XᵀW), the right rows in the "
+                  "wrong order, W itself, a weight of 2 forgotten, one row of W left out of a sum, the "
+                  "result transposed",
+          solution="answer = [1 * W[1], 2 * W[0], 1 * W[0] + 1 * W[2]]")
+def _row_view(answer: Any) -> None:
+    got = to_numpy(answer)
+    expect_structure(got, _ROW_XW, "Your answer")
+    if got.shape != (3, 2):
+        if got.shape == (2, 3):
+            raise Wrong("Your answer is 2×3. XW has one row per row of X (3) and one column per column of W "
+                        f"(2): 3×2; see {SECTION_INNER}.")
+        raise Wrong(f"Your answer has shape {got.shape}; XW is 3×2, one row per row of X.")
+    if not np.all(np.isfinite(got)):
+        raise Wrong("Your answer contains inf or nan; every row is a sum of rows of W.")
+    if np.allclose(got, _ROW_XW):
+        return
+    if np.allclose(got, _ROW_X.T @ _ROW_W):
+        raise Wrong("You read the amounts down the columns of X. The amounts for row i of XW come from "
+                    "row i of X, read along the row.")
+    if sorted(map(tuple, got.round(9))) == sorted(map(tuple, _ROW_XW.round(9))):
+        raise Wrong("You have the right rows in the wrong order: row i of XW belongs to row i of X.")
+    expect_structure(got, _ROW_XW, "Your answer", values=True)
+    for i in range(3):
+        if not np.allclose(got[i], _ROW_XW[i]):
+            raise Wrong(f"Row {i} is not right yet: which rows of W does row {i} of X ask for, and how much of "
+                        "each? (section 'A row of XW is a weighted sum of W's rows').")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..data import RUNNING_SENTENCE, VOCAB, running_lenses, words
-from . import Wrong, exercise, expect_structure, expect_array, to_items, to_numpy, to_shape
+from . import Wrong, exercise, expect_array, expect_structure, expect_word, normal_word, to_items, to_numpy, to_shape
 
 SECTION_LENSES = 'the section "Three lenses: queries, keys and values"'
 SECTION_FIT = 'the section "Why three lenses: asker, answerer, content-holder"'
@@ -226,13 +226,16 @@ def _cat_changes(answer: Any) -> None:
     said = got.astype(bool)
     if np.array_equal(said, _CHANGES):
         return
+    if not said.any():
+        raise Wrong(f"Your grid marks no cell as changing. The word at position {_SWAP_AT} has a new vector, "
+                    f"so its query and its key are new: which cells use them? See {SECTION_FIT}.")
     k = _SWAP_AT
     row_marked = np.delete(said[k, :], k).any()  # the swapped word's row, its own cell left out
     col_marked = np.delete(said[:, k], k).any()
     if not row_marked or not col_marked:
         missing = "row" if not row_marked else "column"
         part = "query" if not row_marked else "key"
-        raise Wrong(f"Nothing changes in the {missing} of the swapped word (position {k}) beyond "
+        raise Wrong(f"Your grid marks nothing in the {missing} of the swapped word (position {k}) beyond "
                     f"its own cell. The lenses stay, but the word's vector is new: what does that do "
                     f"to its {part}? See {SECTION_FIT}.")
     extra = np.argwhere(said & ~_CHANGES)
@@ -250,3 +253,28 @@ def _cat_changes(answer: Any) -> None:
 def _name(i: int) -> str:
     """A word of the sentence for a hint; the swapped word is named both ways."""
     return "'kitten' (now 'cat')" if i == _SWAP_AT else f"'{_WORDS[i]}'"
+
+
+# --- ch05.swap_slots: predict what happens when the key lens puts its meanings in the other slots ---
+
+_W_K_SWAPPED = _W_K[:, ::-1]
+_X_RUNNING = np.array([VOCAB[w] for w in _WORDS], dtype=float)
+_SAT_ROW_SWAPPED = (_X_RUNNING @ _W_Q)[_WORDS.index("sat")] @ (_X_RUNNING @ _W_K_SWAPPED).T
+_SWAPPED_BEST = _WORDS[int(np.argmax(_SAT_ROW_SWAPPED))]
+
+
+@exercise("ch05.swap_slots", right=["sat", " Sat", "SAT", "'sat'"],
+          wrong=["kitten", "on", "the", "mat", "dog", 2],
+          catches="kitten (the answer with the slots in place), on (the other action-ish word), the, mat "
+                  "(all-zero key), a word outside the sentence, a position instead of a word",
+          solution="answer = words[int(np.argmax(row_sat))]")
+def _swap_slots(answer: Any) -> None:
+    word = normal_word(answer) if isinstance(answer, str) else None
+    if word == "kitten":
+        raise Wrong("That is the best fit with the lenses as they are. With the key's columns swapped, "
+                    "slot 0 of every key holds what slot 1 held before, and slot 0 of a query still meets "
+                    "slot 0 of a key. Redo sat's row with the swapped keys.")
+    if word == "mat":
+        raise Wrong("mat's key is [0, 0] in either order: its fit with every query is 0.")
+    expect_word(answer, _SWAPPED_BEST, list(dict.fromkeys(_WORDS)),
+                section="the section 'Why three lenses', on which slot meets which")

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, expect_structure, to_count, to_numpy, to_shape, torch_form
+from . import Wrong, exercise, expect_array, expect_shape, expect_structure, normal_word, to_count, to_numpy, to_shape, torch_form
+from ..data import VOCAB, running_lenses
 
 SECTION_ROWS = "the section “Rows become columns”"
 SECTION_LEGAL = "the section “Why QK is illegal and QKᵀ is legal”"
@@ -61,45 +62,85 @@ def _by_hand(answer: Any) -> None:
                 "answer is entry (i, j) of P, copied exactly, sign included.")
 
 
-# --- ch06.product_transpose: (MN)ᵀ = NᵀMᵀ ----------------------------------------------
+# --- ch06.transpose_order: predict the shapes that force (MN)ᵀ = NᵀMᵀ --------------------
 
-_M = np.array([[1.0, 2.0, 0.0], [-1.0, 3.0, 1.0]])
-_N = np.array([[2.0, 1.0], [0.0, -1.0], [4.0, 1.0]])
-_MN = _M @ _N                    # [[2, -1], [2, -3]]
-_NT_MT = _N.T @ _M.T             # [[2, 2], [-1, -3]] = (MN)ᵀ
-_MT_NT = _M.T @ _N.T             # 3×3
-_NM = _N @ _M                    # 3×3
+_M_SHAPE, _N_SHAPE = (2, 3), (3, 4)
+_MN_T_SHAPE = (_N_SHAPE[1], _M_SHAPE[0])          # (MN)ᵀ: 4×2
+_MT_NT = "illegal"                                # (3×2)(4×3): inner 2 and 4 differ
+_NT_MT_SHAPE = (_N_SHAPE[1], _M_SHAPE[0])         # (4×3)(3×2): 4×2
 
 
-@exercise("ch06.product_transpose",
-          right=[_NT_MT.copy(), _NT_MT.tolist(), tuple(map(tuple, _MN.T.tolist())), torch_form(_NT_MT, "float32"),
-                 torch_form(_NT_MT, "bfloat16")],
-          wrong=[_MN.tolist(), _MT_NT.tolist(), _NM.tolist(), _NT_MT.flatten().tolist(), [[2, 2], [-1, 3]]],
-          catches="MN not transposed, MᵀNᵀ (both transposed, order kept), NM (order flipped, no transposes), "
-                  "the numbers flat, a sign slip",
-          solution="answer = attnlib.matmul(attnlib.transpose(N), attnlib.transpose(M))")
-def _product_transpose(answer: Any) -> None:
+def _is_illegal(item: Any) -> bool:
+    return isinstance(item, str) and normal_word(item) == "illegal"
+
+
+@exercise("ch06.transpose_order",
+          right=[[(4, 2), "illegal", (4, 2)], ((4, 2), "Illegal", (4, 2)), [[4, 2], " illegal ", [4, 2]],
+                 [np.array([4, 2]), "illegal", (np.int64(4), np.int64(2))]],
+          wrong=[[(2, 4), "illegal", (4, 2)], [(4, 2), (3, 3), (4, 2)], [(4, 2), (4, 2), "illegal"],
+                 [(4, 2), "illegal", "illegal"], [(4, 2), (3, 4), (4, 2)], [(4, 2), "illegal"],
+                 [(4, 2), "no", (4, 2)]],
+          catches="MN's shape not transposed, MᵀNᵀ taken as legal (3×3 or 3×4), the old order taken as the "
+                  "right one, NᵀMᵀ called illegal too, a missing answer, a word other than 'illegal'",
+          solution='answer = [(4, 2), "illegal", (4, 2)]')
+def _transpose_order(answer: Any) -> None:
+    if not isinstance(answer, (list, tuple)) or len(answer) != 3:
+        raise Wrong("Give a list of three answers: the shape of (MN)ᵀ, then MᵀNᵀ and NᵀMᵀ, each a shape "
+                    "such as (2, 7) or the word \"illegal\".")
+    mn_t, mt_nt, nt_mt = answer
+    if isinstance(mn_t, str):
+        raise Wrong("(MN)ᵀ is legal: MN is a legal product, and every matrix has a transpose. Give its shape.")
+    if to_shape(mn_t, "your shape of (MN)ᵀ") == (_M_SHAPE[0], _N_SHAPE[1]):
+        raise Wrong("(2, 4) is the shape of MN. Its transpose swaps rows and columns.")
+    expect_shape(mn_t, _MN_T_SHAPE, "your shape of (MN)ᵀ")
+    if not _is_illegal(mt_nt):
+        if isinstance(mt_nt, str):
+            raise Wrong("For a product that cannot be computed, write the word \"illegal\".")
+        raise Wrong("MᵀNᵀ: write the two shapes side by side, Mᵀ first, and compare the inner numbers "
+                    "(chapter 4).")
+    if _is_illegal(nt_mt):
+        raise Wrong("NᵀMᵀ: write the two shapes side by side, Nᵀ first, and compare the inner numbers again.")
+    if isinstance(nt_mt, str):
+        raise Wrong("For NᵀMᵀ give a shape such as (2, 7), or the word \"illegal\".")
+    expect_shape(nt_mt, _NT_MT_SHAPE, "your shape of NᵀMᵀ")
+
+
+# --- ch06.trap: when n = d_k, QK runs and gives wrong numbers ------------------------------
+
+_TRAP_WORDS = ["the", "kitten"]
+_W_Q, _W_K, _ = running_lenses()
+_TRAP_X = np.array([VOCAB[w] for w in _TRAP_WORDS], dtype=float)
+_TRAP_Q, _TRAP_K = _TRAP_X @ _W_Q, _TRAP_X @ _W_K
+_TRAP_QKT = _TRAP_Q @ _TRAP_K.T              # cell (i, j): word i's query times word j's key
+_TRAP_QK = _TRAP_Q @ _TRAP_K                 # legal because n = d_k = 2, and wrong
+
+
+@exercise("ch06.trap",
+          right=[_TRAP_QKT.copy(), _TRAP_QKT.tolist(), tuple(map(tuple, _TRAP_QKT.tolist())),
+                 torch_form(_TRAP_QKT, "float32")],
+          wrong=[_TRAP_QK.tolist(), (_TRAP_K @ _TRAP_Q.T).tolist(), (_TRAP_Q.T @ _TRAP_K).tolist(),
+                 (_TRAP_Q @ _TRAP_Q.T).tolist(), (_TRAP_X @ _TRAP_X.T).tolist(), _TRAP_QKT.flatten().tolist()],
+          catches="QK (legal when n = d_k, and wrong), KQᵀ (queries and keys swapped), QᵀK, queries against "
+                  "queries, the raw X Xᵀ with no lenses, the numbers flat",
+          solution="answer = Q @ K.T")
+def _trap(answer: Any) -> None:
     got = to_numpy(answer)
-    expect_structure(got, _NT_MT, "Your answer")
-    if got.shape == (3, 3):
-        if np.allclose(got, _MT_NT):
-            raise Wrong("That is MᵀNᵀ: both transposed, but in the old order. Look at the shapes: (3×2)(2×3) "
-                        "is 3×3, while (MN)ᵀ is 2×2. The rule flips the order.")
-        if np.allclose(got, _NM):
-            raise Wrong("That is NM, with no transposes. Transpose N and M first, then multiply them.")
-        raise Wrong("Your answer is 3×3, but (MN)ᵀ is 2×2. Check the order and the transposes.")
+    expect_structure(got, _TRAP_QKT, "Your table")
     if got.shape != (2, 2):
-        raise Wrong(f"Your answer has shape {got.shape}, but NᵀMᵀ is (2×3)(3×2): a 2×2 grid of rows.")
-    if np.allclose(got, _NT_MT):
+        raise Wrong(f"Your answer has shape {got.shape}; the table of word pairs for two words is 2×2.")
+    if np.allclose(got, _TRAP_QKT):
         return
-    if np.allclose(got, _MN):
-        raise Wrong("That is MN itself, not transposed: the two off-diagonal numbers are swapped. Multiply Nᵀ "
-                    "by Mᵀ, in that order.")
-    expect_structure(got, _NT_MT, "Your answer", values=True)
-    bad = [(int(i), int(j)) for i, j in np.argwhere(~np.isclose(got, _NT_MT))]
-    raise Wrong(f"The shape is right, but {len(bad)} entr{'ies differ' if len(bad) > 1 else 'y differs'}, the "
-                f"first at {bad[0]}. Transpose each matrix carefully, then multiply: row i of Nᵀ times column "
-                "j of Mᵀ.")
+    if np.allclose(got, _TRAP_QK):
+        raise Wrong("That is Q @ K. It ran, because here n = d_k = 2, but its cell (1, 0) is row 1 of Q times "
+                    "column 0 of K, which holds slot 0 of every key, not the key of word 0. Compare it with "
+                    "kitten's query times the key of \"the\", computed by hand.")
+    if np.allclose(got, _TRAP_QKT.T):
+        raise Wrong("Rows and columns are swapped: row i must be word i's query, column j word j's key; "
+                    f"see {SECTION_LEGAL}.")
+    if np.allclose(got, _TRAP_Q @ _TRAP_Q.T) or np.allclose(got, _TRAP_X @ _TRAP_X.T):
+        raise Wrong("Each cell must multiply a query with a key: use Q for the rows and K for the columns.")
+    expect_structure(got, _TRAP_QKT, "Your table", values=True)
+    expect_array(got, _TRAP_QKT, "Your table")
 
 
 # --- ch06.pair_cell: where does a word pair land in QKᵀ? --------------------------------
@@ -152,7 +193,7 @@ def _pair_cell(answer: Any) -> None:
         raise Wrong("Answer (c) should be a whole number: how many cells.") from None
     if c == 6:
         raise Wrong("Answer (c): read the sentence again: how many times does “the” appear, and so how many "
-                    "columns of QKᵀ hold its key?")
+                    "columns of QKᵀ hold a key of “the”?")
     if c == 2:
         raise Wrong("Answer (c): that counts columns. Each column has one cell per query, one per word.")
     if c == 20:

@@ -5,7 +5,7 @@ The palette is Okabe–Ito (safe for colour-blind readers), heatmaps use viridis
 and the figures are sized and lettered to stay readable on a phone.
 
 The figures live in modules by kind: `style` (palette, word colours, the matplotlib style, SVG
-output), `arrows`, `grids`, `curves`, `roofline`, `learning` (Part IV) and `course_map`; every figure is reachable as `plot.NAME`.
+output), `arrows`, `geometry`, `grids`, `curves`, `roofline`, `learning` (Part IV) and `course_map`; every figure is reachable as `plot.NAME`.
 
 Importing `attnlib.plot` inside a Jupyter kernel switches that kernel's inline figures to SVG
 (`style.show_svg_inline`), so every figure of the course is stored sharp at any width; outside a
@@ -15,6 +15,13 @@ kernel the import changes nothing.
 from .arrows import arrow_parts, arrows, arrows_to_rows, dot_cases, dot_projection
 from .course_map import course_chapters, prerequisite_map, read_toc
 from .curves import blend, lines, loss_curve, position_waves, softmax_shares, timings
+from .geometry import (
+    angle_between,
+    moved_arrows,
+    query_key_arrows,
+    row_combination,
+    transpose_mirror,
+)
 from .grids import (
     attention_maps,
     before_after,
@@ -62,6 +69,11 @@ __all__ = [
     "dot_projection",
     "course_chapters",
     "read_toc",
+    "angle_between",
+    "moved_arrows",
+    "query_key_arrows",
+    "row_combination",
+    "transpose_mirror",
     "prerequisite_map",
     "blend",
     "lines",
