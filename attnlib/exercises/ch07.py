@@ -310,3 +310,40 @@ def _doubling(answer: Any) -> None:
     if not np.isclose(second, DOUBLED[1]):
         raise Wrong("The first factor is right; the second is off. When query AND key double, both "
                     f"factors of every product q[i] k[i] change. See {WHERE_DOT}.")
+
+
+# --- ch07.distance: the squared distance from two lengths and a dot product -------------------
+
+Q_SQ, K_SQ, QK = 5.0, 17.0, 9.0  # q = [2, 1], k = [4, 1], not shown to the learner
+DISTANCE_SQ = Q_SQ + K_SQ - 2 * QK  # 4
+WHERE_DISTANCE = "the section 'Why not subtraction?'"
+
+
+@exercise("ch07.distance",
+          right=[DISTANCE_SQ, 4, np.float32(4.0), [4.0], _torch_right(DISTANCE_SQ, "float32")],
+          wrong=[Q_SQ + K_SQ - QK, Q_SQ + K_SQ + 2 * QK, np.sqrt(DISTANCE_SQ), Q_SQ + K_SQ, 2 * QK - Q_SQ - K_SQ,
+                 "4"],
+          catches="the dot product not doubled; the dot product added; the distance, not squared; the dot "
+                  "product left out; the sign flipped; text",
+          solution="answer = 5 + 17 - 2 * 9")
+def _distance(answer: Any) -> None:
+    if isinstance(answer, bool):
+        raise Wrong("True/False is not a distance; one number is wanted.")
+    got = numbers(answer, "Your squared distance")
+    if got.size == 1:
+        value = float(got.reshape(()))
+        if np.isclose(value, Q_SQ + K_SQ - QK):
+            raise Wrong("Multiply out one squared difference (q[i] - k[i])²: how many times does the "
+                        f"cross term q[i] k[i] appear in it? See {WHERE_DISTANCE}.")
+        if np.isclose(value, Q_SQ + K_SQ + 2 * QK):
+            raise Wrong("Look at the sign of the cross term in (q[i] - k[i])²: the dot product is "
+                        "subtracted, not added.")
+        if np.isclose(value, np.sqrt(DISTANCE_SQ)):
+            raise Wrong("That is the distance itself. The question asks for the SQUARED distance |q - k|².")
+        if np.isclose(value, Q_SQ + K_SQ):
+            raise Wrong("The two squared lengths are only part of it: the dot product enters too. "
+                        f"See {WHERE_DISTANCE}.")
+        if np.isclose(value, -DISTANCE_SQ):
+            raise Wrong("A squared distance cannot be negative: check the signs of the three terms.")
+    expect_number(got, DISTANCE_SQ, what="Your squared distance",
+                  hint=f"Use the identity that links |q - k|², the two lengths and q · k; see {WHERE_DISTANCE}.")
