@@ -9,11 +9,7 @@ import pytest
 import attnlib
 from attnlib import check, plot
 from attnlib.exercises import ch01
-
-
-def _said(capsys) -> str:
-    """What check printed, with its line wrapping undone."""
-    return " ".join(capsys.readouterr().out.split())
+from helpers import said
 
 
 # --- figures ------------------------------------------------------------------------------
@@ -113,7 +109,7 @@ def test_angle_cases_cover_every_quadrant_and_axis_direction():
     lambda v: np.array(math.degrees(math.atan2(v[1], v[0]))),
 ])
 def test_angle_accepts_every_right_form(fn, capsys):
-    assert check("ch01.angle", fn), _said(capsys)
+    assert check("ch01.angle", fn), said(capsys)
 
 
 @pytest.mark.parametrize("fn, hint", [
@@ -130,7 +126,7 @@ def test_angle_accepts_every_right_form(fn, capsys):
 ])
 def test_angle_rejects_plausible_wrong_functions_with_a_pointed_hint(fn, hint, capsys):
     assert not check("ch01.angle", fn)
-    assert hint in _said(capsys)
+    assert hint in said(capsys)
 
 
 def test_angle_rejects_a_function_that_changes_its_input_even_if_it_answers_right(capsys):
@@ -139,7 +135,7 @@ def test_angle_rejects_a_function_that_changes_its_input_even_if_it_answers_righ
         v[0] = 0.0
         return result
     assert not check("ch01.angle", sneaky)
-    assert "changed" in _said(capsys)
+    assert "changed" in said(capsys)
     assert not check("ch01.angle", ch01._angle_mutates)
 
 
@@ -157,25 +153,25 @@ def test_closest_to_kitten_hints(capsys):
     assert check("ch01.closest_to_kitten", "dog")
     capsys.readouterr()
     check("ch01.closest_to_kitten", "cat")
-    assert "fair guess" in _said(capsys)
+    assert "fair guess" in said(capsys)
     check("ch01.closest_to_kitten", "truck")
-    out = _said(capsys)
+    out = said(capsys)
     assert "vehicle" in out and "fair guess" not in out
     check("ch01.closest_to_kitten", "kitten")
-    assert "OTHER" in _said(capsys)
+    assert "OTHER" in said(capsys)
 
 
 # --- ch01.longer_arrow ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("answer", [[1.6, 5.4], (2.0, 6.0), np.array([2.4, 8.1]), [3, 9], np.float32([1.6, 5.4])])
 def test_longer_arrow_accepts_any_long_arrow_pointing_truck_s_way(answer, capsys):
-    assert check("ch01.longer_arrow", answer), _said(capsys)
+    assert check("ch01.longer_arrow", answer), said(capsys)
 
 
 def test_longer_arrow_accepts_a_torch_tensor(capsys):
     torch = pytest.importorskip("torch")
-    assert check("ch01.longer_arrow", torch.tensor([1.6, 5.4])), _said(capsys)
-    assert check("ch01.longer_arrow", torch.tensor([2.0, 6.0], dtype=torch.bfloat16)), _said(capsys)
+    assert check("ch01.longer_arrow", torch.tensor([1.6, 5.4])), said(capsys)
+    assert check("ch01.longer_arrow", torch.tensor([2.0, 6.0], dtype=torch.bfloat16)), said(capsys)
 
 
 @pytest.mark.parametrize("answer, hint", [
@@ -190,7 +186,7 @@ def test_longer_arrow_accepts_a_torch_tensor(capsys):
 ])
 def test_longer_arrow_rejects_with_a_hint(answer, hint, capsys):
     assert not check("ch01.longer_arrow", answer)
-    assert hint in _said(capsys)
+    assert hint in said(capsys)
 
 
 # --- every chapter 1 grader keeps the contract -------------------------------------------------

@@ -8,11 +8,7 @@ import attnlib
 from attnlib import check, plot
 from attnlib.exercises import ch02
 from attnlib.exercises.ch02 import _make_x
-
-
-def _said(capsys) -> str:
-    """What check printed, with its line wrapping undone."""
-    return " ".join(capsys.readouterr().out.split())
+from helpers import said
 
 
 # --- figures ---------------------------------------------------------------------------------
@@ -60,30 +56,30 @@ def test_build_x_hints_name_the_mistake(capsys):
     X = attnlib.sentence_matrix("a puppy ran")
     assert check("ch02.build_x", X)
     check("ch02.build_x", X.T)
-    assert "COLUMN per word" in _said(capsys)
+    assert "COLUMN per word" in said(capsys)
     check("ch02.build_x", X[[1, 0, 2]])
-    assert "wrong order" in _said(capsys)
+    assert "wrong order" in said(capsys)
     check("ch02.build_x", attnlib.sentence_matrix("the puppy ran"))
-    assert "row 0 is not" in _said(capsys)
+    assert "row 0 is not" in said(capsys)
     check("ch02.build_x", X[:2])
-    assert "one row per word" in _said(capsys)
+    assert "one row per word" in said(capsys)
 
 
 def test_build_x_accepts_bfloat16(capsys):
     torch = pytest.importorskip("torch")
     X = attnlib.sentence_matrix("a puppy ran")
-    assert check("ch02.build_x", torch.tensor(X, dtype=torch.float32)), _said(capsys)
+    assert check("ch02.build_x", torch.tensor(X, dtype=torch.float32)), said(capsys)
 
 
 # --- ch02.shapes_after_edit ----------------------------------------------------------------------
 
 def test_shapes_after_edit_points_at_d_model(capsys):
     check("ch02.shapes_after_edit", [(10, 768), (12, 770), (7, 768)])
-    assert "never changes d_model" in _said(capsys)
+    assert "never changes d_model" in said(capsys)
     check("ch02.shapes_after_edit", [(768, 10), (768, 12), (768, 7)])
-    assert "wrong order" in _said(capsys)
+    assert "wrong order" in said(capsys)
     check("ch02.shapes_after_edit", [(10, 768), (12, 768), (9, 768)])
-    assert "ORIGINAL" in _said(capsys)
+    assert "ORIGINAL" in said(capsys)
 
 
 # --- ch02.make_x -------------------------------------------------------------------------------
@@ -117,12 +113,12 @@ def test_ragged_cases_put_the_odd_vector_in_every_position():
 ])
 def test_make_x_rejects_plausible_wrong_functions(fn, hint, capsys):
     assert not check("ch02.make_x", fn)
-    assert hint in _said(capsys)
+    assert hint in said(capsys)
 
 
 def test_make_x_rejects_a_function_that_returns_for_ragged_input(capsys):
     assert not check("ch02.make_x", lambda vs: [list(v) for v in vs])
-    assert "returned a result" in _said(capsys)
+    assert "returned a result" in said(capsys)
 
 
 def test_make_x_accepts_other_right_forms(capsys):
@@ -130,7 +126,7 @@ def test_make_x_accepts_other_right_forms(capsys):
         if len({len(v) for v in vs}) > 1:
             raise ValueError("lengths " + ", ".join(str(len(v)) for v in vs))
         return [[float(x) for x in v] for v in vs]
-    assert check("ch02.make_x", lists_out), _said(capsys)
+    assert check("ch02.make_x", lists_out), said(capsys)
 
 
 # --- every chapter 2 grader keeps the contract ---------------------------------------------------

@@ -9,11 +9,7 @@ import attnlib
 from attnlib import check, plot
 from attnlib.exercises import Wrong
 from attnlib.exercises.ch03 import parse_tag
-
-
-def _said(capsys) -> str:
-    """What check printed, with its line wrapping undone."""
-    return " ".join(capsys.readouterr().out.split())
+from helpers import said
 
 
 def test_shape_blocks_draws_one_cell_per_entry():
@@ -68,26 +64,26 @@ def test_parse_tag_rejects_non_tags(text):
 
 def test_specific_hints(capsys):
     check("ch03.read_shapes", [(5, 2), 7, (1, 6)])
-    assert "comma" in _said(capsys)
+    assert "comma" in said(capsys)
     check("ch03.tag_of_array", "P ∈ ℝ^{6}")
-    assert "rows and columns separately" in _said(capsys)
+    assert "rows and columns separately" in said(capsys)
     check("ch03.true_tags", ["a", "b", "d"])
-    assert "plain list" in _said(capsys)
+    assert "plain list" in said(capsys)
     check("ch03.true_tags", ["a"])
-    assert "stands for a count" in _said(capsys)
+    assert "stands for a count" in said(capsys)
     check("ch03.true_tags", ["a", "d", "e"])
-    assert "d_model = 4" in _said(capsys)
+    assert "d_model = 4" in said(capsys)
     check("ch03.read_shapes", [(5, 2), (7,), (6,)])
-    assert "one row" in _said(capsys)
+    assert "one row" in said(capsys)
     check("ch03.attention_shapes", {"W_V": (8, 3), "K": (6, 4), "S": (6, 6), "Z": (6, 4)})
-    assert "rows of V" in _said(capsys)
+    assert "rows of V" in said(capsys)
 
 
 def test_true_tags_reads_every_way_of_writing_letters(capsys):
     for answer in (["a", "d"], "ad", "a, d", "(a) (d)", {"d", "a"}, ("A", "D")):
         assert check("ch03.true_tags", answer), answer
     assert not check("ch03.true_tags", "a, d, z")
-    assert "Not one of the letters" in _said(capsys)
+    assert "Not one of the letters" in said(capsys)
 
 
 def test_the_true_tags_are_the_true_ones():

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import attnlib
 from attnlib import check, plot
-from attnlib.exercises import ch04, get
+from attnlib.exercises import ch04, get, mentions_shape
+from helpers import hint_for
 
 CH04 = ["ch04.by_hand", "ch04.design_w", "ch04.my_matmul", "ch04.shapes"]
 
@@ -35,11 +36,10 @@ def test_loop_matmul_matches_numpy(rows, inner, cols, seed):
     ([2, 9, 16, -5], "as a grid"),
     ([["2", "9"], ["16", "-5"]], "text"),
     ([[2 + 0j, 9], [16, -5]], "complex"),
-    ([[2, 9], [16]], "different lengths"),
+    ([[2, 9], [16]], "ragged"),
 ])
 def test_by_hand_hints_name_the_mistake(answer, words, capsys):
-    assert bool(check("ch04.by_hand", answer)) is False
-    assert words in capsys.readouterr().out
+    assert words in hint_for("ch04.by_hand", answer, capsys)
 
 
 def test_by_hand_accepts_low_precision_tensors():
@@ -56,8 +56,8 @@ def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
 
 @pytest.mark.parametrize("fn, words", [
     (ch04._matmul_no_shape_check, "returned a result"),
-    (ch04._matmul_numpy, "does not name both shapes"),
-    (ch04._matmul_vague_message, "does not name both shapes"),
+    (ch04._matmul_numpy, "does not name the shape"),
+    (ch04._matmul_vague_message, "does not name the shape"),
     (ch04._matmul_one_shape, "does not name the shape (4, 5)"),
     (ch04._matmul_type_error, "raised TypeError"),
     (ch04._matmul_square_only, "(1, 4) and (4, 3)"),
@@ -69,8 +69,7 @@ def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
     (ch04._matmul_scribbles_after, "changed its input `N`"),
 ])
 def test_my_matmul_catches_each_plausible_mistake(fn, words, capsys):
-    assert bool(check("ch04.my_matmul", fn)) is False
-    assert words in capsys.readouterr().out
+    assert words in hint_for("ch04.my_matmul", fn, capsys)
 
 
 def test_my_matmul_cases_cover_one_row_one_column_inner_one_and_square():
@@ -100,7 +99,7 @@ def test_the_expected_products_cannot_be_touched_by_the_learner(capsys):
     ("size 4 is different from 3", (4, 5), False),
 ])
 def test_a_shape_is_recognised_in_any_usual_spelling(message, shape, named):
-    assert ch04._names_shape(message, shape) is named
+    assert mentions_shape(message, shape) is named
 
 
 # --- ch04.shapes ---------------------------------------------------------------------
@@ -109,12 +108,11 @@ def test_a_shape_is_recognised_in_any_usual_spelling(message, shape, named):
     ([(3, 2), (5, 8), (1, 1), (3, 3), (6, 2)], "illegal"),
     ([(3, 2), (5, 8), (3, 3), (1, 1), "illegal"], "inner numbers"),
     ([(2, 3), (5, 8), (1, 1), (3, 3), "illegal"], "wrong order"),
-    ([(3, 2), (5, 8), 1, (3, 3), "illegal"], "two numbers"),
+    ([(3, 2), (5, 8), 1, (3, 3), "illegal"], "single number"),
     ([(3, 2), "illegal", (1, 1), (3, 3), "illegal"], "legal"),
 ])
 def test_shapes_hints_say_which_product_and_why(answer, words, capsys):
-    assert bool(check("ch04.shapes", answer)) is False
-    assert words in capsys.readouterr().out
+    assert words in hint_for("ch04.shapes", answer, capsys)
 
 
 # --- the figure ---------------------------------------------------------------------------
@@ -172,8 +170,7 @@ def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_colla
     ([0, 1, 1, -1, 0, 0, 1, 0], "4×2"),
 ])
 def test_design_w_hints_name_the_entry(answer, words, capsys):
-    assert bool(check("ch04.design_w", answer)) is False
-    assert words in capsys.readouterr().out
+    assert words in hint_for("ch04.design_w", answer, capsys)
 
 
 def test_design_w_means_what_the_statement_says():

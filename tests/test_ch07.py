@@ -5,6 +5,7 @@ import pytest
 import attnlib
 from attnlib import check, plot
 from attnlib.exercises import get
+from helpers import said
 
 IDS = [i for i in attnlib.exercise_ids() if i.startswith("ch07.")]
 WORD_ANSWERS = {"ch07.changed_key", "ch07.most_aligned"}  # answered with words, so text is not junk there
@@ -13,7 +14,7 @@ ALL = [i for i in attnlib.exercise_ids() if i.startswith(("ch07.", "ch08."))]
 
 def verdict(exercise_id, answer, capsys):
     ok = check(exercise_id, answer)
-    return ok, capsys.readouterr().out
+    return ok, said(capsys)
 
 
 def test_chapter_7_has_its_exercises():

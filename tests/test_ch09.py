@@ -5,20 +5,9 @@ import pytest
 import attnlib
 from attnlib import check
 from attnlib.exercises import ch09, get
+from helpers import hint_for, passes
 
 WORDS = attnlib.words(attnlib.RUNNING_SENTENCE)
-
-
-def _hint(exercise_id, answer, capsys):
-    assert bool(check(exercise_id, answer)) is False
-    return " ".join(capsys.readouterr().out.split())  # check() may wrap long hints
-
-
-def _passes(exercise_id, answer, capsys):
-    ok = check(exercise_id, answer)
-    out = capsys.readouterr().out
-    assert bool(ok) is True, out
-    assert out.startswith("✓")
 
 
 # --- the running example, as chapter 9 shows it ----------------------------------------
@@ -54,16 +43,16 @@ def test_doubling_every_score_leaves_only_the_row_of_mat_unchanged():
 def test_by_hand_accepts_tensors_of_any_float_dtype(capsys):
     torch = pytest.importorskip("torch")
     for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):
-        _passes("ch09.by_hand", torch.tensor(ch09.BY_HAND.tolist(), dtype=dtype), capsys)
+        passes("ch09.by_hand", torch.tensor(ch09.BY_HAND.tolist(), dtype=dtype), capsys)
 
 
 def test_by_hand_hints_name_the_mistake(capsys):
-    assert "add up to" in _hint("ch09.by_hand", np.exp([0.0, 2.0, -1.0]), capsys)
-    assert "order" in _hint("ch09.by_hand", np.sort(ch09.BY_HAND), capsys)
-    assert "order" in _hint("ch09.by_hand", ch09.BY_HAND[::-1], capsys)
-    assert "rounded too coarsely" in _hint("ch09.by_hand", [0.11, 0.84, 0.04], capsys)
-    assert "Equal shares" in _hint("ch09.by_hand", [1 / 3] * 3, capsys)
-    assert "three in all" in _hint("ch09.by_hand", [0.114, 0.844], capsys)
+    assert "add up to" in hint_for("ch09.by_hand", np.exp([0.0, 2.0, -1.0]), capsys)
+    assert "order" in hint_for("ch09.by_hand", np.sort(ch09.BY_HAND), capsys)
+    assert "order" in hint_for("ch09.by_hand", ch09.BY_HAND[::-1], capsys)
+    assert "rounded too coarsely" in hint_for("ch09.by_hand", [0.11, 0.84, 0.04], capsys)
+    assert "Equal shares" in hint_for("ch09.by_hand", [1 / 3] * 3, capsys)
+    assert "three in all" in hint_for("ch09.by_hand", [0.114, 0.844], capsys)
 
 
 # --- ch09.gap ------------------------------------------------------------------------------
@@ -73,7 +62,7 @@ def test_by_hand_hints_name_the_mistake(capsys):
     (np.exp(3), "other way round"), (2, "Subtracting"),
 ])
 def test_gap_hints_name_the_slip(answer, says, capsys):
-    assert says in _hint("ch09.gap", answer, capsys)
+    assert says in hint_for("ch09.gap", answer, capsys)
 
 
 def test_gap_is_what_softmax_does_whatever_the_other_scores():
@@ -83,8 +72,8 @@ def test_gap_is_what_softmax_does_whatever_the_other_scores():
 
 
 def test_gap_accepts_two_decimals_as_the_statement_says(capsys):
-    _passes("ch09.gap", 1.10, capsys)
-    _passes("ch09.gap", round(ch09.GAP, 3), capsys)
+    passes("ch09.gap", 1.10, capsys)
+    passes("ch09.gap", round(ch09.GAP, 3), capsys)
 
 
 # --- ch09.stable_softmax -------------------------------------------------------------------
@@ -100,7 +89,7 @@ def test_gap_accepts_two_decimals_as_the_statement_says(capsys):
     (ch09._no_return, "return"),
 ])
 def test_stable_softmax_hints_name_the_mistake(wrong, words, capsys):
-    hint = _hint("ch09.stable_softmax", wrong, capsys)
+    hint = hint_for("ch09.stable_softmax", wrong, capsys)
     if words == "changed its input":  # attnlib.exercises.call may word this itself
         assert "input" in hint and "chang" in hint.lower(), hint
     else:
@@ -126,9 +115,9 @@ def test_stable_softmax_hidden_cases_include_non_square_one_row_and_one_column_i
 
 
 def test_stable_softmax_accepts_a_softmax_that_returns_a_list_or_a_tensor(capsys):
-    _passes("ch09.stable_softmax", lambda x: ch09._stable(x).tolist(), capsys)
+    passes("ch09.stable_softmax", lambda x: ch09._stable(x).tolist(), capsys)
     torch = pytest.importorskip("torch")
-    _passes("ch09.stable_softmax", lambda x: torch.softmax(torch.as_tensor(x), dim=-1), capsys)
+    passes("ch09.stable_softmax", lambda x: torch.softmax(torch.as_tensor(x), dim=-1), capsys)
 
 
 def test_stable_softmax_does_not_let_numpy_warn(recwarn, capsys):
@@ -147,12 +136,12 @@ def test_the_learner_cannot_change_the_hidden_cases(capsys):
 
 def test_doubled_hints_explain_without_naming_the_answer(capsys):
     for answer in get("ch09.doubled").wrong:
-        hint = _hint("ch09.doubled", answer, capsys)
+        hint = hint_for("ch09.doubled", answer, capsys)
         assert "mat" not in hint.lower(), hint
-    assert "gaps" in _hint("ch09.doubled", "sat", capsys)
-    assert "fair guess" not in _hint("ch09.doubled", "kitten", capsys)
-    assert "not a word of the sentence" in _hint("ch09.doubled", "puppy", capsys)
-    assert len(_hint("ch09.doubled", "x" * 20_000, capsys)) < 300
+    assert "gaps" in hint_for("ch09.doubled", "sat", capsys)
+    assert "fair guess" not in hint_for("ch09.doubled", "kitten", capsys)
+    assert "not a word of the sentence" in hint_for("ch09.doubled", "puppy", capsys)
+    assert len(hint_for("ch09.doubled", "x" * 20_000, capsys)) < 300
 
 
 # --- every chapter 9 grader follows the contract ----------------------------------------

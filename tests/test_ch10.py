@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 import attnlib
 from attnlib.exercises import ch10, get
+from helpers import hint_for, passes
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -72,16 +73,6 @@ def test_exercise_constants_match_the_text():
 
 # --- the graders -------------------------------------------------------------------------
 
-def _hint(exercise_id, answer, capsys):
-    assert bool(attnlib.check(exercise_id, answer)) is False
-    return " ".join(capsys.readouterr().out.split())
-
-
-def _passes(exercise_id, answer, capsys):
-    ok = attnlib.check(exercise_id, answer)
-    out = capsys.readouterr().out
-    assert bool(ok) is True, out
-
 
 @pytest.mark.parametrize("wrong, words", [
     (ch10._no_scaling, "not scaled"),
@@ -96,7 +87,7 @@ def _passes(exercise_id, answer, capsys):
     (ch10._no_return, "return"),
 ])
 def test_self_attention_hints_name_the_mistake(wrong, words, capsys):
-    hint = _hint("ch10.self_attention", wrong, capsys)
+    hint = hint_for("ch10.self_attention", wrong, capsys)
     if words.startswith("changed its input"):  # attnlib.exercises.call may word this itself
         assert "chang" in hint.lower() and "input" in hint, hint
     else:
@@ -128,9 +119,9 @@ def test_the_learner_cannot_change_the_hidden_cases(capsys):
 
 
 def test_self_attention_accepts_a_list_pair_and_tensors(capsys):
-    _passes("ch10.self_attention", lambda *a: list(ch10._solution(*a)), capsys)
-    _passes("ch10.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]), capsys)
-    _passes("ch10.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]).to(torch.float32), capsys)
+    passes("ch10.self_attention", lambda *a: list(ch10._solution(*a)), capsys)
+    passes("ch10.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]), capsys)
+    passes("ch10.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]).to(torch.float32), capsys)
 
 
 def test_self_attention_demands_the_value_error(capsys):
@@ -138,32 +129,32 @@ def test_self_attention_demands_the_value_error(capsys):
         if W_Q.shape[0] != X.shape[1]:
             return np.zeros((X.shape[0], W_V.shape[1]))
         return ch10._solution(X, W_Q, W_K, W_V)
-    assert "ValueError" in _hint("ch10.self_attention", no_check, capsys)
+    assert "ValueError" in hint_for("ch10.self_attention", no_check, capsys)
 
 
 def test_what_changes_hints_never_name_the_answer(capsys):
     for wrong in get("ch10.what_changes").wrong:
-        hint = _hint("ch10.what_changes", wrong, capsys)
+        hint = hint_for("ch10.what_changes", wrong, capsys)
         assert "Z" not in hint.replace("Z = AV", ""), hint
-    assert "not one of" in _hint("ch10.what_changes", ["V", "W"], capsys)
-    assert "names nothing" in _hint("ch10.what_changes", [], capsys)
+    assert "not one of" in hint_for("ch10.what_changes", ["V", "W"], capsys)
+    assert "names nothing" in hint_for("ch10.what_changes", [], capsys)
 
 
 def test_flops_hints_never_fill_in_the_formula(capsys):
     for wrong in get("ch10.flops").wrong + [1, 10**12]:
-        hint = _hint("ch10.flops", wrong, capsys)
+        hint = hint_for("ch10.flops", wrong, capsys)
         assert "2000" not in hint and "2,000" not in hint and "2·n²" not in hint, hint
 
 
 def test_z_row_and_self_attention_name_the_slips_of_the_review(capsys):
-    assert "row 2" in _hint("ch10.z_row", [1.3, 1.3], capsys)
-    assert "A transposed" in _hint("ch10.self_attention", ch10._blends_with_transpose, capsys)
-    assert "√d_v" in _hint("ch10.self_attention", ch10._scale_by_d_v, capsys)
+    assert "row 2" in hint_for("ch10.z_row", [1.3, 1.3], capsys)
+    assert "A transposed" in hint_for("ch10.self_attention", ch10._blends_with_transpose, capsys)
+    assert "√d_v" in hint_for("ch10.self_attention", ch10._scale_by_d_v, capsys)
     assert "ch10.causal_mask" not in attnlib.exercise_ids()  # the causal mask is chapter 11's
 
 
 def test_z_row_accepts_bfloat16(capsys):
-    _passes("ch10.z_row", torch.tensor([0.9, 1.5], dtype=torch.bfloat16), capsys)
+    passes("ch10.z_row", torch.tensor([0.9, 1.5], dtype=torch.bfloat16), capsys)
 
 
 def test_before_after_draws_x_above_z_with_words_in_their_colours():

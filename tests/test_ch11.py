@@ -5,11 +5,7 @@ import pytest
 import attnlib
 from attnlib import check
 from attnlib.exercises import ch11 as ch
-
-
-
-def _out(capsys):
-    return capsys.readouterr().out.replace("\n  ", " ")
+from helpers import said
 
 
 @pytest.mark.parametrize("answer, words", [
@@ -23,7 +19,7 @@ def _out(capsys):
 ])
 def test_causal_zeros_hints(answer, words, capsys):
     assert bool(check("ch11.causal_zeros", answer)) is False
-    assert words in _out(capsys)
+    assert words in said(capsys)
 
 
 def test_causal_zeros_matches_the_library():
@@ -43,7 +39,7 @@ def test_causal_zeros_matches_the_library():
 ])
 def test_padding_mask_hints(fn, words, capsys):
     assert bool(check("ch11.padding_mask", fn)) is False
-    assert words in _out(capsys)
+    assert words in said(capsys)
 
 
 def test_the_learner_cannot_reach_the_expected_answers(capsys):
@@ -89,7 +85,7 @@ def test_a_function_raising_or_returning_junk_gets_a_hint(capsys):
 ])
 def test_masked_row_hints(answer, words, capsys):
     assert bool(check("ch11.masked_row", answer)) is False
-    assert words in _out(capsys)
+    assert words in said(capsys)
 
 
 def test_masked_row_matches_the_library_and_torch():

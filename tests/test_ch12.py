@@ -5,11 +5,7 @@ import pytest
 from attnlib import check
 from attnlib.exercises import ch12 as ch
 from attnlib.heads import split_heads
-
-
-
-def _out(capsys):
-    return capsys.readouterr().out.replace("\n  ", " ")
+from helpers import said
 
 
 def test_split_shape_is_what_the_library_gives():
@@ -24,7 +20,7 @@ def test_split_shape_is_what_the_library_gives():
 ])
 def test_split_shape_hints(answer, words, capsys):
     assert bool(check("ch12.split_shape", answer)) is False
-    assert words in _out(capsys)
+    assert words in said(capsys)
 
 
 @pytest.mark.parametrize("fn, words", [
@@ -35,7 +31,7 @@ def test_split_shape_hints(answer, words, capsys):
 ])
 def test_multi_head_hints(fn, words, capsys):
     assert bool(check("ch12.multi_head", fn)) is False
-    assert words in _out(capsys)
+    assert words in said(capsys)
 
 
 def test_multi_head_accepts_tuple_list_and_output_only(capsys):
@@ -68,7 +64,7 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
 ])
 def test_score_flops_hints(answer, words, capsys):
     assert bool(check("ch12.score_flops", answer)) is False
-    out = _out(capsys)
+    out = said(capsys)
     assert words in out and "1,024" not in out and "1.024e" not in out
 
 

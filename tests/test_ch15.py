@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from attnlib import bench, plot, results
 from attnlib.exercises import ch15
+from helpers import said
 
 
 def _row(impl, n, seconds, skipped=None, peak=1e11, d=64):
@@ -228,7 +229,7 @@ def test_the_crossover_answer_is_read_from_the_committed_file():
 def _hint(capsys, answer, exercise_id="ch15.online_step"):
     from attnlib import check
     ok = check(exercise_id, answer)
-    return ok, capsys.readouterr().out
+    return ok, said(capsys)
 
 
 @pytest.mark.parametrize("answer", ch15._online_step.__wrapped__.right if hasattr(ch15._online_step, "__wrapped__")

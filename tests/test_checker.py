@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 import torch
 
 from attnlib import exercises as X
-from attnlib.exercises import Wrong, check
+from attnlib.exercises import Wrong, check, registry
 
 
 @pytest.fixture
@@ -24,13 +23,13 @@ def register():
     made = []
 
     def make(exercise_id, checker):
-        X._load_all()
+        registry._load_all()
         X.exercise(exercise_id, right=[], wrong=[])(checker)
         made.append(exercise_id)
         return exercise_id
     yield make
     for exercise_id in made:
-        X._REGISTRY.pop(exercise_id, None)
+        registry._REGISTRY.pop(exercise_id, None)
 
 
 def _message(exercise_id, answer, capsys):
@@ -181,7 +180,7 @@ def test_a_failing_checker_gives_a_hint_about_the_answer_not_internals(failure, 
         raise failure
 
     exercise_id = register("chxx.broken", broken)
-    X._REGISTRY[exercise_id].right = [[[1.0, 2.0], [3.0, 4.0]]]
+    registry._REGISTRY[exercise_id].right = [[[1.0, 2.0], [3.0, 4.0]]]
     verdict, printed, text = _message(exercise_id, torch.Size([2, 2]), capsys)
     assert not verdict and printed.startswith("✗")
     assert "attribute" not in text and "detach" not in text and "operand" not in text and "Error" not in text

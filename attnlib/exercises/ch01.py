@@ -6,8 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_word, to_numpy
-from ..core import is_torch
+from . import Wrong, call, describe, exercise, expect_word, to_number, to_numpy
 from ..data import VOCAB_2D
 
 # Private copies: the learner's code never sees these objects.
@@ -97,16 +96,10 @@ def _angle(fn: Any) -> None:
     for (x, y), want in zip(ANGLE_CASES, _ANGLE_WANT):
         v = [x, y]
         got = call(fn, v, what="your function `angle`")
-        if v != [x, y]:
-            raise Wrong("Your function `angle` changed the vector it was given. Read x and y from it, "
-                        "but leave it as it was.")
-        if isinstance(got, bool) or not (isinstance(got, (int, float, np.number))
-                                         or (isinstance(got, np.ndarray) and got.size == 1) or is_torch(got)):
-            raise Wrong(f"For the arrow [{x:g}, {y:g}] your `angle` returned a {type(got).__name__}; return one "
+        if isinstance(got, (list, tuple, str)):
+            raise Wrong(f"For the arrow [{x:g}, {y:g}] your `angle` returned {describe(got)}; return one "
                         "number, the angle in degrees.")
-        if is_torch(got):
-            got = got.detach().float().cpu().numpy()
-        value = float(to_numpy(got, "What your `angle` returned").reshape(-1)[0])
+        value = to_number(got, f"For the arrow [{x:g}, {y:g}], what your `angle` returned")
         if not math.isfinite(value):
             raise Wrong(f"For the arrow [{x:g}, {y:g}] your `angle` gave {value}; a finite number of degrees "
                         "is wanted.")
@@ -163,8 +156,6 @@ _TRUCK_LENGTH = math.hypot(*_TRUCK)
 def _longer_arrow(answer: Any) -> None:
     if callable(answer):
         raise Wrong("Give the vector itself, two numbers such as [1.0, 2.0], not a function.")
-    if is_torch(answer):
-        answer = answer.detach().float().cpu().numpy()  # bfloat16 and float16 too
     got = to_numpy(answer, "your vector")
     if got.shape != (2,):
         raise Wrong(f"Your vector has shape {got.shape}; a drawing-vocabulary vector is a plain list of two "

@@ -1,22 +1,13 @@
 """Checkers for chapter 2: stacking word vectors into the matrix X."""
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, expect_shape, to_numpy
-from ..core import is_torch
+from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy, to_shape
 from ..data import sentence_matrix
-
-
-def _as_numbers(answer: Any, what: str) -> np.ndarray:
-    """A list, array or tensor (bfloat16 included) as a float numpy array, or Wrong."""
-    if is_torch(answer):
-        answer = answer.detach().float().cpu().numpy()
-    return to_numpy(answer, what)
 
 
 # --- ch02.build_x ------------------------------------------------------------------------
@@ -41,7 +32,7 @@ def _tensor_x() -> Any:
                   "a missing word, numbers rounded",
           solution='answer = np.stack([attnlib.embed(word) for word in "a puppy ran".split()])')
 def _build_x(answer: Any) -> None:
-    got = _as_numbers(answer, "Your X")
+    got = to_numpy(answer, "Your X")
     if got.ndim == 1 and got.size == _X.size:
         raise Wrong(f"Your X is one long list of {got.size} numbers. Each word's vector should be one ROW, "
                     "so X has one row per word (section 'A sentence is several vectors').")
@@ -81,8 +72,8 @@ def _shapes_after_edit(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
         raise Wrong("Give a list of THREE shapes, one per question: [(?, ?), (?, ?), (?, ?)].")
     for part, got, want in zip("abc", answer, EDIT_SHAPES):
-        if isinstance(got, (list, tuple)) and len(got) == 2 and all(isinstance(d, (int, np.integer)) for d in got):
-            got = tuple(int(d) for d in got)
+        got = to_shape(got, f"Shape ({part})", len(want))
+        if len(got) == 2:
             if got == (want[1], want[0]):
                 raise Wrong(f"Shape ({part}) is the right numbers in the wrong order: rows (words) come first, "
                             "then columns.")
@@ -190,23 +181,6 @@ _POSITION = ["first", "in the middle", "last", "fourth of five", "second of two"
 _RAGGED_LENGTHS = [([len(v) for v in case]) for case in RAGGED_CASES]
 
 
-def _call_expecting_value_error(fn: Any, vectors: list, what: str) -> str:
-    """Call fn on a private copy of ragged vectors; return the ValueError's message, or raise Wrong."""
-    try:
-        result = fn(copy.deepcopy(vectors))
-    except ValueError as err:
-        try:
-            return str(err)
-        except Exception:  # an exception whose str() fails
-            return ""
-    except Exception as exc:
-        raise Wrong(f"For {what} `make_X` raised {type(exc).__name__}; raise ValueError instead, naming the "
-                    "lengths.") from None
-    del result
-    raise Wrong(f"For {what} `make_X` returned a result, but vectors of different lengths cannot be rows "
-                "of one matrix: raise ValueError naming the lengths.")
-
-
 @exercise("ch02.make_x", right=[_make_x, _make_x_stack_after_check, _make_x_via_set],
           wrong=[_make_x_columns, _make_x_flat, _make_x_no_return, _make_x_silent_message,
                  _make_x_first_vs_last, _make_x_first_two, _make_x_wrong_error, _make_x_mutates],
@@ -216,12 +190,8 @@ def _call_expecting_value_error(fn: Any, vectors: list, what: str) -> str:
           solution="if len(set(lengths)) > 1:")
 def _make_x_check(fn: Any) -> None:
     for vectors, want in zip(MAKE_X_CASES, _MAKE_X_WANT):
-        given = [list(v) for v in vectors]
-        got = call(fn, given, what="your function `make_X`")
-        if given != [list(v) for v in vectors]:
-            raise Wrong("Your `make_X` changed the vectors it was given. Build the matrix from them, but leave "
-                        "them as they were.")
-        got_arr = _as_numbers(got, "What `make_X` returned")
+        got = call(fn, [list(v) for v in vectors], what="your function `make_X`")
+        got_arr = to_numpy(got, "What `make_X` returned")
         size = f"{len(vectors)} vector(s) of length {len(vectors[0])}"
         if got_arr.ndim == 1:
             raise Wrong(f"For {size} `make_X` returned one flat list of {got_arr.size} numbers; "
@@ -235,7 +205,7 @@ def _make_x_check(fn: Any) -> None:
         expect_array(got_arr, want, what=f"For {size}, the result")
     for vectors, lengths, where in zip(RAGGED_CASES, _RAGGED_LENGTHS, _POSITION):
         what = f"vectors of lengths {lengths} (the odd one {where})"
-        message = _call_expecting_value_error(fn, vectors, what)
+        message = expect_value_error(fn, vectors, what="`make_X`", inputs=what, naming="the lengths")
         numbers = set(re.findall(r"\d+", message))
         if not {str(n) for n in set(lengths)} <= numbers:
             shown = message[:80] + ("…" if len(message) > 80 else "")

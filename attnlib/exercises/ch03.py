@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, expect_shape
+from . import Wrong, describe, exercise, expect_shape, to_shape
 
 # P ∈ ℝ^{5×2},  v ∈ ℝ^{7},  M ∈ ℝ^{1×6}
 READ_SHAPES = [(5, 2), (7,), (1, 6)]
@@ -23,13 +23,11 @@ def _read_shapes(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
         raise Wrong("Give a list of THREE shapes, one per tag, in the order P, v, M.")
     for name, got, want in zip("PvM", answer, READ_SHAPES):
-        if isinstance(got, int) and not isinstance(got, bool):
-            raise Wrong(f"The shape of {name} is the number {got}, not a shape. In Python, (7) is just 7; "
-                        "a shape with a single entry needs a comma inside the brackets.")
-        if name == "v" and isinstance(got, (list, tuple)) and len(got) == 2 and 7 in got:
+        got = to_shape(got, f"The shape of {name}", len(want))
+        if name == "v" and len(got) == 2 and 7 in got:
             raise Wrong("The superscript of v holds ONE number, so its shape has one entry: "
                         "v is a plain list of numbers, not a grid.")
-        if name == "M" and isinstance(got, (list, tuple)) and len(got) == 1:
+        if name == "M" and len(got) == 1:
             raise Wrong("The superscript of M holds two numbers, 1 × 6: M is a grid with one row, and its shape "
                         "has two entries (section 'The superscript is a size label').")
         expect_shape(got, want, what=f"The shape of {name}")
@@ -83,7 +81,7 @@ def _tag_of_array(answer: Any) -> None:
         raise Wrong("That is a shape; a tag is TEXT in quotes that wraps the shape, "
                     "like \"P ∈ ℝ^{rows×cols}\" (you may type \"R^(rows x cols)\").")
     if not isinstance(answer, str):
-        raise Wrong(f"Write the tag as text in quotes, like \"P ∈ ℝ^{{...}}\", not a {type(answer).__name__}.")
+        raise Wrong(f"Write the tag as text in quotes, like \"P ∈ ℝ^{{...}}\", not {describe(answer)}.")
     name, dims = parse_tag(answer)
     if name and name != "P":
         raise Wrong(f"The tag names {name[:20]!r}, but the array is called P.")
@@ -119,7 +117,7 @@ def _letters(answer: Any) -> set[str]:
         parts = [p.strip().strip("()").strip().lower() for p in answer]
     else:
         raise Wrong(f"Answer with the letters of the true tags, as text or a list such as [\"a\", \"c\"], "
-                    f"not a {type(answer).__name__}.")
+                    f"not {describe(answer)}.")
     unknown = [p for p in parts if p not in _TAG_CHOICES]
     if unknown:
         raise Wrong(f"Not one of the letters a to e: {', '.join(repr(u[:20]) for u in unknown[:3])}. Answer with "
@@ -177,8 +175,8 @@ def _attention_shapes(answer: Any) -> None:
                     f"it needs the keys {', '.join(ATTENTION_SHAPES)}.")
     for name, want in ATTENTION_SHAPES.items():
         got = answer[name]
-        whole = isinstance(got, (list, tuple)) and all(isinstance(d, (int, np.integer)) for d in got)
-        key = (name, tuple(int(d) for d in got)) if whole else None
+        got = to_shape(got, f"The shape of {name}", len(want))
+        key = (name, got)
         if key in _ATTENTION_HINTS:
             raise Wrong(f"{name}: {_ATTENTION_HINTS[key]}")
         expect_shape(got, want, what=f"The shape of {name}")

@@ -6,84 +6,14 @@ only ever receives copies, and a function that changes its inputs is told so.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise
-from ..core import is_torch
+from . import Wrong, call, describe, exercise, expect_value_error, to_numpy, to_shape, torch_form
 
 SECTION_CELL = "the section “One row times one column makes one cell”"
 SECTION_INNER = "the section “The inner numbers must match”"
-
-
-def numbers(answer: Any, what: str = "Your answer") -> np.ndarray:
-    """Turn a list, tuple, numpy array or torch tensor (any float dtype) of real numbers into floats.
-
-    Text, complex numbers, True/False and ragged rows are refused with a hint that names them
-    (chapters 4 and 6).
-    """
-    if callable(answer):
-        raise Wrong(f"{what} is a function; call it and give what it returns instead.")
-    if isinstance(answer, (str, bytes)):
-        raise Wrong(f"{what} is text; write the numbers without quotes.")
-    if is_torch(answer):
-        answer = answer.detach().cpu()
-        if answer.is_complex():
-            raise Wrong(f"{what} holds complex numbers; only real numbers are wanted.")
-        answer = answer.float().numpy()  # float16 and bfloat16 included
-    try:
-        raw = np.asarray(answer)
-    except (TypeError, ValueError):
-        raw = np.asarray(answer, dtype=object) if isinstance(answer, (list, tuple)) else None
-    if raw is None or raw.dtype == object:
-        flat = _flatten(answer)
-        if any(x is None or x is ... for x in flat):
-            raise Wrong(f"{what} still holds a placeholder (None or ...): replace every one with a number.")
-        if any(isinstance(x, (str, bytes)) for x in flat):
-            raise Wrong(f"{what} holds text such as {_clip(next(x for x in flat if isinstance(x, (str, bytes))))}: "
-                        "write the numbers without quotes.")
-        if isinstance(answer, (list, tuple)) and len({len(r) if isinstance(r, (list, tuple, np.ndarray))
-                                                      else -1 for r in answer}) > 1:
-            raise Wrong(f"{what} has rows of different lengths; every row needs the same number of entries.")
-        raise Wrong(f"{what} should be numbers (a list of rows or an array), but it holds "
-                    f"{type(flat[0]).__name__ if flat else 'nothing'}.")
-    if raw.dtype.kind in "US":
-        raise Wrong(f"{what} holds text such as {_clip(raw.flat[0]) if raw.size else repr('')}: "
-                    "write the numbers without quotes.")
-    if raw.dtype.kind == "c":
-        raise Wrong(f"{what} holds complex numbers; only real numbers are wanted.")
-    if raw.dtype.kind == "b" or isinstance(answer, bool):
-        raise Wrong(f"{what} is True/False; numbers are wanted.")
-    if raw.dtype.kind not in "iuf":
-        raise Wrong(f"{what} should be numbers, but it is a {type(answer).__name__}.")
-    return raw.astype(float)
-
-
-def _flatten(x: Any) -> list:
-    if isinstance(x, (list, tuple)):
-        return [y for item in x for y in _flatten(item)]
-    if isinstance(x, np.ndarray):
-        return [y for item in x.tolist() for y in _flatten(item)] if x.ndim else [x.item()]
-    return [x]
-
-
-def _clip(x: Any, limit: int = 40) -> str:
-    """`x` in quotes, cut to `limit` characters, so a hint never echoes a huge answer."""
-    text = str(x)
-    return f"“{text}”" if len(text) <= limit else f"“{text[:limit]}…”"
-
-
-def contained_call(fn: Any, *args: Any, what: str) -> Any:
-    """`call`, and also whatever else the learner's code raises (SystemExit, a broken exception) as a hint."""
-    try:
-        return call(fn, *args, what=what)
-    except (Wrong, KeyboardInterrupt):
-        raise
-    except BaseException as exc:
-        raise Wrong(f"{what} raised {type(exc).__name__} (when called with inputs of shape "
-                    f"{', '.join(str(np.shape(a)) for a in args)}).") from None
 
 
 # --- ch04.by_hand: a 2×3 matrix times a 3×2 matrix -----------------------------------
@@ -97,25 +27,16 @@ _HAND_MN = _HAND_M @ _HAND_N                 # [[2, 9], [16, -5]]
 _HAND_SHORT = _HAND_M[:, :2] @ _HAND_N[:2]   # the last of the three products dropped
 
 
-def _torch_right(values: Any, dtype: str) -> Any:
-    """The right answer as a torch tensor, or as a list where torch is not installed."""
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is pinned in requirements.txt
-        return np.asarray(values).tolist()
-    return torch.tensor(np.asarray(values, dtype=float), dtype=getattr(torch, dtype))
-
-
 @exercise("ch04.by_hand",
           right=[[[2, 9], [16, -5]], ((2.0, 9.0), (16.0, -5.0)), _HAND_MN.copy(),
-                 _torch_right(_HAND_MN, "float32"), _torch_right(_HAND_MN, "bfloat16")],
+                 torch_form(_HAND_MN, "float32"), torch_form(_HAND_MN, "bfloat16")],
           wrong=[_HAND_MN.T.tolist(), (_HAND_N @ _HAND_M).tolist(), _HAND_SHORT.tolist(),
                  [[2, 9], [16, -1]], [2, 9, 16, -5], [["2", "9"], ["16", "-5"]], [[2, 9], [16]]],
           catches="the transposed product, N times M (3×3), a cell missing its third product, "
                   "one arithmetic slip, the right numbers flat instead of 2×2, numbers as text, ragged rows",
           solution="answer = [[1*2 + 2*0 + 0*5,    1*1 + 2*4 + 0*(-2)],")
 def _by_hand(answer: Any) -> None:
-    got = numbers(answer)
+    got = to_numpy(answer)
     if got.shape == (3, 3):
         raise Wrong("Your answer is 3×3, the shape of N times M. Order matters: the rows come from M "
                     f"and the columns from N, so MN has (rows of M) × (columns of N); see {SECTION_INNER}.")
@@ -251,36 +172,6 @@ _MATMUL_PAIRS = _hidden_pairs()
 _MATMUL_BAD = [((2, 3), (4, 5)), ((1, 4), (3, 2)), ((3, 1), (2, 3)), ((2, 2), (3, 3)), ((5, 2), (3, 4))]
 
 
-def _names_shape(message: str, shape: tuple[int, int]) -> bool:
-    """True when the two numbers of `shape` stand next to each other in `message`: (2, 3), 2×3, [2, 3], 2 by 3."""
-    ints = [int(t) for t in re.findall(r"\d+", message)]
-    return any(tuple(ints[k:k + 2]) == shape for k in range(len(ints) - 1))
-
-
-def _outcome(fn: Any, M: np.ndarray, N: np.ndarray) -> tuple[Any, BaseException | None]:
-    """Run the learner's function on private copies; return (result, None) or (None, what it raised)."""
-    try:
-        return fn(M.copy(), N.copy()), None
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # SystemExit too: the checker must survive anything
-        return None, exc
-
-
-def _message(exc: BaseException) -> str:
-    try:
-        return str(exc)
-    except BaseException:  # an exception whose str() fails names nothing
-        return ""
-
-
-def _mutation_hint(before: tuple[np.ndarray, np.ndarray], after: tuple[np.ndarray, np.ndarray]) -> None:
-    for name, old, new in zip("MN", before, after):
-        if np.shape(new) != old.shape or not np.array_equal(np.asarray(new, dtype=float), old):
-            raise Wrong(f"Your function changed its input {name} in place. my_matmul must leave M and N "
-                        "as they were and build a new result.")
-
-
 @exercise("ch04.my_matmul", right=[_matmul_solution, _matmul_numpy_checked, _matmul_zip],
           wrong=[_matmul_numpy, _matmul_no_shape_check, _matmul_vague_message, _matmul_one_shape,
                  _matmul_type_error, _matmul_square_only, _matmul_wrong_index, _matmul_off_by_one,
@@ -291,15 +182,10 @@ def _mutation_hint(before: tuple[np.ndarray, np.ndarray], after: tuple[np.ndarra
                   "a function that changes M or N",
           solution="row.append(sum(M[i][k] * N[k][j] for k in range(inner)))")
 def _my_matmul(fn: Any) -> None:
-    if not callable(fn):
-        raise Wrong(f"Your answer should be a function (def my_matmul(M, N): ...), but it is a "
-                    f"{type(fn).__name__}.")
     for M, N, want in _MATMUL_PAIRS:
         a, b = M.shape, N.shape
-        mine = (M.copy(), N.copy())
-        got = contained_call(fn, *mine, what="Your function `my_matmul`")
-        _mutation_hint((M, N), mine)
-        got = numbers(got, f"For shapes {a} and {b} the result")
+        got = call(fn, M, N, what="Your function `my_matmul`")
+        got = to_numpy(got, f"For shapes {a} and {b} the result")
         if got.shape != want.shape:
             raise Wrong(f"For shapes {a} and {b} your result has shape {got.shape}, but it should be "
                         f"{want.shape}: one row per row of M, one column per column of N. Do your loops run "
@@ -313,22 +199,7 @@ def _my_matmul(fn: Any) -> None:
                         f"of M with column {j} of N, entry by entry, and add all of the products; check which "
                         f"loop variable picks the row, which the column, and how far k runs ({SECTION_CELL}).")
     for a, b in _MATMUL_BAD:
-        M, N = np.ones(a), np.ones(b)
-        result, exc = _outcome(fn, M, N)
-        if exc is None:
-            raise Wrong(f"For shapes {a} and {b} your function returned a result, but a row of {a[1]} numbers "
-                        f"cannot pair with a column of {b[0]}: check the inner numbers first and raise a "
-                        f"ValueError that names both shapes ({SECTION_INNER}).")
-        if not isinstance(exc, ValueError):
-            raise Wrong(f"For shapes {a} and {b} your function raised {type(exc).__name__}, but a shape "
-                        "mismatch should raise ValueError, with a message naming both shapes.")
-        text = _message(exc)
-        missing = [s for s in (a, b) if not _names_shape(text, s)]
-        if missing:
-            said = _clip(text, 110) if text else "nothing"
-            raise Wrong(f"For shapes {a} and {b} your ValueError says {said}, which does not name "
-                        f"{'both shapes' if len(missing) == 2 else 'the shape ' + str(missing[0])}. The message "
-                        "should show both shapes, so the mismatch is visible at a glance.")
+        expect_value_error(fn, np.ones(a), np.ones(b), what="your function", names_shapes=True)
 
 
 # --- ch04.shapes: predict the shape of five products ------------------------------------
@@ -340,15 +211,6 @@ _SHAPE_ANSWERS: list[Any] = [(3, 2), (5, 8), (1, 1), (3, 3), "illegal"]
 def _is_illegal_word(item: Any) -> bool:
     return isinstance(item, str) and item.strip().strip("\"'“”").lower() in ("illegal", "not allowed",
                                                                              "impossible")
-
-
-def _as_shape(item: Any) -> tuple[int, ...] | None:
-    if type(item).__name__ == "Size" or isinstance(item, np.ndarray):
-        item = tuple(np.asarray(item).tolist()) if isinstance(item, np.ndarray) else tuple(item)
-    if isinstance(item, (tuple, list)) and all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
-                                               for d in item):
-        return tuple(int(d) for d in item)
-    return None
 
 
 @exercise("ch04.shapes",
@@ -368,7 +230,7 @@ def _as_shape(item: Any) -> tuple[int, ...] | None:
           solution='answer = [(3, 2), (5, 8), (1, 1), (3, 3), "illegal"]')
 def _shapes(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != len(_SHAPE_ANSWERS):
-        count = f"{len(answer)} answers" if isinstance(answer, (list, tuple)) else f"a {type(answer).__name__}"
+        count = f"{len(answer)} answers" if isinstance(answer, (list, tuple)) else describe(answer)
         raise Wrong(f"Give a list of {len(_SHAPE_ANSWERS)} answers, one per product (a) to (e), each a shape "
                     f"such as (2, 7) or the word \"illegal\"; yours is {count}.")
     for letter, (a, b), item, want in zip("abcde", SHAPE_QUESTIONS, answer, _SHAPE_ANSWERS):
@@ -381,11 +243,8 @@ def _shapes(answer: Any) -> None:
         if isinstance(item, str):
             raise Wrong(f"{what} the inner numbers match here ({a[1]} and {b[0]}), so this product is legal: "
                         "give its shape as a tuple (rows, columns).")
-        if isinstance(item, (int, float, np.number)) and not isinstance(item, bool):
-            raise Wrong(f"{what} a shape has two numbers, rows and columns, even when the result holds a "
-                        "single number; write it as a tuple.")
-        shape = _as_shape(item)
-        if shape is None or len(shape) != 2:
+        shape = to_shape(item, f"The shape of product ({letter})", 2)
+        if len(shape) != 2:
             raise Wrong(f"{what} give the shape as a tuple of two whole numbers, (rows, columns).")
         if shape == want:
             continue
@@ -413,7 +272,7 @@ _CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W
 
 @exercise("ch04.design_w",
           right=[[[0, 1], [1, -1], [0, 0], [1, 0]], _W_DESIGN.copy(), ((0.0, 1.0), (1.0, -1.0), (0.0, 0.0), (1.0, 0.0)),
-                 _torch_right(_W_DESIGN, "float32"), _torch_right(_W_DESIGN, "bfloat16")],
+                 torch_form(_W_DESIGN, "float32"), torch_form(_W_DESIGN, "bfloat16")],
           wrong=[_W_DESIGN.T.tolist(), _W_DESIGN[:, ::-1].tolist(), [[0, 1], [1, 1], [0, 0], [1, 0]],
                  [[1, 0], [0, -1], [0, 0], [1, 0]], [[0, 1], [1, -1], [0, 0], [0, 0]],
                  [[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], [0, 1, 1, -1, 0, 0, 1, 0]],
@@ -422,7 +281,7 @@ _CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W
                   "the chapter's own W, the numbers flat",
           solution="W_design = np.array([[0, 1],")
 def _design_w(answer: Any) -> None:
-    got = numbers(answer, "Your W")
+    got = to_numpy(answer, "Your W")
     if got.shape == (2, 4):
         raise Wrong("Your W is 2×4. X has d_model = 4 columns, so W needs 4 rows, one per feature, and one "
                     f"column per new number; see {SECTION_INNER}.")

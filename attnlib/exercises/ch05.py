@@ -11,91 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core import is_torch
 from ..data import RUNNING_SENTENCE, VOCAB, running_lenses, words
-from . import Wrong, exercise, expect_array, to_numpy
+from . import Wrong, exercise, expect_array, to_items, to_numpy, to_shape
 
 SECTION_LENSES = 'the section "Three lenses: queries, keys and values"'
 SECTION_FIT = 'the section "Why three lenses: asker, answerer, content-holder"'
 SECTION_HEADS = 'the section "d_k, d_v and heads"'
-
-
-# --- helpers: what counts as numbers, what counts as a shape ---------------------------
-
-def _has_junk(answer: Any) -> str:
-    """The kind of non-number hidden in a (nested) list or tuple, or "" if there is none."""
-    if isinstance(answer, (str, bytes)):
-        return "text"
-    if isinstance(answer, complex) or (isinstance(answer, np.ndarray) and np.iscomplexobj(answer)):
-        return "a complex number"
-    if isinstance(answer, np.ndarray) and answer.dtype.kind in "USO":
-        return "text" if answer.dtype.kind in "US" else _has_junk(answer.tolist())
-    if isinstance(answer, (list, tuple)):
-        for item in answer:
-            kind = _has_junk(item)
-            if kind:
-                return kind
-    return ""
-
-
-def _numbers(answer: Any, what: str, allow_bool: bool = False) -> np.ndarray:
-    """The answer as a float numpy array: lists, tuples, numpy arrays, torch tensors of any dtype."""
-    kind = _has_junk(answer)
-    if kind:
-        raise Wrong(f"{what} contains {kind}. Write plain numbers, without quotes.")
-    if is_torch(answer) and hasattr(answer, "detach"):
-        answer = answer.detach().cpu().float().numpy()  # float() first: numpy has no bfloat16
-    if isinstance(answer, (list, tuple)):
-        try:
-            np.asarray(answer, dtype=float)
-        except ValueError:
-            raise Wrong(f"{what} has rows of different lengths (or a list where a number should "
-                        "be): every row needs the same number of entries.") from None
-        except TypeError:
-            raise Wrong(f"{what} should hold only numbers, but something in it is not a "
-                        "number.") from None
-    return to_numpy(answer, what, allow_bool=allow_bool)
-
-
-def _shape(item: Any, what: str) -> tuple[int, ...]:
-    """A shape given as a tuple, list, torch.Size or 1-D array of whole numbers (64.0 counts as 64)."""
-    if type(item).__name__ == "Size":  # torch.Size
-        item = tuple(item)
-    if isinstance(item, np.ndarray) or is_torch(item):
-        item = _numbers(item, what).tolist()
-    if not isinstance(item, (tuple, list)) or not item:
-        raise Wrong(f"{what} should be a shape: two whole numbers in brackets, rows first, "
-                    f"such as (2, 5). It is {_cut(item)}.")
-    dims = []
-    for d in item:
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, float, np.integer, np.floating)):
-            raise Wrong(f"{what} should hold whole numbers, but one entry is {_describe_entry(d)}.")
-        if not np.isfinite(d) or float(d) != int(d) or d < 0:
-            raise Wrong(f"{what} has the entry {_cut(d)}: a shape counts rows and columns, "
-                        "so each entry is a whole number.")
-        dims.append(int(d))
-    return tuple(dims)
-
-
-def _describe_entry(d: Any) -> str:
-    """An entry that is not a number, named in words (None, text, True/False) rather than by its type."""
-    if d is None:
-        return "None (a value is missing there)"
-    if isinstance(d, (bool, np.bool_)):
-        return f"{bool(d)}, a True/False value"
-    if isinstance(d, (str, bytes)):
-        return f"text ({_cut(d)})"
-    return _cut(d)
-
-
-def _cut(x: Any, limit: int = 80) -> str:
-    """A short description of x for a hint: never a memory address, never more than `limit` characters."""
-    if callable(x):
-        return "a function"
-    if not isinstance(x, (int, float, str, bytes, list, tuple, np.number, np.ndarray)):
-        return f"a {type(x).__name__}"
-    text = repr(x)
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 # --- ch05.q_by_hand: Q = X W_Q for a tiny X --------------------------------------------
@@ -124,7 +45,7 @@ _HAND_Q = HAND_X @ HAND_W_Q  # the expected answer, fixed at import
             "the right numbers flat or only the first row, numbers written as text or complex",
     solution="answer = [[1*1 + 0*0 + 2*1, 1*0 + 0*2 + 2*1],")
 def _q_by_hand(answer: Any) -> None:
-    got = _numbers(answer, "Your Q")
+    got = to_numpy(answer, "Your Q")
     if got.shape == (3, 3):
         raise Wrong("Your Q is 3×3: that is W_Q times X. The order is Q = X W_Q, so Q has one row "
                     f"per word, as in {SECTION_LENSES}.")
@@ -166,15 +87,12 @@ _W_SHAPES = ((SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_K), (SHAPES
             "d_k and d_v swapped, a missing shape, non-whole numbers and text",
     solution="answer = [(6, 3), (6, 3), (6, 4)]")
 def _w_shapes(answer: Any) -> None:
-    if is_torch(answer) and hasattr(answer, "detach"):
-        answer = answer.detach().cpu().double().numpy()
-    if isinstance(answer, np.ndarray) and answer.ndim == 2:
-        answer = answer.tolist()
-    if not isinstance(answer, (list, tuple)) or len(answer) != 3:
+    items = to_items(answer)
+    if len(items) != 3:
         raise Wrong("Give three shapes, in the order W_Q, W_K, W_V: a list of three pairs such as "
                     "[(1, 2), (1, 2), (1, 2)].")
     names = ["W_Q", "W_K", "W_V"]
-    got = [_shape(item, f"Your shape for {name}") for name, item in zip(names, answer)]
+    got = [to_shape(item, f"Your shape for {name}", 2) for name, item in zip(names, items)]
     for name, (shape, want) in zip(names, zip(got, _W_SHAPES)):
         if len(shape) != 2:
             raise Wrong(f"Your shape for {name} has {len(shape)} number(s); a matrix has two, "
@@ -221,10 +139,7 @@ _HEAD_W_Q = (HEADS_D_MODEL, HEADS_D_MODEL // HEADS_H)
             "as the rows, d_k alone instead of a shape, non-whole numbers",
     solution="answer = (d_model, d_model // h)")
 def _head_w_q(answer: Any) -> None:
-    if isinstance(answer, (int, float, np.integer, np.floating)) and not isinstance(answer, bool):
-        raise Wrong("One number is not a shape. A matrix has two: its rows, then its columns. "
-                    f"Give both, as in {SECTION_HEADS}.")
-    shape = _shape(answer, "Your shape")
+    shape = to_shape(answer, "Your shape", 2)
     if len(shape) != 2:
         raise Wrong(f"Your shape {shape} has {len(shape)} number(s); a matrix has two, rows first.")
     rows, cols = shape
@@ -299,7 +214,7 @@ def _mask(rows: list[int] = (), cols: list[int] = (), cells: list[tuple[int, int
     solution="answer = fit_cat != fit_kitten")
 def _cat_changes(answer: Any) -> None:
     n = len(_WORDS)
-    got = _numbers(answer, "your grid", allow_bool=True)
+    got = to_numpy(answer, "your grid", allow_bool=True)
     if got.shape != (n, n):
         raise Wrong(f"Your grid has shape {got.shape}, but the fit table of the {n}-word sentence is "
                     f"{n}×{n}: one True/False per cell.")

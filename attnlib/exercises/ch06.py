@@ -9,8 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise
-from .ch04 import _torch_right, numbers
+from . import Wrong, exercise, to_count, to_numpy, to_shape, torch_form
 
 SECTION_ROWS = "the section “Rows become columns”"
 SECTION_LEGAL = "the section “Why QK is illegal and QKᵀ is legal”"
@@ -26,14 +25,14 @@ _P_ROTATED = np.rot90(_P).copy()                     # a quarter turn, not a ref
 
 @exercise("ch06.by_hand",
           right=[[[2, -1], [0, 5], [7, 3]], ((2.0, -1.0), (0.0, 5.0), (7.0, 3.0)), _P_T.copy(),
-                 _torch_right(_P_T, "float32"), _torch_right(_P_T, "bfloat16")],
+                 torch_form(_P_T, "float32"), torch_form(_P_T, "bfloat16")],
           wrong=[_P.tolist(), _P_RESHAPED.tolist(), _P_COLUMNS_SWAPPED.tolist(), _P_ROTATED.tolist(),
                  [[2, -1], [0, 5], [7, -3]], [2, -1, 0, 5, 7, 3], [["2", "-1"], ["0", "5"], ["7", "3"]]],
           catches="P unchanged, a reshape (numbers poured in reading order), the columns in the wrong order, "
                   "a quarter turn instead of a reflection, a lost minus sign, the numbers flat, numbers as text",
           solution="answer = [[2, -1],")
 def _by_hand(answer: Any) -> None:
-    got = numbers(answer)
+    got = to_numpy(answer)
     if got.shape == (2, 3):
         if np.allclose(got, _P):
             raise Wrong("That is P unchanged. Transposing turns each row of P into a column, so the answer has "
@@ -72,14 +71,14 @@ _NM = _N @ _M                    # 3×3
 
 
 @exercise("ch06.product_transpose",
-          right=[_NT_MT.copy(), _NT_MT.tolist(), tuple(map(tuple, _MN.T.tolist())), _torch_right(_NT_MT, "float32"),
-                 _torch_right(_NT_MT, "bfloat16")],
+          right=[_NT_MT.copy(), _NT_MT.tolist(), tuple(map(tuple, _MN.T.tolist())), torch_form(_NT_MT, "float32"),
+                 torch_form(_NT_MT, "bfloat16")],
           wrong=[_MN.tolist(), _MT_NT.tolist(), _NM.tolist(), _NT_MT.flatten().tolist(), [[2, 2], [-1, 3]]],
           catches="MN not transposed, MᵀNᵀ (both transposed, order kept), NM (order flipped, no transposes), "
                   "the numbers flat, a sign slip",
           solution="answer = attnlib.matmul(attnlib.transpose(N), attnlib.transpose(M))")
 def _product_transpose(answer: Any) -> None:
-    got = numbers(answer)
+    got = to_numpy(answer)
     if got.shape == (3, 3):
         if np.allclose(got, _MT_NT):
             raise Wrong("That is MᵀNᵀ: both transposed, but in the old order. Look at the shapes: (3×2)(2×3) "
@@ -108,23 +107,14 @@ _KITTEN_SAT = (1, 2)
 _CELLS_WITH_THE_KEY = 12  # "the" is word 0 and word 4: two columns of 6 cells
 
 
-def _cell(item: Any) -> tuple[int, ...] | None:
-    if isinstance(item, np.ndarray) or type(item).__name__ in ("Tensor", "Size"):
-        item = np.asarray(item).tolist()
-    if isinstance(item, (tuple, list)) and all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
-                                               for d in item):
-        return tuple(int(d) for d in item)
-    return None
-
-
-def _count(item: Any) -> int | None:
-    if isinstance(item, bool):
-        return None
-    if isinstance(item, (int, np.integer)):
-        return int(item)
-    if isinstance(item, (float, np.floating)) and float(item).is_integer():
-        return int(item)
-    return None
+def _cell(item: Any, letter: str) -> tuple[int, ...]:
+    try:
+        cell = to_shape(item, f"Answer {letter}", 2)
+    except Wrong:
+        cell = ()
+    if len(cell) != 2:
+        raise Wrong(f"Answer {letter} should be a cell: a pair of whole numbers (row, column).")
+    return cell
 
 
 @exercise("ch06.pair_cell",
@@ -140,10 +130,7 @@ def _pair_cell(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
         raise Wrong("Give a list of three answers: the cell for (a) as (row, column), the cell for (b), and "
                     "the count for (c) as a whole number.")
-    a, b, c = _cell(answer[0]), _cell(answer[1]), _count(answer[2])
-    for letter, got in (("(a)", a), ("(b)", b)):
-        if got is None or len(got) != 2:
-            raise Wrong(f"Answer {letter} should be a cell: a pair of whole numbers (row, column).")
+    a, b = _cell(answer[0], "(a)"), _cell(answer[1], "(b)")
     if a == (3, 2) or b == (2, 3):
         raise Wrong("Count the words from 0, as the code does: “the” is word 0, “kitten” word 1, “sat” word 2.")
     if a == _KITTEN_SAT and b == _SAT_KITTEN:
@@ -156,8 +143,10 @@ def _pair_cell(answer: Any) -> None:
         raise Wrong("Answer (a) is not right yet. Find the word whose query asks: its number is the row.")
     if b != _KITTEN_SAT:
         raise Wrong("Answer (b) is not right yet. Which word's query asks this time? Its number is the row.")
-    if c is None:
-        raise Wrong("Answer (c) should be a whole number: how many cells.")
+    try:
+        c = to_count(answer[2], "Answer (c)")
+    except Wrong:
+        raise Wrong("Answer (c) should be a whole number: how many cells.") from None
     if c == 6:
         raise Wrong("Answer (c): read the sentence again: how many times does “the” appear, and so how many "
                     "columns of QKᵀ hold its key?")

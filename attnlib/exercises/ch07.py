@@ -5,40 +5,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core import is_torch
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
-from . import Wrong, exercise, expect_array, expect_number
+from . import Wrong, describe, exercise, expect_array, expect_number, to_count, to_numpy, torch_form
 
 WHERE_DOT = "the section 'Multiply matching entries, then add'"
 WHERE_S = "the section 'The score matrix S = QKᵀ'"
-
-
-def numbers(answer: Any, what: str = "Your answer") -> np.ndarray:
-    """The answer as a float array, or Wrong naming text, True/False, complex or ragged input (chapter 7)."""
-    if callable(answer):
-        raise Wrong(f"{what} is a function; give the numbers it would return instead.")
-    if is_torch(answer):
-        if answer.is_complex():
-            raise Wrong(f"{what} holds complex numbers; real numbers are wanted.")
-        answer = answer.detach().cpu().double().numpy()  # float16 and bfloat16 included
-    if isinstance(answer, (str, bytes)):
-        raise Wrong(f"{what} is text; write the numbers without quotes.")
-    try:
-        raw = np.asarray(answer)
-    except (TypeError, ValueError):
-        raise Wrong(f"{what} is ragged: every row must have the same number of entries.") from None
-    if raw.dtype.kind in "USa":
-        raise Wrong(f"{what} holds text such as \"4\"; write the numbers without quotes.")
-    if raw.dtype.kind == "b":
-        raise Wrong(f"{what} holds True/False; numbers are wanted.")
-    if raw.dtype.kind == "c":
-        raise Wrong(f"{what} holds complex numbers; real numbers are wanted.")
-    if raw.dtype.kind == "O":
-        raise Wrong(f"{what} holds something that is not a number (a None, a list of uneven length, "
-                    "text or an object); give plain numbers.")
-    if raw.dtype.kind == "V":
-        raise Wrong(f"{what} is not made of numbers.")
-    return raw.astype(float)
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -56,23 +27,14 @@ SUMS = [float(sum(Q_VEC) + sum(k)) for k in KEYS_3]                        # add
 Q_SIGN_LOST = [float(np.dot(np.abs(Q_VEC), k)) for k in KEYS_3]            # q's -1 read as +1
 
 
-def _torch_right(values: Any, dtype: str) -> Any:
-    """A right answer as a torch tensor, or the plain list where torch is not installed."""
-    try:
-        import torch
-    except ImportError:
-        return values
-    return torch.tensor(values, dtype=getattr(torch, dtype))
-
-
 @exercise("ch07.dots_by_hand",
-          right=[DOTS, np.array(DOTS), (4, 0, -4), _torch_right(DOTS, "float32"), _torch_right(DOTS, "bfloat16")],
+          right=[DOTS, np.array(DOTS), (4, 0, -4), torch_form(DOTS, "float32"), torch_form(DOTS, "bfloat16")],
           wrong=[PRODUCTS, DOTS_NO_SIGNS, Q_SIGN_LOST, [4, 0, 4], SUMS, [-4, 0, 4], [4, 0], [["4", "0", "-4"]]],
           catches="products not added up; minus signs dropped; the minus of q's last entry dropped; one sign flipped; everything added; "
                   "keys in the wrong order; a missing key; numbers as text",
           solution="1*(-2) + 2*(-1) + (-1)*0]")
 def _dots_by_hand(answer: Any) -> None:
-    got = numbers(answer, "Your list")
+    got = to_numpy(answer, "Your list")
     if got.shape == (3, 3) and np.allclose(got, PRODUCTS):
         raise Wrong(f"These are the products q[i] k[i], but a dot product is ONE number: add up each "
                     f"key's products. See {WHERE_DOT}.")
@@ -109,15 +71,13 @@ CELL_DIAGONAL = float(np.dot(Q_MAT[ROW], K_MAT[ROW]))      # 3: S[2, 2]
 
 
 @exercise("ch07.score_cell",
-          right=[CELL, 6, np.float64(6.0), [6], _torch_right(CELL, "float32")],
+          right=[CELL, 6, np.float64(6.0), [6], torch_form(CELL, "float32")],
           wrong=[CELL_SWAPPED, CELL_PRODUCTS, CELL_Q_TWICE, CELL_FROM_ONE, CELL_DIAGONAL, "6"],
           catches="row and column swapped; the two products not added; a query met with a query; "
                   "rows counted from 1; the diagonal cell; text",
           solution="answer = 0*1 + 3*2")
 def _score_cell(answer: Any) -> None:
-    if isinstance(answer, bool):
-        raise Wrong("True/False is not a score; one number is wanted.")
-    got = numbers(answer, "Your S[2, 0]")
+    got = to_numpy(answer, "Your S[2, 0]")
     if got.shape == (2,) and np.allclose(got, CELL_PRODUCTS):
         raise Wrong("Those are the two products; a score is one number, so add them.")
     if got.size == 1:
@@ -156,7 +116,7 @@ def _word(answer: Any, options: list[str], what: str = "Your answer") -> str:
     """The answer as a lower-case word from `options`, or Wrong (chapter 7)."""
     if not isinstance(answer, str):
         raise Wrong(f"{what} should be a word in quotes, such as \"{options[0]}\", "
-                    f"but it is a {type(answer).__name__}.")
+                    f"but it is {describe(answer)}.")
     word = answer.strip().strip("\"'“”").strip().lower()
     if word not in options:
         raise Wrong(f"The word {_short(word)!r} is not one of the choices: {', '.join(options)}.")
@@ -202,7 +162,7 @@ def _where(answer: Any) -> tuple[str, int]:
         parts = list(answer)
     else:
         raise Wrong("Give a pair such as (\"row\", 0) or (\"column\", 0): the word row or column, "
-                    f"then a number; yours is a {type(answer).__name__}.")
+                    f"then a number; yours is {describe(answer)}.")
     if len(parts) != 2 or not isinstance(parts[0], str):
         raise Wrong("Give a pair such as (\"row\", 0) or (\"column\", 0): the word row or column, then "
                     "one number.")
@@ -215,11 +175,12 @@ def _where(answer: Any) -> tuple[str, int]:
         if not index.strip().isdigit():
             raise Wrong(f"The second part should be a whole number, not {_short(index)!r}.")
         index = int(index)
-    if isinstance(index, bool) or not isinstance(index, (int, np.integer, float, np.floating)) \
-            or float(index) != int(index):
+    try:
+        index = to_count(index, "The second part")
+    except Wrong:
         raise Wrong("The second part should be a whole number: the position of a row or column, "
-                    "counting from 0.")
-    return kind, int(index)
+                    "counting from 0.") from None
+    return kind, index
 
 
 @exercise("ch07.changed_key",
@@ -249,7 +210,7 @@ _ALL_AWAY = -_W_K                                                         # ever
 
 
 @exercise("ch07.key_design",
-          right=[_GOOD_W_K, _GOOD_W_K.tolist(), _OTHER_W_K, _ALL_AWAY, _torch_right(_GOOD_W_K.tolist(), "float32"),
+          right=[_GOOD_W_K, _GOOD_W_K.tolist(), _OTHER_W_K, _ALL_AWAY, torch_form(_GOOD_W_K.tolist(), "float32"),
                  tuple(tuple(int(x) for x in row) for row in _GOOD_W_K)],
           wrong=[_W_K, _W_K + np.array([[0, 0], [1, 0], [0, 0], [0, 0]]), _GOOD_W_K.T, np.zeros((4, 2)),
                  np.array([[0.0, 0.0], [0.0, 0.0], [5.0, 0.0], [0.0, 0.0]]), np.zeros((4, 3)),
@@ -259,7 +220,7 @@ _ALL_AWAY = -_W_K                                                         # ever
                   "a width other than d_k; nan",
           solution="W_K_new[1, 0] = 5.0")
 def _key_design(answer: Any) -> None:
-    W = numbers(answer, "Your W_K")
+    W = to_numpy(answer, "Your W_K")
     if W.shape == (2, 4):
         raise Wrong("Your W_K is 2×4: rows and columns are swapped. W_K has one row per feature "
                     "(4) and one column per slot (d_k = 2).")
@@ -291,13 +252,13 @@ DOUBLED = (2.0, 4.0)
 
 
 @exercise("ch07.doubling",
-          right=[DOUBLED, [2, 4], np.array(DOUBLED), _torch_right(list(DOUBLED), "float32"), (2.0, 4)],
+          right=[DOUBLED, [2, 4], np.array(DOUBLED), torch_form(list(DOUBLED), "float32"), (2.0, 4)],
           wrong=[(2, 2), (4, 4), (4, 2), (2, 8), (1, 2), ("2", "4")],
           catches="both doublings counted once; the first counted twice; swapped; doubled three "
                   "times; no change; text",
           solution="S_both = (2 * Q) @ (2 * K).T")
 def _doubling(answer: Any) -> None:
-    got = numbers(answer, "Your pair")
+    got = to_numpy(answer, "Your pair")
     if got.shape != (2,):
         raise Wrong(f"Give two numbers, (first factor, second factor); yours has shape {got.shape}.")
     first, second = (float(x) for x in got)
@@ -320,7 +281,7 @@ WHERE_DISTANCE = "the section 'Why not subtraction?'"
 
 
 @exercise("ch07.distance",
-          right=[DISTANCE_SQ, 4, np.float32(4.0), [4.0], _torch_right(DISTANCE_SQ, "float32")],
+          right=[DISTANCE_SQ, 4, np.float32(4.0), [4.0], torch_form(DISTANCE_SQ, "float32")],
           wrong=[Q_SQ + K_SQ - QK, Q_SQ + K_SQ + 2 * QK, np.sqrt(DISTANCE_SQ), Q_SQ + K_SQ, 2 * QK - Q_SQ - K_SQ,
                  "4"],
           catches="the dot product not doubled; the dot product added; the distance, not squared; the dot "
@@ -329,7 +290,7 @@ WHERE_DISTANCE = "the section 'Why not subtraction?'"
 def _distance(answer: Any) -> None:
     if isinstance(answer, bool):
         raise Wrong("True/False is not a distance; one number is wanted.")
-    got = numbers(answer, "Your squared distance")
+    got = to_numpy(answer, "Your squared distance")
     if got.size == 1:
         value = float(got.reshape(()))
         if np.isclose(value, Q_SQ + K_SQ - QK):

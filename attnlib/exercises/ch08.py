@@ -6,8 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, expect_array, expect_number
-from .ch07 import _torch_right, numbers
+from . import Wrong, exercise, expect_array, expect_number, to_numpy, torch_form
 
 WHERE_WHY = "the section 'Longer vectors, bigger scores' (why the square root)"
 
@@ -25,16 +24,14 @@ SPREAD_HALF_ROOT = math.sqrt(SPREAD_D_K * K_SPREAD)            # 14.1: k's sprea
 
 
 @exercise("ch08.spread",
-          right=[20, 20.0, np.float64(20.3), _torch_right(20.0, "float32"), [19.6]],
+          right=[20, 20.0, np.float64(20.3), torch_form(20.0, "float32"), [19.6]],
           wrong=[SPREAD_UNIT, SPREAD_VARIANCE, SPREAD_K_SPREAD_SQUARED, SPREAD_LINEAR, SPREAD_SCALED,
                  SPREAD_HALF_ROOT, "20"],
           catches="k's spread ignored; the variance given; k's variance multiplied onto the spread; "
                   "no square root; the spread after scaling; k's spread used as its variance; text",
           solution="answer = math.sqrt(100 * 1 * 2**2)")
 def _spread(answer: Any) -> None:
-    if isinstance(answer, bool):
-        raise Wrong("True/False is not a spread; a number is wanted.")
-    got = numbers(answer, "Your spread")
+    got = to_numpy(answer, "Your spread")
     if got.size == 1 and np.isfinite(got).all():
         v = float(got.reshape(()))
         near = lambda x: math.isclose(v, x, rel_tol=0.05)  # noqa: E731
@@ -74,15 +71,15 @@ SOFTMAXED = _E / _E.sum(axis=1, keepdims=True)   # one step too far: the weights
 
 
 @exercise("ch08.scale",
-          right=[SCALED, SCALED.tolist(), tuple(map(tuple, SCALED.tolist())), _torch_right(SCALED.tolist(), "float32"),
-                 _torch_right(SCALED.tolist(), "bfloat16")],
+          right=[SCALED, SCALED.tolist(), tuple(map(tuple, SCALED.tolist())), torch_form(SCALED.tolist(), "float32"),
+                 torch_form(SCALED.tolist(), "bfloat16")],
           wrong=[_S / _D_K, _S, SCALED.T, _S / math.sqrt(3), np.round(SCALED), SCALED[:2], SCALED.ravel(),
                  SOFTMAXED],
           catches="divided by d_k; not divided; transposed; divided by √n; rounded to whole numbers; "
                   "a row missing; flattened; softmax applied as well",
           solution="answer = attnlib.scores(Q, K) / math.sqrt(d_k)")
 def _scale(answer: Any) -> None:
-    got = numbers(answer, "Your scaled scores")
+    got = to_numpy(answer, "Your scaled scores")
     if got.shape == (SCALED.size,):
         raise Wrong(f"Your scores are one flat row of {got.size} numbers; give the 3×3 table, one row "
                     "per query.")
@@ -113,13 +110,13 @@ NINEFOLD = (math.sqrt(NINE_TO / NINE_FROM), 1.0)   # (3, 1)
 
 
 @exercise("ch08.ninefold",
-          right=[NINEFOLD, [3, 1], np.array(NINEFOLD), _torch_right(list(NINEFOLD), "float32"), (3.0, 1)],
+          right=[NINEFOLD, [3, 1], np.array(NINEFOLD), torch_form(list(NINEFOLD), "float32"), (3.0, 1)],
           wrong=[(9, 1), (3, 3), (9, 3), (1, 3), (3, 1 / 3), (3,)],
           catches="the variance's factor; scaling forgotten in the second; both squared; swapped; "
                   "scaling over-corrects; one number only",
           solution="answer = (3, 1)")
 def _ninefold(answer: Any) -> None:
-    got = numbers(answer, "Your pair")
+    got = to_numpy(answer, "Your pair")
     if got.shape != (2,):
         raise Wrong(f"Give two numbers, (without scaling, with scaling); yours has shape {got.shape}.")
     raw, scaled = (float(x) for x in got)

@@ -6,15 +6,8 @@ from typing import Any
 import numpy as np
 
 from . import Wrong, call, exercise, expect_array, expect_number, expect_word, to_numpy
-from ..core import is_torch, scale, scores, softmax
+from ..core import scale, scores, softmax
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
-
-
-def _plain(answer: Any) -> Any:
-    """A torch tensor of any float dtype (bfloat16 included) as float64 numpy; anything else as it is."""
-    if is_torch(answer):
-        return answer.detach().cpu().double().numpy()
-    return answer
 
 
 # ch09.by_hand -----------------------------------------------------------------
@@ -31,7 +24,7 @@ BY_HAND = np.exp(BY_HAND_SCORES) / np.exp(BY_HAND_SCORES).sum()  # [0.114, 0.844
                   "sorted or reversed, equal shares, rounded to 2 decimals, a weight left out",
           solution="answer = e / total")
 def _by_hand(answer: Any) -> None:
-    got = to_numpy(_plain(answer), "your weights")
+    got = to_numpy(answer, "your weights")
     if got.shape == BY_HAND.shape and np.all(np.isfinite(got)):
         if np.allclose(got, BY_HAND, atol=1e-3):
             return
@@ -161,7 +154,7 @@ def _stable_softmax(fn: Any) -> None:
                 raise Wrong(f"Your function changed its input: after {case} the scores it was given were "
                             "different. Compute the shifted scores into a new array (x - ..., not x -= ...), "
                             "so the caller's scores stay as they were.")
-            got = to_numpy(_plain(got), f"softmax of an input of shape {x.shape}")
+            got = to_numpy(got, f"softmax of an input of shape {x.shape}")
         if got.shape != want.shape:
             raise Wrong(f"The result for {case} has shape {got.shape}, but softmax keeps the shape of its "
                         f"input, {x.shape}. Use keepdims=True when you take the max and the sum of each row.")
@@ -247,7 +240,7 @@ _WHERE_GAP = "the section 'Three properties, and the fact behind them'"
 def _gap(answer: Any) -> None:
     if isinstance(answer, str):
         raise Wrong("Your answer is text; write the number without quotes.")
-    got = to_numpy(_plain(answer), "your gap")
+    got = to_numpy(answer, "your gap")
     if got.size == 1 and np.all(np.isfinite(got)):
         value = float(got.reshape(()))
         slips = [

@@ -7,16 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, expect_number, expect_value_error, to_numpy
-from ..core import is_torch
+from . import (Wrong, call, describe, exercise, expect_array, expect_number, expect_pair, expect_value_error,
+               to_numpy)
 from ..core import self_attention as _reference
-
-
-def _plain(answer: Any) -> Any:
-    """A torch tensor of any float dtype (bfloat16 included) as float64 numpy; anything else as it is."""
-    if is_torch(answer):
-        return answer.detach().cpu().double().numpy()
-    return answer
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:
@@ -41,7 +34,7 @@ _Z_ROW = A_EX[ROW] @ V_EX  # [0.9, 1.5]
                   "unweighted sum, the two numbers swapped, a single value row copied",
           solution="answer = [0.1 * 2 + 0.2 * 0 + 0.7 * 1,")
 def _z_row(answer: Any) -> None:
-    got = to_numpy(_plain(answer), "your row")
+    got = to_numpy(answer, "your row")
     want = _Z_ROW
     if got.shape == want.shape:
         if np.allclose(got, want, atol=2e-3, rtol=0):  # bfloat16 keeps about 3 digits
@@ -190,12 +183,13 @@ def _no_return(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> None:
 
 def _z_from(result: Any, n: int) -> np.ndarray:
     """Z from what the function returned: Z itself, or the pair (Z, A) as a tuple or a list."""
-    if isinstance(result, (tuple, list)) and len(result) == 2 and all(
-            np.ndim(_plain(part)) == 2 for part in result):
-        result = result[0]
-    elif isinstance(result, tuple):
-        raise Wrong(f"Your function returned a tuple of {len(result)} things; return Z, or the pair (Z, A).")
-    return to_numpy(_plain(result), "the Z your function returned")
+    if isinstance(result, tuple):
+        result = expect_pair(result, "What your function returned")[0]   # the pair (Z, A)
+    elif isinstance(result, list) and len(result) == 2:
+        Z, A = (to_numpy(part, "the Z your function returned") for part in result)
+        if Z.ndim == 2 and A.ndim == 2:
+            return Z
+    return to_numpy(result, "the Z your function returned")
 
 
 def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> None:
@@ -281,7 +275,7 @@ def _letters(answer: Any) -> set[str]:
         tokens = [t.strip() for t in answer]
     else:
         raise Wrong(f"Your answer should be a list of names in quotes, such as [\"Q\", \"K\"], "
-                    f"but it is a {type(answer).__name__}.")
+                    f"but it is {describe(answer)}.")
     names = {t.upper() for t in tokens}
     unknown = sorted(names - set(_PIECES))
     if unknown:
@@ -324,9 +318,7 @@ FLOPS = 2 * N_FLOPS**2 * D_K + 2 * N_FLOPS**2 * D_V  # 1,536,000,000
                   "counted twice, rounded to 1.5e9",
           solution="answer = 2 * n**2 * d_k + 2 * n**2 * d_v")
 def _flops(answer: Any) -> None:
-    if isinstance(answer, bool):
-        raise Wrong("Your answer is True/False, but a count of operations is wanted.")
-    got = to_numpy(_plain(answer), "your count")
+    got = to_numpy(answer, "your count")
     if got.size == 1 and math.isfinite(float(got.reshape(()))):
         value = float(got.reshape(()))
         slips = {

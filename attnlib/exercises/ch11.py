@@ -1,33 +1,13 @@
 """Checkers for chapter 11: masks, what a word may not see."""
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, to_numpy
-from ..core import is_torch
+from . import Wrong, call, describe, exercise, expect_array, show, to_items, to_mask, to_numpy, to_shape
 from ..masks import padding_mask as _library_padding_mask
-
-
-def _call_with_copies(fn: Any, *args: Any, what: str) -> Any:
-    """Call the learner's function on private copies and reject it if it changed them."""
-    copies = [copy.deepcopy(a) for a in args]
-    result = call(fn, *copies, what=what)
-    for original, seen in zip(args, copies):
-        if not _same(original, seen):
-            raise Wrong(f"{what[0].upper() + what[1:]} changed its input in place (the lengths it was given "
-                        "are different after the call). Build a new mask and leave the lengths as they were.")
-    return result
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return type(a) is type(b) and np.array_equal(np.asarray(a), np.asarray(b))
-    except (TypeError, ValueError):
-        return False
 
 
 # --- ch11.causal_zeros: which entries of A does a causal mask set to 0? -------------------
@@ -40,34 +20,24 @@ def _pairs(answer: Any) -> list[tuple[int, int]]:
     """The answer as a list of (i, j) pairs of whole numbers, or Wrong."""
     if isinstance(answer, (str, bytes)):
         raise Wrong("Your answer is text. Give a list of (i, j) pairs of whole numbers, such as [(0, 1), (2, 3)].")
-    if isinstance(answer, dict) or callable(answer):
-        raise Wrong(f"Your answer is a {type(answer).__name__}. Give a list of (i, j) pairs, such as [(0, 1), (2, 3)].")
-    if is_torch(answer):
-        answer = answer.detach().cpu().double().numpy()  # double() first: numpy has no bfloat16
-    if isinstance(answer, np.ndarray):
-        answer = answer.tolist()
-    if not isinstance(answer, (list, tuple, set, frozenset)) or not answer:
+    try:
+        items = to_items(answer)
+    except Wrong:
+        raise Wrong(f"Your answer is {describe(answer)}. Give a list of (i, j) pairs, such as "
+                    "[(0, 1), (2, 3)].") from None
+    if not items:
         raise Wrong("Give a non-empty list of (i, j) pairs, such as [(0, 1), (2, 3)]: one pair per entry of A "
                     "that becomes 0.")
     pairs = []
-    for item in answer:
-        if is_torch(item) or isinstance(item, np.ndarray):
-            item = item.tolist()
-        if not isinstance(item, (list, tuple)) or len(item) != 2:
-            raise Wrong(f"Each entry should be one pair (i, j), row then column, but one of them is {_cut(item)}.")
-        pair = []
-        for x in item:
-            if isinstance(x, bool) or not isinstance(x, (int, np.integer, float, np.floating)) \
-                    or not math.isfinite(float(x)) or float(x) != int(x):
-                raise Wrong(f"Each pair holds two whole numbers (row i, column j), but one pair is {_cut(item)}.")
-            pair.append(int(x))
+    for item in items:
+        try:
+            pair = to_shape(item, "one pair", 2)
+        except Wrong:
+            raise Wrong(f"Each pair holds two whole numbers (row i, column j), but one pair is {show(item, 60)}.") from None
+        if len(pair) != 2:
+            raise Wrong(f"Each entry should be one pair (i, j), row then column, but one of them is {show(item, 60)}.")
         pairs.append((pair[0], pair[1]))
     return pairs
-
-
-def _cut(x: Any) -> str:
-    text = repr(x)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @exercise("ch11.causal_zeros",
@@ -183,14 +153,18 @@ def _padding_mask(fn: Any) -> None:
     wants = [_expected_padding(lengths, n) for lengths, n in PADDING_CASES]   # before any learner code runs
     for case, ((lengths, n), want) in enumerate(zip(PADDING_CASES, wants)):
         given = np.array(lengths) if case == 2 else list(lengths)   # one case as a numpy array
-        got = _call_with_copies(fn, given, n, what="your function `padding_mask`")
+        got = call(fn, given, n, what="your function `padding_mask`")
         label = f"Your mask for lengths {list(lengths)} and n = {n}"
-        if isinstance(got, (str, bytes)) or callable(got):
-            raise Wrong(f"Your function should return a grid of True/False, not a {type(got).__name__}.")
-        mask = np.asarray(got.detach().cpu().numpy() if is_torch(got) else got)
         batch = len(lengths)
-        if mask.dtype == object:
-            raise Wrong(f"{label} is not a regular grid of True/False: every sentence needs a row of n entries.")
+        try:
+            mask = to_mask(got, label)
+        except Wrong:
+            values = to_numpy(got, label)
+            if values.ndim == 3 and values.shape[0] == batch and values.shape[2] == n and np.array_equal(
+                    np.broadcast_to(values, (batch, n, n)), np.broadcast_to(want, (batch, n, n))):
+                raise Wrong("The pattern is right, but the entries are numbers. attnlib.attention wants "
+                            "True/False (True = may attend): use dtype=bool.") from None
+            raise
         if mask.shape == (batch, n) and batch > 1:
             raise Wrong(f"{label} has shape {mask.shape}. The scores of the batch have shape (batch, n, n): "
                         "give the mask a middle axis of size 1, (batch, 1, n), so that it is the same for "
@@ -200,12 +174,6 @@ def _padding_mask(fn: Any) -> None:
                         "n is the second argument, not the longest length.")
         if mask.ndim != 3 or mask.shape[0] != batch or mask.shape[1] not in (1, n) or mask.shape[2] != n:
             raise Wrong(f"{label} has shape {mask.shape}, but it should be (batch, 1, n) = {(batch, 1, n)}.")
-        if mask.dtype != bool:
-            if mask.dtype.kind in "iuf" and np.array_equal(np.broadcast_to(mask, (batch, n, n)),
-                                                           np.broadcast_to(want, (batch, n, n))):
-                raise Wrong("The pattern is right, but the entries are numbers. attnlib.attention wants "
-                            "True/False (True = may attend): use dtype=bool.")
-            raise Wrong(f"{label} should hold True/False values, but they are {mask.dtype}.")
         full = np.broadcast_to(mask, (batch, n, n))
         target = np.broadcast_to(want, (batch, n, n))
         if np.array_equal(full, target):

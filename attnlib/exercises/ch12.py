@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, expect_number, to_numpy
+from . import Wrong, call, exercise, expect_array, expect_number, expect_pair, to_numpy, to_shape
 from ..heads import multi_head_attention as _reference
 
 # --- ch12.split_shape: the shape after split_heads -----------------------------------
@@ -23,14 +23,7 @@ SPLIT_SHAPE = (2, 8, 10, 64)   # X: (batch 2, n 10, d_model 512), h = 8
                   "(16, 10, 64), one head, heads before batch, n and d_k swapped, no split at all",
           solution="answer = (2, 8, 10, 512 // 8)")
 def _split_shape(answer: Any) -> None:
-    if type(answer).__name__ == "Size" or isinstance(answer, np.ndarray):
-        answer = tuple(answer.tolist() if isinstance(answer, np.ndarray) else answer)
-    if isinstance(answer, (str, bytes)) or not isinstance(answer, (tuple, list)):
-        raise Wrong(f"Your answer should be a shape, a tuple of whole numbers such as (3, 4), not a "
-                    f"{type(answer).__name__}.")
-    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in answer):
-        raise Wrong("Every number of a shape is a whole number (no quotes, no decimals).")
-    got = tuple(int(d) for d in answer)
+    got = to_shape(answer, "Your answer")
     if got == SPLIT_SHAPE:
         return
     hints = {
@@ -147,9 +140,10 @@ def _mh_no_return(X, W_Q, W_K, W_V, W_O, h):
 
 
 def _output_from(result: Any) -> np.ndarray:
-    if isinstance(result, (tuple, list)) and len(result) in (1, 2) and not np.isscalar(result[0]) \
-            and np.ndim(result[0]) == 2:
-        result = result[0]
+    if isinstance(result, (tuple, list)) and len(result) in (1, 2):
+        first = to_numpy(expect_pair(result, n=len(result))[0], "the output your function returned")
+        if first.ndim == 2:
+            return first
     return to_numpy(result, "the output your function returned")
 
 
@@ -219,8 +213,6 @@ SCORE_FLOPS = H_COST * 2 * N_COST**2 * (D_MODEL_COST // H_COST)   # 1,024,000,00
                   "the projection's 2·n·d_model², scores and AV together, the count of A's entries",
           solution="answer = 8 * 2 * 1000**2 * (512 // 8)")
 def _score_flops(answer: Any) -> None:
-    if isinstance(answer, bool):
-        raise Wrong("Your answer is True/False, but a count of FLOPs is wanted.")
     if isinstance(answer, (str, bytes)):
         raise Wrong("Your answer is text. Give the count as a number, without quotes.")
     got = to_numpy(answer, "your count")

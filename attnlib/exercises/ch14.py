@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_number, to_numpy
+from . import Wrong, call, exercise, expect_number, to_count, to_numpy
 
 # --- which key does a query attend to after training on the previous-word task? -------------
 
@@ -18,12 +18,7 @@ _KEY = 2
           catches="the word itself (3), the next word (4), two back (1), the first word (0), the last word (5)",
           solution="answer = 2")
 def _expected_key(answer: Any) -> None:
-    if isinstance(answer, bool):
-        raise Wrong("Your answer is True/False, but a position number is wanted.")
-    got = to_numpy(answer, "your answer")
-    if got.size != 1 or not np.isfinite(got).all() or float(got.reshape(())) != round(float(got.reshape(()))):
-        raise Wrong("Your answer should be one whole number: the position of a key, counted from 0.")
-    key = int(round(float(got.reshape(()))))
+    key = to_count(answer, "your answer (the position of a key, counted from 0)")
     hints = {
         _QUERY: "That is the query itself. The task asks each word for the features of another word.",
         _QUERY + 1: "That is the next word. The causal mask hides it: a word may look only at itself and earlier words.",

@@ -1,0 +1,180 @@
+"""Calling learner code safely: private copies in, anything raised contained, inputs checked after.
+
+A learner's function is called only through `call` (or `expect_value_error` when it must refuse
+its inputs). It gets deep private copies of every argument, so it can never change the grader's
+data; whatever it raises becomes a hint; and a function that changed an input in place is told so,
+unless the statement asks for that (`in_place=True`).
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import re
+import sys
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .hints import Wrong, clip, describe, is_array, safe_str, sentence_start, short, show
+
+
+def call(fn: Any, *args: Any, what: str = "your function", in_place: bool = False) -> Any:
+    """Call the learner's function on private copies of `args`; any raise, change to an input or missing return becomes a Wrong hint."""
+    name = sentence_start(what)
+    if not callable(fn) or is_array(fn):
+        raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
+    copies = [private_copy(a) for a in args]
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            result = fn(*copies)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit, GeneratorExit, RecursionError, an exception whose str() fails …
+        raise Wrong(_raised_hint(name, exc, args)) from None
+    if not in_place:
+        changed = [i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)]
+        if changed:
+            label = _argument_name(fn, changed[0], len(args))
+            raise Wrong(f"{name} changed its input {label} in place: after the call it no longer holds what "
+                        "it was given. The caller's data must stay as it was, so build the result as a new "
+                        "array instead of writing into the input (no +=, -=, [...] = or out= on it).")
+    if result is None:
+        raise Wrong(f"{name} returned None: is a `return` missing?")
+    return result
+
+
+def expect_value_error(fn: Any, *args: Any, what: str = "your function", names_shapes: bool = False,
+                       inputs: str = "", naming: str = "both shapes") -> str:
+    """Raise Wrong unless fn(*args) raises ValueError (a shape mismatch, say); return its message.
+
+    With names_shapes, the message must name every input's shape. `inputs` says in words what the
+    inputs are (their shapes by default); `naming` what the message should name."""
+    name = sentence_start(what)
+    if not callable(fn) or is_array(fn):
+        raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
+    shapes = [_shape_of(a) for a in args]
+    inputs = inputs or "inputs of shapes " + " and ".join(str(s) for s in shapes)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            fn(*[private_copy(a) for a in args])
+    except KeyboardInterrupt:
+        raise
+    except ValueError as exc:
+        message = safe_str(exc)
+        if names_shapes:
+            missing = [s for s in shapes if s and not mentions_shape(message, s)]
+            if missing:
+                raise Wrong(f"For {inputs}, {what} raised ValueError, but its message does not "
+                            f"name the shape {missing[0]}. Put both shapes in the message, so the reader sees "
+                            "what does not fit.") from None
+        return message
+    except BaseException as exc:
+        raise Wrong(f"For {inputs}, {what} raised {clip(type(exc).__name__, 60)}; raise "
+                    f"ValueError for inputs that do not fit, naming {naming}.") from None
+    raise Wrong(f"For {inputs}, {what} returned a result, but those inputs do not fit together: "
+                f"raise ValueError naming {naming}.")
+
+
+def _shape_of(x: Any) -> tuple[int, ...]:
+    """The shape of an input the grader built (an array, or a list of rows); () when it has none."""
+    try:
+        return tuple(int(d) for d in (x.shape if is_array(x) else np.shape(x)))
+    except Exception:  # a ragged list has no shape
+        return ()
+
+
+def mentions_shape(message: str, shape: tuple[int, ...]) -> bool:
+    """True when the message writes this shape in any usual way: (2, 3), [2, 3], 2×3, 2 x 3, torch.Size([2, 3])."""
+    pattern = r"(?<!\d)" + r"\s*(?:,|×|x|X|\*|by)\s*".join(str(d) for d in shape) + r"(?!\d)"
+    return re.search(pattern, message) is not None
+
+
+def _raised_hint(name: str, exc: BaseException, args: tuple) -> str:
+    kind = clip(type(exc).__name__, 60)
+    inputs = f" (when called with {_describe_args(args)})" if args else ""
+    if isinstance(exc, SystemExit):
+        return (f"{name} raised SystemExit{inputs}: it called exit() or sys.exit(). "
+                "A function should return its result instead.")
+    if isinstance(exc, RecursionError):
+        return f"{name} raised RecursionError{inputs}: it calls itself without end."
+    return f"{name} raised {kind}: {short(exc)}{inputs}."
+
+
+def _describe_args(args: tuple) -> str:
+    parts = []
+    for a in args[:6]:
+        if is_array(a):
+            parts.append(f"an array of shape {tuple(a.shape)}")
+        elif isinstance(a, (list, tuple)):
+            parts.append(f"a {type(a).__name__} of {len(a)}")
+        else:
+            parts.append(show(a, 40))
+    return ", ".join(parts) + (", …" if len(args) > 6 else "")
+
+
+def _argument_name(fn: Any, index: int, count: int) -> str:
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+        if index < len(params) and params[index].kind in (params[index].POSITIONAL_ONLY,
+                                                          params[index].POSITIONAL_OR_KEYWORD):
+            return f"`{params[index].name}`"
+    except (TypeError, ValueError):
+        pass
+    ordinal = ["first", "second", "third", "fourth", "fifth", "sixth"]
+    return f"(its {ordinal[index]} argument)" if index < len(ordinal) and count > 1 else "(its argument)"
+
+
+def private_copy(x: Any) -> Any:
+    """A deep copy of x that shares nothing the learner's function could change."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        c = x.detach().clone()
+        return c.requires_grad_(True) if x.requires_grad and c.is_floating_point() else c
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if isinstance(x, list):
+        return [private_copy(v) for v in x]
+    if isinstance(x, tuple) and type(x) is tuple:
+        return tuple(private_copy(v) for v in x)
+    if isinstance(x, dict) and type(x) is dict:
+        return {k: private_copy(v) for k, v in x.items()}
+    try:
+        return copy.deepcopy(x)
+    except Exception:
+        return x
+
+
+def _same(a: Any, b: Any) -> bool:
+    """True when b (the copy the learner's function got) still equals a (the grader's original)."""
+    if a is b:
+        return True
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and isinstance(a, torch.Tensor):
+            if not isinstance(b, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
+                return False
+            b = b.detach().to(a.device)
+            both_nan = torch.isnan(a) & torch.isnan(b) if a.is_floating_point() else torch.zeros_like(a, dtype=torch.bool)
+            return bool(((a.detach() == b) | both_nan).all())
+        if isinstance(a, np.ndarray):
+            if not isinstance(b, np.ndarray) or a.shape != b.shape or a.dtype != b.dtype:
+                return False
+            if a.dtype.kind in "fc":
+                return bool(np.array_equal(a, b, equal_nan=True))
+            if a.dtype.kind == "O":
+                return all(_same(x, y) for x, y in zip(a.reshape(-1), b.reshape(-1)))
+            return bool(np.array_equal(a, b))
+        if isinstance(a, (list, tuple)):
+            return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        if isinstance(a, dict):
+            return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+            return True
+        equal = a == b
+        return bool(equal) if isinstance(equal, (bool, np.bool_)) else True
+    except Exception:
+        return False

@@ -1,0 +1,29 @@
+"""What the chapter tests share: run `check` and read what it printed, as one line of words."""
+from __future__ import annotations
+
+from attnlib import check
+
+NOT_YET = "✗ Not yet. "
+
+
+def said(capsys) -> str:
+    """What was printed since the last read, its wrapping undone."""
+    return " ".join(capsys.readouterr().out.split())
+
+
+def hint_for(exercise_id: str, answer, capsys) -> str:
+    """The hint `check` printed for an answer it must refuse, after its "✗ Not yet." (fails the test if it accepted it)."""
+    ok = check(exercise_id, answer)
+    out = said(capsys)
+    assert not ok, f"{exercise_id} accepted {answer!r}"
+    assert out.startswith(NOT_YET), out
+    return out[len(NOT_YET):]
+
+
+def passes(exercise_id: str, answer, capsys) -> str:
+    """What `check` printed for an answer it must accept (fails the test if it refused it)."""
+    ok = check(exercise_id, answer)
+    out = said(capsys)
+    assert ok, f"{exercise_id} refused {answer!r}: {out}"
+    assert out.startswith("✓"), out
+    return out
