@@ -33,7 +33,7 @@ def test_loop_matmul_matches_numpy(rows, inner, cols, seed):
     (ch04._HAND_N @ ch04._HAND_M, "N times M"),
     (ch04._HAND_SHORT, "short of a term"),
     ([[2, 9], [16, -1]], "cell (1, 1) is off"),
-    ([2, 9, 16, -5], "as a grid"),
+    ([2, 9, 16, -5], "grid of 2 rows"),
     ([["2", "9"], ["16", "-5"]], "text"),
     ([[2 + 0j, 9], [16, -5]], "complex"),
     ([[2, 9], [16]], "ragged"),
@@ -162,12 +162,12 @@ def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_colla
 # --- ch04.design_w -------------------------------------------------------------------
 
 @pytest.mark.parametrize("answer, words", [
-    (ch04._W_DESIGN.T, "2×4"),
+    (ch04._W_DESIGN.T, "rows and columns swapped"),
     (ch04._W_DESIGN[:, ::-1], "other order"),
     ([[0, 1], [1, 1], [0, 0], [1, 0]], "column 1 (creature) of W, the row for 'vehicle' is"),
     ([[1, 0], [0, -1], [0, 0], [1, 0]], "the rows for 'animal', 'vehicle' are"),
     (ch04._CHAPTER_W, "chapter's W"),
-    ([0, 1, 1, -1, 0, 0, 1, 0], "4×2"),
+    ([0, 1, 1, -1, 0, 0, 1, 0], "arranged in shape (8,)"),
 ])
 def test_design_w_hints_name_the_entry(answer, words, capsys):
     assert words in hint_for("ch04.design_w", answer, capsys)

@@ -156,6 +156,6 @@ def test_ninefold_answer_is_what_the_experiment_shows(capsys):
 
 def test_scale_hints(capsys):
     from attnlib.exercises.ch08 import SCALED
-    for answer, says in [(np.round(SCALED), "rounded"), (SCALED.ravel(), "flat"), (SCALED.T, "swapped")]:
+    for answer, says in [(np.round(SCALED), "rounded"), (SCALED.ravel(), "arranged in shape"), (SCALED.T, "swapped")]:
         assert not check("ch08.scale", answer)
         assert says in capsys.readouterr().out

@@ -36,7 +36,7 @@ Rules for every checker (tests/test_exercises.py holds each chapter to them):
 """
 from __future__ import annotations
 
-from .answers import (expect_array, expect_number, expect_pair, expect_shape, expect_word, normal_word,
+from .answers import (expect_array, expect_number, expect_structure, expect_pair, expect_shape, expect_word, normal_word,
                       rounding_hint, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form)
 from .calling import call, expect_value_error, mentions_shape
 from .hints import Wrong, describe, position_words, show
@@ -44,7 +44,7 @@ from .registry import Exercise, Verdict, check, exercise, exercise_ids, get
 
 __all__ = [
     "Exercise", "Verdict", "Wrong", "call", "check", "describe", "exercise", "exercise_ids", "expect_array",
-    "expect_number", "expect_pair", "expect_shape", "expect_value_error", "expect_word", "get",
+    "expect_number", "expect_pair", "expect_shape", "expect_structure", "expect_value_error", "expect_word", "get",
     "mentions_shape", "normal_word", "position_words", "rounding_hint", "show", "to_count", "to_items", "to_mask", "to_number", "to_numpy",
     "to_shape", "torch_form",
 ]

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, describe, exercise, expect_value_error, to_numpy, to_shape, torch_form
+from . import Wrong, call, describe, exercise, expect_structure, expect_value_error, to_numpy, to_shape, torch_form
 
 SECTION_CELL = "the section “One row times one column makes one cell”"
 SECTION_INNER = "the section “The inner numbers must match”"
@@ -37,6 +37,7 @@ _HAND_SHORT = _HAND_M[:, :2] @ _HAND_N[:2]   # the last of the three products dr
           solution="answer = [[1*2 + 2*0 + 0*5,    1*1 + 2*4 + 0*(-2)],")
 def _by_hand(answer: Any) -> None:
     got = to_numpy(answer)
+    expect_structure(got, _HAND_MN, "Your answer")
     if got.shape == (3, 3):
         raise Wrong("Your answer is 3×3, the shape of N times M. Order matters: the rows come from M "
                     f"and the columns from N, so MN has (rows of M) × (columns of N); see {SECTION_INNER}.")
@@ -282,6 +283,7 @@ _CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W
           solution="W_design = np.array([[0, 1],")
 def _design_w(answer: Any) -> None:
     got = to_numpy(answer, "Your W")
+    expect_structure(got, _W_DESIGN, "Your W")
     if got.shape == (2, 4):
         raise Wrong("Your W is 2×4. X has d_model = 4 columns, so W needs 4 rows, one per feature, and one "
                     f"column per new number; see {SECTION_INNER}.")

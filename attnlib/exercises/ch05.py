@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..data import RUNNING_SENTENCE, VOCAB, running_lenses, words
-from . import Wrong, exercise, expect_array, to_items, to_numpy, to_shape
+from . import Wrong, exercise, expect_structure, expect_array, to_items, to_numpy, to_shape
 
 SECTION_LENSES = 'the section "Three lenses: queries, keys and values"'
 SECTION_FIT = 'the section "Why three lenses: asker, answerer, content-holder"'
@@ -46,6 +46,7 @@ _HAND_Q = HAND_X @ HAND_W_Q  # the expected answer, fixed at import
     solution="answer = [[1*1 + 0*0 + 2*1, 1*0 + 0*2 + 2*1],")
 def _q_by_hand(answer: Any) -> None:
     got = to_numpy(answer, "Your Q")
+    expect_structure(got, _HAND_Q, "Your Q")
     if got.shape == (3, 3):
         raise Wrong("Your Q is 3×3: that is W_Q times X. The order is Q = X W_Q, so Q has one row "
                     f"per word, as in {SECTION_LENSES}.")

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, to_count, to_numpy, to_shape, torch_form
+from . import Wrong, exercise, expect_structure, to_count, to_numpy, to_shape, torch_form
 
 SECTION_ROWS = "the section “Rows become columns”"
 SECTION_LEGAL = "the section “Why QK is illegal and QKᵀ is legal”"
@@ -79,6 +79,7 @@ _NM = _N @ _M                    # 3×3
           solution="answer = attnlib.matmul(attnlib.transpose(N), attnlib.transpose(M))")
 def _product_transpose(answer: Any) -> None:
     got = to_numpy(answer)
+    expect_structure(got, _NT_MT, "Your answer")
     if got.shape == (3, 3):
         if np.allclose(got, _MT_NT):
             raise Wrong("That is MᵀNᵀ: both transposed, but in the old order. Look at the shapes: (3×2)(2×3) "

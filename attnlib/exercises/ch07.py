@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
-from . import Wrong, describe, exercise, expect_array, expect_number, to_count, to_numpy, torch_form
+from . import Wrong, describe, exercise, expect_structure, expect_array, expect_number, to_count, to_numpy, torch_form
 
 WHERE_DOT = "the section 'Multiply matching entries, then add'"
 WHERE_S = "the section 'The score matrix S = QKᵀ'"
@@ -35,6 +35,7 @@ Q_SIGN_LOST = [float(np.dot(np.abs(Q_VEC), k)) for k in KEYS_3]            # q's
           solution="1*(-2) + 2*(-1) + (-1)*0]")
 def _dots_by_hand(answer: Any) -> None:
     got = to_numpy(answer, "Your list")
+    expect_structure(got, DOTS, "Your list")
     if got.shape == (3, 3) and np.allclose(got, PRODUCTS):
         raise Wrong(f"These are the products q[i] k[i], but a dot product is ONE number: add up each "
                     f"key's products. See {WHERE_DOT}.")
@@ -259,6 +260,7 @@ DOUBLED = (2.0, 4.0)
           solution="S_both = (2 * Q) @ (2 * K).T")
 def _doubling(answer: Any) -> None:
     got = to_numpy(answer, "Your pair")
+    expect_structure(got, DOUBLED, "Your pair")
     if got.shape != (2,):
         raise Wrong(f"Give two numbers, (first factor, second factor); yours has shape {got.shape}.")
     first, second = (float(x) for x in got)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, expect_array, expect_number, to_numpy, torch_form
+from . import Wrong, exercise, expect_structure, expect_array, expect_number, to_numpy, torch_form
 
 WHERE_WHY = "the section 'Longer vectors, bigger scores' (why the square root)"
 
@@ -80,6 +80,7 @@ SOFTMAXED = _E / _E.sum(axis=1, keepdims=True)   # one step too far: the weights
           solution="answer = attnlib.scores(Q, K) / math.sqrt(d_k)")
 def _scale(answer: Any) -> None:
     got = to_numpy(answer, "Your scaled scores")
+    expect_structure(got, SCALED, "Your scaled scores", factors={"√d_k": math.sqrt(_D_K)})
     if got.shape == (SCALED.size,):
         raise Wrong(f"Your scores are one flat row of {got.size} numbers; give the 3×3 table, one row "
                     "per query.")
@@ -117,6 +118,7 @@ NINEFOLD = (math.sqrt(NINE_TO / NINE_FROM), 1.0)   # (3, 1)
           solution="answer = (3, 1)")
 def _ninefold(answer: Any) -> None:
     got = to_numpy(answer, "Your pair")
+    expect_structure(got, NINEFOLD, "Your pair")
     if got.shape != (2,):
         raise Wrong(f"Give two numbers, (without scaling, with scaling); yours has shape {got.shape}.")
     raw, scaled = (float(x) for x in got)

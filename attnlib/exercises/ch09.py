@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, expect_number, expect_word, to_numpy
+from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, expect_word, to_numpy
 from ..core import scale, scores, softmax
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
 
@@ -25,6 +25,7 @@ BY_HAND = np.exp(BY_HAND_SCORES) / np.exp(BY_HAND_SCORES).sum()  # [0.114, 0.844
           solution="answer = e / total")
 def _by_hand(answer: Any) -> None:
     got = to_numpy(answer, "your weights")
+    expect_structure(got, BY_HAND, "your weights", atol=1e-3, rtol=0)
     if got.shape == BY_HAND.shape and np.all(np.isfinite(got)):
         if np.allclose(got, BY_HAND, atol=1e-3):
             return

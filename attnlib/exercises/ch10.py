@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from . import (Wrong, call, describe, exercise, expect_array, expect_number, expect_pair, expect_value_error,
-               to_numpy)
+from . import (Wrong, call, describe, exercise, expect_array, expect_number, expect_pair, expect_structure,
+               expect_value_error, to_numpy)
 from ..core import self_attention as _reference
 
 
@@ -36,6 +36,7 @@ _Z_ROW = A_EX[ROW] @ V_EX  # [0.9, 1.5]
 def _z_row(answer: Any) -> None:
     got = to_numpy(answer, "your row")
     want = _Z_ROW
+    expect_structure(got, _Z_ROW, "your row", atol=2e-3, rtol=0)
     if got.shape == want.shape:
         if np.allclose(got, want, atol=2e-3, rtol=0):  # bfloat16 keeps about 3 digits
             return

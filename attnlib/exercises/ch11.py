@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, describe, exercise, expect_array, show, to_items, to_mask, to_numpy, to_shape
+from . import Wrong, call, describe, exercise, expect_structure, expect_array, show, to_items, to_mask, to_numpy, to_shape
 from ..masks import padding_mask as _library_padding_mask
 
 
@@ -223,6 +223,7 @@ def _masked_row(answer: Any) -> None:
     if isinstance(answer, (str, bytes)):
         raise Wrong("Your row is text. Give the four weights as numbers, without quotes.")
     got = to_numpy(answer, "your row")
+    expect_structure(got, ROW_A, "your row", atol=2e-3, rtol=0)
     if got.shape != ROW_A.shape:
         raise Wrong(f"Your row has {got.size} number(s); it needs one weight per key, 4 in all, masked keys "
                     "included (as 0).")
@@ -241,6 +242,7 @@ def _masked_row(answer: Any) -> None:
         raise Wrong("That is the softmax of the row without the mask. Keys 1 and 3 may not be seen.")
     if near(ROW_INVERTED):
         raise Wrong("Your weights sit on keys 1 and 3, the masked ones. False in the mask means may NOT attend.")
+    expect_structure(got, ROW_A, "your row", atol=2e-3, rtol=0, values=True)
     if np.any(np.abs(got[~ROW_MASK]) > 1e-9):
         raise Wrong("A masked key must get weight exactly 0.")
     if not math.isclose(float(got.sum()), 1.0, abs_tol=2e-3):
