@@ -164,8 +164,9 @@ def test_torch_forms_are_accepted(capsys):
     assert bool(check("ch05.q_by_hand", torch.tensor([[3, 1], [2, 3]], dtype=torch.bfloat16))) is False
 
 
-def test_head_w_q_accepts_a_division_that_gives_a_float(capsys):
-    assert bool(check("ch05.head_w_q", (768, 768 / 12))) is True
+def test_head_w_q_wants_whole_numbers_not_the_float_of_a_division(capsys):
+    assert "whole numbers" in hint_for("ch05.head_w_q", (768, 768 / 12), capsys)
+    assert bool(check("ch05.head_w_q", (768, 768 // 12))) is True
 
 
 def test_cat_changes_expected_answer_is_the_notebooks_computation(capsys):

@@ -60,7 +60,7 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
 @pytest.mark.parametrize("answer, words", [
     (2 * 1000**2 * 64, "one head"), (8 * 2 * 1000**2 * 512, "not d_model"), (1000**2 * 512, "half"),
     (2 * 1000 * 512**2, "projection"), (2 * ch.SCORE_FLOPS, "blend AV"), (8 * 1000**2, "entries"),
-    (123, "not right yet"),
+    (123, "too small"),
 ])
 def test_score_flops_hints(answer, words, capsys):
     assert bool(check("ch12.score_flops", answer)) is False

@@ -498,7 +498,10 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
     if is_array(answer):
         if len(answer.shape) != 1 or answer.shape[0] > 64:
             raise Wrong(f"{name} should be a shape, {words}, but it is {describe(answer)}.")
-        answer = to_numpy(answer, what).tolist()
+        if "int" not in str(answer.dtype):
+            raise Wrong(f"{name} holds {describe(answer)}: a shape holds whole numbers (ints), not decimals. "
+                        "Write each size as an int (and divide with //, which keeps ints).")
+        answer = [int(d) for d in to_numpy(answer, what)]
     if isinstance(answer, (bool, np.bool_)) or isinstance(answer, (str, bytes)) or callable(answer):
         raise Wrong(f"{name} should be a shape, {words}, but it is {describe(answer)}.")
     if isinstance(answer, (numbers.Integral, np.integer)):
@@ -516,6 +519,9 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
             raise Wrong(f"Entry [{i}] of {what} is {describe(d)}; a shape holds whole numbers.")
         if not math.isfinite(float(d)) or float(d) != int(d) or d < 0:
             raise Wrong(f"Entry [{i}] of the shape is {fmt(d)}; a shape holds whole numbers of rows and columns.")
+        if not isinstance(d, (numbers.Integral, np.integer)):
+            raise Wrong(f"Entry [{i}] of {what} is {show(d, 40)}, a decimal number: a shape holds whole numbers "
+                        "(ints), not decimals. Write it as an int (and divide with //, which keeps ints).")
         dims.append(int(d))
     return tuple(dims)
 
@@ -581,7 +587,8 @@ def expect_word(answer: Any, expected: str, options: Sequence[str], what: str = 
     if word not in [o.lower() for o in choices]:
         raise Wrong(f"{name} {show(word)} is not one of the choices: {', '.join(choices)}.")
     if word != expected.lower():
-        if near and word in {n.lower() for n in near}:
+        remaining = [o for o in choices if o.lower() != word]
+        if near and word in {n.lower() for n in near} and len(remaining) > 1:
             raise Wrong(f"{name} {show(word)} is a fair guess, but not the closest. Compare the numbers again.")
         back = section or "the section this exercise follows"
         raise Wrong(f"{name} {show(word)} is not the one. Go back to {back} and compare again.")

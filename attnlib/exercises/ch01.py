@@ -133,7 +133,7 @@ def _closest(answer: Any) -> None:
     if isinstance(answer, str) and answer.strip().strip("\"'").lower() == "kitten":
         raise Wrong("Every arrow points exactly its own way; pick one of the OTHER words.")
     if isinstance(answer, str) and answer.strip().strip("\"'").lower() == _SECOND:
-        raise Wrong(f"A fair guess: {_SECOND!r} is close, but one other word's arrow is closer. "
+        raise Wrong(f"A fair guess: {_SECOND!r} points near kitten's direction, but it is not the nearest. "
                     "Compare the angles, not the numbers one by one.")
     if isinstance(answer, str) and answer.strip().strip("\"'").lower() in ("car", "truck"):
         raise Wrong("That is a vehicle: its arrow points steeply up, far from kitten's. Compare the angles.")

@@ -202,7 +202,7 @@ def _make_x_check(fn: Any) -> None:
         square = want.shape[0] == want.shape[1]
         if square and got_arr.shape == want.shape and np.allclose(got_arr, want.T) and not np.allclose(want, want.T):
             raise Wrong(f"For {size} `make_X` returned the vectors as columns. Each vector should become one ROW.")
-        expect_array(got_arr, want, what=f"For {size}, the result")
+        expect_array(got, want, what=f"For {size}, the result")
     for vectors, lengths, where in zip(RAGGED_CASES, _RAGGED_LENGTHS, _POSITION):
         what = f"vectors of lengths {lengths} (the odd one {where})"
         message = expect_value_error(fn, vectors, what="`make_X`", inputs=what, naming="the lengths")

@@ -36,7 +36,7 @@ def _read_shapes(answer: Any) -> None:
 # The printed array P in the notebook has 2 rows and 3 columns.
 TAG_SHAPE = (2, 3)
 
-_LATEX = [(r"\mathbb{R}", "ℝ"), (r"\mathbb R", "ℝ"), (r"\times", "×"), (r"\in", "∈"), ("$", ""), ("\\", "")]
+_LATEX = [(r"\notin", "∉"), (r"\mathbb{R}", "ℝ"), (r"\mathbb R", "ℝ"), (r"\times", "×"), (r"\in", "∈"), ("$", ""), ("\\", "")]
 
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹ˣ", "0123456789×")
@@ -62,7 +62,12 @@ def parse_tag(text: str) -> tuple[str, tuple[int, ...]]:
     before = before.strip()
     if not (before.endswith("ℝ") or before.endswith("R")):
         raise Wrong("The superscript belongs on ℝ (type R if you have no ℝ key): the set of real numbers.")
-    name = re.sub(r"(∈|\bin\b|ℝ|R$)", " ", before).split()
+    statement = re.fullmatch(r"(?:([^\W\d]\w*)\s*(?:∈|in)\s*)?[ℝR]", before)
+    if statement is None:
+        said = re.sub(r"\s*[ℝR]$", "", before).strip()
+        raise Wrong(f"{said[:40]!r} before ℝ is not a shape tag: a tag says that the array is IN the set, "
+                    "with ∈ (type \"in\" if you have no ∈ key), such as \"P ∈ ℝ^{rows×cols}\".")
+    name = [statement.group(1)] if statement.group(1) else []
     inside = after.strip().strip("{}()[] ")
     parts = [p.strip() for p in re.split(r"[×xX*,]", inside)]
     if not parts or not all(re.fullmatch(r"\d+", p) for p in parts):
@@ -115,9 +120,12 @@ def _letters(answer: Any) -> set[str]:
         parts = [p for p in re.split(r"[\s,;()\[\]'\"]+|(?<=[a-z])(?=[a-z])", answer.lower()) if p]
     elif isinstance(answer, (list, tuple, set, frozenset)) and all(isinstance(p, str) for p in answer):
         parts = [p.strip().strip("()").strip().lower() for p in answer]
+    elif isinstance(answer, (list, tuple, set, frozenset)):
+        raise Wrong("Answer with the letters of the true tags, each in quotes, such as [\"a\", \"c\"]: "
+                    f"your list holds {describe(next(p for p in answer if not isinstance(p, str)))}, not a letter.")
     else:
-        raise Wrong(f"Answer with the letters of the true tags, as text or a list such as [\"a\", \"c\"], "
-                    f"not {describe(answer)}.")
+        raise Wrong("Answer with the letters of the true tags, as text or a list such as [\"a\", \"c\"]; "
+                    f"your answer is {describe(answer)}.")
     unknown = [p for p in parts if p not in _TAG_CHOICES]
     if unknown:
         raise Wrong(f"Not one of the letters a to e: {', '.join(repr(u[:20]) for u in unknown[:3])}. Answer with "

@@ -57,6 +57,7 @@ def _by_hand(answer: Any) -> None:
     if np.allclose(got, _HAND_SHORT):
         raise Wrong("Every cell is short of a term. M has 3 columns and N has 3 rows, so each cell is "
                     "the sum of three products: did you drop the last one?")
+    expect_structure(got, _HAND_MN, "Your answer", values=True)
     bad = [(int(i), int(j)) for i, j in np.argwhere(~np.isclose(got, _HAND_MN))]
     cells = ", ".join(str(c) for c in bad)
     raise Wrong(f"The shape is right, but cell{'s' if len(bad) > 1 else ''} {cells} "
@@ -299,10 +300,12 @@ def _design_w(answer: Any) -> None:
                     "motion in column 0 and creature in column 1.")
     if np.allclose(got, _W_DESIGN[:, ::-1]):
         raise Wrong("Your two columns are in the other order: column 0 of XW should be the motion score.")
+    expect_structure(got, _W_DESIGN, "Your W", values=True)
     for j, column in enumerate(_COLUMNS):
         bad = [f for f, g, w in zip(_FEATURES, got[:, j], _W_DESIGN[:, j]) if not np.isclose(g, w)]
         if bad:
             rows = f"the row for {bad[0]!r} is" if len(bad) == 1 else f"the rows for {', '.join(map(repr, bad))} are"
             raise Wrong(f"In {column} of W, {rows} not right yet. "
-                        "Entry (f, j) of W says how much of feature f goes into new number j: feed a word "
+                        "Each entry of W says how much of the feature of its row goes into the new number of its "
+                        "column: feed a word "
                         "that has only that feature through your W and compare with what the column should say.")

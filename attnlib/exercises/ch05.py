@@ -127,7 +127,7 @@ _HEAD_W_Q = (HEADS_D_MODEL, HEADS_D_MODEL // HEADS_H)
 
 @exercise(
     "ch05.head_w_q",
-    right=[(768, 64), [768, 64], np.zeros((768, 64)).shape, (768, 768 / 12), np.array([768, 64])],
+    right=[(768, 64), [768, 64], np.zeros((768, 64)).shape, (768, 768 // 12), np.array([768, 64])],
     wrong=[(64, 768),        # transposed
            (768, 768),       # the width of all heads together
            (768, 12),        # h as the width
@@ -135,9 +135,10 @@ _HEAD_W_Q = (HEADS_D_MODEL, HEADS_D_MODEL // HEADS_H)
            (768, 768 * 12),  # multiplied instead of shared
            (12, 64),         # h rows
            64,               # d_k alone, not a shape
-           (768, 64.5)],     # not a whole number
+           (768, 64.5),      # not a whole number
+           (768, 768 / 12)],  # a decimal 64.0: / instead of //
     catches="the shape transposed, all heads' width d_model, h or d_model·h as the width, d_k or h "
-            "as the rows, d_k alone instead of a shape, non-whole numbers",
+            "as the rows, d_k alone instead of a shape, non-whole numbers, a decimal 64.0 from /",
     solution="answer = (d_model, d_model // h)")
 def _head_w_q(answer: Any) -> None:
     shape = to_shape(answer, "Your shape", 2)

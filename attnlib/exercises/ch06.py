@@ -54,6 +54,7 @@ def _by_hand(answer: Any) -> None:
     if np.allclose(got, _P_ROTATED):
         raise Wrong("That is P turned a quarter turn, not reflected: the rows come out in reverse order. "
                     "In a transpose the number at row i, column j moves to row j, column i.")
+    expect_structure(got, _P_T, "Your answer", values=True)
     bad = [(int(i), int(j)) for i, j in np.argwhere(~np.isclose(got, _P_T))]
     raise Wrong(f"The shape is right, but the entr{'ies' if len(bad) > 1 else 'y'} at "
                 f"{', '.join(map(str, bad))} {'are' if len(bad) > 1 else 'is'} off. Entry (j, i) of the "
@@ -94,6 +95,7 @@ def _product_transpose(answer: Any) -> None:
     if np.allclose(got, _MN):
         raise Wrong("That is MN itself, not transposed: the two off-diagonal numbers are swapped. Multiply Nᵀ "
                     "by Mᵀ, in that order.")
+    expect_structure(got, _NT_MT, "Your answer", values=True)
     bad = [(int(i), int(j)) for i, j in np.argwhere(~np.isclose(got, _NT_MT))]
     raise Wrong(f"The shape is right, but {len(bad)} entr{'ies differ' if len(bad) > 1 else 'y differs'}, the "
                 f"first at {bad[0]}. Transpose each matrix carefully, then multiply: row i of Nᵀ times column "

@@ -94,8 +94,7 @@ def _score_cell(answer: Any) -> None:
         if np.isclose(value, CELL_DIAGONAL):
             raise Wrong("That is S[2, 2], word 2 against its own key. The column number picks the key.")
     expect_number(got, CELL, what="Your S[2, 0]",
-                  hint=f"Take the query and the key this cell names, multiply matching entries, add. "
-                       f"See {WHERE_S}.")
+                  hint=f"Which query and which key does this cell pair? See {WHERE_S}.")
 
 
 # --- ch07.most_aligned: which key scores highest? ---------------------------------------------

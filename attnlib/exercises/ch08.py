@@ -51,8 +51,7 @@ def _spread(answer: Any) -> None:
             raise Wrong("A spread of 2 means a variance of 2² for each entry of k, not 2. Redo the "
                         "variance of one product.")
     expect_number(got, SPREAD, what="Your spread", rtol=0.05,
-                  hint=f"Find the variance of one product q[i] k[i], then of their sum; the spread is the "
-                       f"square root of that. See {WHERE_WHY}.")
+                  hint=f"Go back to {WHERE_WHY}, which works out the spread of a dot product.")
 
 
 # --- ch08.scale: QKᵀ / √d_k for a 3-word example ------------------------------------------------

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, describe, exercise, expect_structure, expect_array, show, to_items, to_mask, to_numpy, to_shape
+from . import Wrong, call, describe, exercise, expect_array, expect_structure, show, to_items, to_mask, to_numpy, to_shape
 from ..masks import padding_mask as _library_padding_mask
 
 
@@ -142,10 +142,11 @@ def _pad_sorts_in_place(lengths: Any, n: int) -> np.ndarray:
 
 
 @exercise("ch11.padding_mask",
-          right=[_pad_numpy, _pad_loops, _pad_every_row, _pad_torch, _library_padding_mask],
-          wrong=[_pad_no_middle_axis, _pad_inverted, _pad_off_by_one, _pad_longest, _pad_in_front,
+          right=[_pad_numpy, _pad_loops, _pad_torch, _library_padding_mask],
+          wrong=[_pad_no_middle_axis, _pad_every_row, _pad_inverted, _pad_off_by_one, _pad_longest, _pad_in_front,
                  _pad_numbers, _pad_masks_queries, _pad_sorts_in_place],
-          catches="no query axis (batch, n), True on the padding (torch's key_padding_mask), j <= length, "
+          catches="no query axis (batch, n), one row per query (batch, n, n) where the statement says (batch, 1, n), "
+                  "True on the padding (torch's key_padding_mask), j <= length, "
                   "n taken from the longest length, padding in front, 0/1 numbers, masking query rows "
                   "instead of key columns, a function that sorts the lengths in place",
           solution="return np.arange(n)[None, None, :] < np.asarray(lengths)[:, None, None]")
@@ -169,15 +170,20 @@ def _padding_mask(fn: Any) -> None:
             raise Wrong(f"{label} has shape {mask.shape}. The scores of the batch have shape (batch, n, n): "
                         "give the mask a middle axis of size 1, (batch, 1, n), so that it is the same for "
                         "every query. See the section on padding.")
-        if mask.ndim == 3 and mask.shape[0] == batch and mask.shape[1] in (1, n) and mask.shape[2] != n:
+        if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
+            expect_structure(mask.astype(float), want, label)
+        if mask.ndim == 3 and mask.shape[0] == batch and mask.shape[1] == 1 and mask.shape[2] != n:
             raise Wrong(f"{label} has {mask.shape[2]} columns, but the padded batch has n = {n} positions: "
                         "n is the second argument, not the longest length.")
-        if mask.ndim != 3 or mask.shape[0] != batch or mask.shape[1] not in (1, n) or mask.shape[2] != n:
+        if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
             raise Wrong(f"{label} has shape {mask.shape}, but it should be (batch, 1, n) = {(batch, 1, n)}.")
         full = np.broadcast_to(mask, (batch, n, n))
         target = np.broadcast_to(want, (batch, n, n))
-        if np.array_equal(full, target):
+        if np.array_equal(full, target) and mask.shape == (batch, 1, n):
             continue
+        if np.array_equal(full, target):
+            raise Wrong(f"{label} has shape {mask.shape}, one row per query. The statement asks for shape "
+                        f"(batch, 1, n) = {(batch, 1, n)}: one row per sentence, which every query shares.")
         if np.array_equal(full, ~target):
             raise Wrong("Your mask is True on the padding and False on the words: the opposite convention "
                         "(torch.nn.MultiheadAttention's key_padding_mask uses it). Here True = may attend.")

@@ -37,14 +37,15 @@ def _weight_on(A: Any, keys: Any) -> float:
     return float(np.asarray(A)[rows, np.asarray(keys)].mean())
 
 
-def _cases() -> list[tuple[np.ndarray, np.ndarray]]:
+def _cases() -> list[tuple[np.ndarray, list[int]]]:
+    """Hidden (A, keys): A a numpy array, keys a plain list of ints, as the statement says."""
     rng = np.random.default_rng(14)
     out = []
     for n in (1, 3, 6, 5):
         scores = rng.normal(scale=1.5, size=(n, n))
         A = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
         keys = np.maximum(np.arange(n) - 1, 0) if n != 5 else rng.integers(0, n, size=n)
-        out.append((A, keys))
+        out.append((A, [int(k) for k in keys]))
     return out
 
 
@@ -102,11 +103,7 @@ def _mutating(A: Any, keys: Any) -> float:
           solution="return A[np.arange(len(keys)), keys].mean()")
 def _weight_on_checker(fn: Any) -> None:
     for (A, keys), want in zip(_HIDDEN, _WANT):
-        A_copy, keys_copy = A.copy(), keys.copy()
-        got = call(fn, A_copy, keys_copy, what="your function `weight_on`")
-        if not np.array_equal(A_copy, A) or not np.array_equal(keys_copy, keys):
-            raise Wrong("Your function changed the A (or the keys) it was given. Read the weights without "
-                        "writing into them.")
+        got = call(fn, A, keys, what="your function `weight_on`")
         value = to_numpy(got, "what your function returned")
         if value.size != 1:
             raise Wrong(f"Your function should return one number, the average, but it returned shape {value.shape}.")
@@ -126,4 +123,4 @@ def _weight_on_checker(fn: Any) -> None:
                 if np.isclose(v, slip(A, keys), atol=1e-9) and not np.isclose(slip(A, keys), want, atol=1e-9):
                     raise Wrong(hint)
         expect_number(v, want, what=f"your average for an A with {n} row(s)", atol=1e-9,
-                      hint="Take row i's weight on column keys[i], for every row, and average those n numbers.")
+                      hint="Read the statement again: which weight of each row, and how are they combined?")
