@@ -32,6 +32,7 @@ def test_weight_on_hidden_cases_are_soft_and_varied():
     assert 1 in sizes and 6 in sizes
     for A, keys in ch14._HIDDEN[1:]:
         assert A.max() < 0.99                                       # soft: the strongest weight is not the answer
+        assert isinstance(keys, list)                               # the statement promises a list of positions
     assert np.allclose(ch14._WANT, [ch14._weight_on(A, k) for A, k in ch14._HIDDEN])
 
 

@@ -1,4 +1,4 @@
-"""Every registered exercise, held to the exercise contract (CONTRACTS.md) and the checker's promises.
+"""Every registered exercise, held to the exercise contract (attnlib/exercises/__init__.py) and the checker's promises.
 
 For each exercise: every registered right answer passes and there are at least three of them;
 at least four registered wrong answers fail, each with a short, capitalised hint; a function
@@ -10,7 +10,6 @@ The framework's own promises are proved one by one, on made-up exercises, in tes
 """
 from __future__ import annotations
 
-import math
 import re
 import sys
 

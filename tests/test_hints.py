@@ -42,16 +42,27 @@ def _expected_numbers(ex) -> set[str]:
     return _number_forms(value)
 
 
-@pytest.mark.parametrize("exercise_id", [i for i in IDS if not i.startswith("ch15.")])
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+@pytest.mark.parametrize("exercise_id", [
+    pytest.param(i, marks=pytest.mark.xfail(strict=True, reason="chapter 15's grader moves to the framework "
+                                                              "with the timing chapter"))
+    if i in ("ch15.flops", "ch15.memory_of_a") else i
+    for i in IDS])
 def test_no_hint_states_the_computation(exercise_id, capsys):
     ex = get(exercise_id)
     wanted = _expected_numbers(ex)
     solution = ex.solution.strip()
+    computation = _squeezed(solution.split("=", 1)[1]) if solution.startswith("answer =") else ""
     for answer in ex.wrong:
         text = hint_for(exercise_id, answer, capsys)
         assert solution not in text, f"{exercise_id}: the hint gives the solution line: {text}"
+        assert not computation or computation not in _squeezed(text), f"{exercise_id}: the hint computes: {text}"
         echoed = repr(answer)
-        leaked = [w for w in wanted if re.search(rf"(?<![\d.]){re.escape(w)}(?![\d])", text) and w not in echoed]
+        said_values = re.sub(r"\[[^\]]*,[^\]]*,[^\]]*\]", "", text)   # a list of all the choices gives nothing away
+        leaked = [w for w in wanted if re.search(rf"(?<![\d.]){re.escape(w)}(?![\d])", said_values) and w not in echoed]
         assert not leaked, f"{exercise_id}: the hint states the expected value {leaked}: {text}"
         assert not FILLED_FORMULA.search(text), f"{exercise_id}: the hint fills in a formula: {text}"
 

@@ -9,10 +9,12 @@ A checker is a function that takes the learner's answer and raises `Wrong("hint"
 The framework, one job per module:
 
 - `registry`: `exercise`, `exercise_ids`, `get` and `check`, which judges and prints the verdict.
-- `answers`: reading answers (`to_numpy`, `to_number`, `to_shape`) and comparing them with the
-  expected one (`expect_array`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`).
+- `answers`: reading answers (`to_numpy`, `to_number`, `to_count`, `to_shape`, `to_mask`, `to_items`);
+  `torch_form` writes a right answer as a torch tensor for a registration.
+- `expectations`: comparing an answer with the expected one, structure before values
+  (`expect_array`, `expect_structure`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`).
 - `calling`: calling learner code safely (`call`, `expect_value_error`).
-- `hints`: `Wrong` and the words hints are made of.
+- `hints`: `Wrong` and the words hints are made of (`describe`, `show`, `position_words`).
 
 Rules for every checker (tests/test_exercises.py holds each chapter to them):
 
@@ -25,7 +27,8 @@ Rules for every checker (tests/test_exercises.py holds each chapter to them):
    `call(..., in_place=True)`).
 3. Answers are read only through the helpers below, which accept every valid form (lists, tuples,
    numpy arrays, torch tensors of any real dtype, bfloat16 included, ints where integral,
-   torch.Size for shapes) and name the junk (text, complex numbers, True/False, None, ragged rows).
+   torch.Size for shapes; a shape or a position holds ints) and name the junk (text, complex numbers,
+   True/False, None, ragged rows).
    A grader imports nothing from another chapter's module and nothing private from the framework.
 4. A hint says what is wrong (which entry, which shape, rounding, a missing return, an input
    changed) and points back to the section that explains it. It never contains the solution's
@@ -36,8 +39,9 @@ Rules for every checker (tests/test_exercises.py holds each chapter to them):
 """
 from __future__ import annotations
 
-from .answers import (expect_array, expect_number, expect_structure, expect_pair, expect_shape, expect_word, normal_word,
-                      rounding_hint, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form)
+from .answers import normal_word, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form
+from .expectations import (expect_array, expect_number, expect_pair, expect_shape, expect_structure, expect_word,
+                           rounding_hint)
 from .calling import call, expect_value_error, mentions_shape
 from .hints import Wrong, describe, position_words, show
 from .registry import Exercise, Verdict, check, exercise, exercise_ids, get

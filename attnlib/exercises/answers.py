@@ -1,4 +1,4 @@
-"""Reading answers: numbers, shapes, pairs and words, in every valid form, junk named exactly.
+"""Reading answers: numbers, shapes, masks, lists and words, in every valid form, junk named exactly.
 
 An answer may be a list, a tuple, a numpy array or a torch tensor of any real dtype (bfloat16
 included), ints where integral, torch.Size for shapes. numpy reads it first; only when numpy
@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import decimal
 import inspect
-import itertools
 import math
 import numbers
 import sys
 import warnings
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from .hints import Wrong, count_words, describe, fmt, is_array, position_words, sentence_start, shape_words, show
+from .hints import Wrong, count_words, describe, fmt, is_array, sentence_start, show
 
 _MAX_DEPTH = 32         # nesting of lists beyond which an answer is not a grid of numbers
 _WALK_LIMIT = 100_000   # numbers in a list beyond which numpy's reading is trusted without a walk for True/False
+_LIST_LIMIT = 100_000   # numbers in a Python list beyond which no answer of the course can be (read in bounded time)
+_ARRAY_LIMIT = 1_000_000  # numbers in an array or tensor beyond which no answer of the course can be
 
 
 # --- numbers ------------------------------------------------------------------------
@@ -30,10 +31,22 @@ def to_numpy(answer: Any, what: str = "your answer", *, allow_bool: bool = False
     """Turn a list, tuple, numpy array or torch tensor of real numbers into a float array, or raise Wrong."""
     if callable(answer) and not is_array(answer):
         raise Wrong(f"{sentence_start(what)} is a function; call it and check what it returns instead.")
+    _refuse_long_list(answer, what)
     fast = _read_fast(answer, allow_bool)
     if fast is not None:
         return fast
     return _diagnose(answer, what, (), allow_bool)
+
+
+def _refuse_long_list(answer: Any, what: str) -> None:
+    """Raise Wrong for a Python list far longer than any answer of the course, before reading it."""
+    objects = isinstance(answer, np.ndarray) and answer.dtype == object
+    if (isinstance(answer, (list, tuple)) or objects) and (size_at_least(answer) or 0) > _LIST_LIMIT:
+        raise Wrong(f"{sentence_start(what)} is a list of {size_at_least(answer):,} entries or more, far more than "
+                    "this exercise asks for. Check what your code builds.")
+    if is_array(answer) and (size_at_least(answer) or 0) > _ARRAY_LIMIT:
+        raise Wrong(f"{sentence_start(what)} is {describe(answer)}: {size_at_least(answer):,} numbers, far more "
+                    "than this exercise asks for. Check what your code builds.")
 
 
 def to_number(answer: Any, what: str = "your answer") -> float:
@@ -67,12 +80,13 @@ def to_mask(answer: Any, what: str = "your mask") -> np.ndarray:
     Numbers (0/1 included) are refused with a hint saying a mask holds True/False; a grader that
     wants to say more about them catches that Wrong and reads the numbers with `to_numpy`."""
     torch = sys.modules.get("torch")
+    _refuse_long_list(answer, what)
     try:
         if isinstance(answer, np.ndarray) and answer.dtype == bool:
             return answer.copy()
         if torch is not None and isinstance(answer, torch.Tensor) and answer.dtype == torch.bool:
             return answer.detach().cpu().numpy().copy()
-        if isinstance(answer, (list, tuple)):
+        if isinstance(answer, (list, tuple)) and _plain_leaf(answer, 0, True) and _plain_leaf(answer, -1, True):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 arr = np.asarray(answer)
@@ -104,6 +118,8 @@ def _read_fast(x: Any, allow_bool: bool) -> np.ndarray | None:
         if isinstance(x, (int, float, np.integer, np.floating)):
             return np.asarray(float(x))
         if isinstance(x, (list, tuple, range)):
+            if not (_plain_leaf(x, 0, allow_bool) and _plain_leaf(x, -1, allow_bool)):
+                return None   # text, None or the like at an end: the walk names it without numpy's slow try
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 arr = np.asarray(x)
@@ -119,6 +135,38 @@ def _read_fast(x: Any, allow_bool: bool) -> np.ndarray | None:
     return None
 
 
+def size_at_least(x: Any) -> int | None:
+    """A lower bound on the numbers in x, found by walking its first entries only (None for other things)."""
+    if isinstance(x, (str, bytes)):
+        return len(x)
+    if is_array(x):
+        return int(np.prod(tuple(x.shape)))
+    if isinstance(x, (int, float, np.number)):
+        return 1
+    if not isinstance(x, (list, tuple)):
+        return None
+    size = 1
+    for _ in range(_MAX_DEPTH):
+        if is_array(x):
+            return size * int(np.prod(tuple(x.shape)))
+        if not isinstance(x, (list, tuple)) or not len(x):
+            return size * len(x) if isinstance(x, (list, tuple)) else size
+        size *= len(x)
+        x = x[0]
+    return size
+
+
+def _plain_leaf(x: Any, end: int, allow_bool: bool) -> bool:
+    """Whether the first (end=0) or last (end=-1) number of a nested list is a plain real number."""
+    for _ in range(_MAX_DEPTH):
+        if not isinstance(x, (list, tuple, range)) or not len(x):
+            break
+        x = x[end]
+    if isinstance(x, (bool, np.bool_)):
+        return allow_bool
+    return isinstance(x, (int, float, np.integer, np.floating))
+
+
 def _holds_bool(x: Any) -> bool:
     if isinstance(x, (bool, np.bool_)):
         return True
@@ -128,7 +176,12 @@ def _holds_bool(x: Any) -> bool:
 
 
 def _at(what: str, path: tuple[int, ...]) -> str:
-    return f"Entry {''.join(f'[{i}]' for i in path)} of {what}" if path else sentence_start(what)
+    return f"Entry {''.join(f'[{i}]' for i in path)} of {_mid_sentence(what)}" if path else sentence_start(what)
+
+
+def _mid_sentence(what: str) -> str:
+    """`what` inside a sentence: 'Your Q' -> 'your Q' (names such as W_Q stay)."""
+    return "y" + what[1:] if what.startswith("Your ") else what
 
 
 def _diagnose(x: Any, what: str, path: tuple[int, ...], allow_bool: bool) -> np.ndarray:
@@ -216,10 +269,18 @@ def _from_sequence(items: Any, what: str, path: tuple[int, ...], allow_bool: boo
     if len(path) >= _MAX_DEPTH:
         raise Wrong(f"{sentence_start(what)} is nested {len(path)} lists deep; a grid of numbers is a list of rows.")
     items = list(items)
-    lengths = [len(v) if isinstance(v, (list, tuple)) else None for v in items]
+    rows = bool(items) and isinstance(items[0], (list, tuple))
+    lengths = [len(v) if isinstance(v, (list, tuple)) else None for v in items] if rows else []
     if lengths and None not in lengths and len(set(lengths)) > 1:  # ragged rows, named before any is read
         i = next(k for k, n in enumerate(lengths) if n != lengths[0])
         raise Wrong(_ragged(what, path, (lengths[0],), i, (lengths[i],)))
+    plain = (int, float, np.integer, np.floating)
+    if not any(isinstance(v, (list, tuple, np.ndarray)) for v in items[:1]):  # a flat list: find the odd entry at once
+        odd = next((i for i, v in enumerate(items) if not isinstance(v, plain) or isinstance(v, bool)), None)
+        if odd is None:
+            return np.asarray(items, dtype=np.float64)
+        if odd > 0 and not isinstance(items[odd], (list, tuple, np.ndarray)):
+            _diagnose(items[odd], what, path + (odd,), allow_bool)
     children = []
     for i, item in enumerate(items):
         fast = _read_fast(item, allow_bool)
@@ -251,242 +312,7 @@ def torch_form(values: Any, dtype: str = "float32") -> Any:
     return torch.tensor(np.asarray(values, dtype=float), dtype=getattr(torch, dtype))
 
 
-# --- rounding -----------------------------------------------------------------------
-
-def rounding_hint(answer: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> str:
-    """A hint when `answer` is `expected` rounded (or cut) to fewer decimals than it needs, else ''."""
-    try:
-        got = to_numpy(answer)
-        want = np.asarray(expected, dtype=np.float64)
-    except Wrong:
-        return ""
-    if got.shape != want.shape or got.size == 0 or not np.all(np.isfinite(got)) or np.allclose(got, want, atol=atol, rtol=rtol):
-        return ""
-    need = next((k for k in range(13) if np.allclose(np.round(want, k), want, atol=atol, rtol=rtol)), None)
-    have = _decimals(got)
-    if need is not None and have is not None and have < need:
-        scale = 10.0 ** have
-        cut = np.trunc(want * scale) / scale
-        if np.all(np.isclose(got, np.round(want, have), rtol=0, atol=1e-9)
-                  | np.isclose(got, cut, rtol=0, atol=1e-9)):
-            places = "whole numbers" if have == 0 else f"{have} decimal{'s' if have > 1 else ''}"
-            return (f"Your numbers look rounded to {places}, which is too coarse here. Keep at least "
-                    f"{need} decimals, or give the unrounded result of the computation.")
-    sig = _significant(got)
-    if sig is not None and sig >= 2 and np.all(want != 0):
-        need_sig = next((s for s in range(1, 16) if np.allclose(_round_sig(want, s), want, atol=atol, rtol=rtol)), None)
-        if need_sig is not None and sig < need_sig and np.allclose(got, _round_sig(want, sig), rtol=1e-12, atol=0):
-            return (f"Your number looks rounded to {sig} significant digits, which is too coarse here. "
-                    "Give it exactly, or with more digits.")
-    return ""
-
-
-def _decimals(values: np.ndarray) -> int | None:
-    """The fewest decimals that write every value exactly (None when it takes more than 8)."""
-    return next((d for d in range(9) if np.allclose(values, np.round(values, d), rtol=0, atol=1e-9)), None)
-
-
-def _round_sig(values: np.ndarray, digits: int) -> np.ndarray:
-    values = np.asarray(values, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        exponent = np.floor(np.log10(np.abs(np.where(values == 0, 1, values))))
-    scale = 10.0 ** (digits - 1 - exponent)
-    return np.round(values * scale) / scale
-
-
-def _significant(values: np.ndarray) -> int | None:
-    if np.any(values == 0):
-        return None
-    return next((s for s in range(1, 16) if np.allclose(values, _round_sig(values, s), rtol=1e-12, atol=0)), None)
-
-
-# --- expectations ---------------------------------------------------------------------
-
-def expect_array(answer: Any, expected: Any, what: str = "your answer",
-                 atol: float = 1e-6, rtol: float = 1e-5, factors: dict[str, float] | None = None) -> None:
-    """Raise Wrong unless `answer` equals `expected`: structure first (axes, order, sign, a common
-    factor, named in `factors` such as {"the number of heads": 8}), then rounding, then values."""
-    expected = np.asarray(expected, dtype=float)
-    got = to_numpy(answer, what)
-    name = sentence_start(what)
-    if got.shape == expected.shape and np.all(np.isfinite(got)) and np.allclose(got, expected, atol=atol, rtol=rtol):
-        return
-    if got.size == expected.size and got.size > 1 and np.all(np.isfinite(got)):
-        structure = structure_hint(got, expected, name, atol=atol, rtol=rtol, factors=factors)
-        if structure:
-            raise Wrong(structure)
-    if got.shape != expected.shape:
-        raise Wrong(f"{name} has shape {got.shape}, but it should have shape {expected.shape}, "
-                    f"{shape_words(expected.shape)}.")
-    if not np.all(np.isfinite(got)):
-        first = tuple(int(i) for i in np.argwhere(~np.isfinite(got))[0])
-        where = f" at {position_words(first)}" if first else ""
-        raise Wrong(f"{name} contains inf or nan{where}: something overflowed or divided by zero.")
-    if _cut_to_whole(answer, got, expected):
-        raise Wrong(f"{name} holds whole numbers ({describe(answer)}): the decimals were cut off when it was "
-                    "made. Build it from floats (dtype=float) so that every number keeps its decimals.")
-    rounded = rounding_hint(got, expected, atol=atol, rtol=rtol)
-    if rounded:
-        raise Wrong(rounded if got.size > 1 else rounded.replace("Your numbers look", "Your number looks"))
-    bad = np.argwhere(~np.isclose(got, expected, atol=atol, rtol=rtol))
-    if got.ndim:
-        first = tuple(int(i) for i in bad[0])
-        raise Wrong(f"The shape is right, but {len(bad)} of {got.size} values differ. The first is "
-                    f"{position_words(first)}, where you have {fmt(got[first])}, "
-                    f"{_how_far(float(got[first]), float(expected[first]))}. Recompute that entry carefully.")
-    raise Wrong(f"{name} is {fmt(got)}, {_how_far(float(got), float(expected))}. Recompute it carefully.")
-
-
-def expect_structure(answer: Any, expected: Any, what: str = "your answer", atol: float = 1e-6,
-                     rtol: float = 1e-5, factors: dict[str, float] | None = None, values: bool = False) -> None:
-    """Raise Wrong when `answer` holds the expected numbers in another arrangement (see `structure_hint`).
-
-    A grader calls it before checking shapes; with values=True (after its own exercise-specific
-    slips) it also names the right numbers in another order, the opposite sign or a common factor.
-    `expect_array` does all of it before comparing values."""
-    expected = np.asarray(expected, dtype=float)
-    got = to_numpy(answer, what)
-    if got.size != expected.size or got.size < 2 or not np.all(np.isfinite(got)):
-        return
-    if got.shape == expected.shape and (not values or np.allclose(got, expected, atol=atol, rtol=rtol)):
-        return
-    hint = structure_hint(got, expected, sentence_start(what), atol=atol, rtol=rtol, factors=factors)
-    if hint:
-        raise Wrong(hint)
-
-
-def structure_hint(got: np.ndarray, expected: np.ndarray, name: str = "Your answer", atol: float = 1e-6,
-                   rtol: float = 1e-5, factors: dict[str, float] | None = None) -> str:
-    """What is wrong with the arrangement of the right numbers, in words, or '' when it is not that.
-
-    Tried in order: an axis of length 1 too many or too few, rows and columns swapped, the axes in
-    another order, the numbers poured into another shape, then (same shape) the right numbers in
-    another order, the opposite sign, and every number off by the same factor."""
-    def same(a: np.ndarray, b: np.ndarray) -> bool:
-        return a.shape == b.shape and bool(np.allclose(a, b, atol=atol, rtol=rtol))
-
-    if got.shape != expected.shape and got.size == expected.size:
-        if same(np.squeeze(got), np.squeeze(expected)):
-            more, fewer = got.ndim > expected.ndim, got.ndim < expected.ndim
-            kind = ("an extra axis of length 1" if more else "an axis of length 1 missing" if fewer
-                    else "its axes of length 1 in other places")
-            return (f"{name} holds the right numbers, but with {kind}: its shape is {got.shape}, and it should "
-                    f"be {expected.shape}, {shape_words(expected.shape)}.")
-        if got.ndim == expected.ndim == 2 and same(got.T, expected):
-            return (f"{name} has shape {got.shape}, but it should have shape {expected.shape}. It holds the right "
-                    "numbers with rows and columns swapped.")
-        if got.ndim == expected.ndim and 2 < got.ndim <= 5:
-            for order in itertools.permutations(range(got.ndim)):
-                if same(got.transpose(order), expected):
-                    return (f"{name} holds the right numbers with its axes in another order: its shape is "
-                            f"{got.shape}, and it should be {expected.shape}. Check which axis each size belongs to.")
-        if same(got.reshape(expected.shape), expected):
-            return (f"{name} holds the right numbers, but arranged in shape {got.shape}; it should have shape "
-                    f"{expected.shape}, {shape_words(expected.shape)}.")
-        return ""
-    if got.shape != expected.shape:
-        return ""
-    if got.ndim == 2 and got.shape[0] == got.shape[1] and same(got.T, expected):
-        return f"{name} is the right grid transposed: are rows and columns swapped?"
-    flat, want = got.reshape(-1), expected.reshape(-1)
-    if same(np.sort(flat), np.sort(want)):
-        if got.size == 2:
-            return f"{name} holds the right two numbers in the other order."
-        if same(flat[::-1], want) or (got.ndim >= 1 and same(got[::-1], expected)):
-            return f"{name} holds the right numbers in reverse order."
-        if same(flat, np.sort(want)) or same(flat, np.sort(want)[::-1]):
-            return (f"{name} holds the right numbers, but sorted by size. They belong in another order: each "
-                    "number at the place it was computed for.")
-        if got.ndim == 2 and same(np.sort(got, axis=0), np.sort(expected, axis=0)) and \
-                sorted(map(tuple, got.tolist())) == sorted(map(tuple, expected.tolist())):
-            return f"{name} holds the right rows, but in another order: row i belongs to the i-th item."
-        return f"{name} holds the right numbers, but in another order."
-    if np.any(np.abs(want) > atol) and same(-got, expected):
-        return f"{name} has the right sizes but the opposite sign: every number should have the other sign."
-    factor = _common_factor(flat, want, atol=atol, rtol=rtol)
-    if factor is not None:
-        return _factor_words(name, factor, factors, several=got.size > 1)
-    return ""
-
-
-def _common_factor(got: np.ndarray, want: np.ndarray, atol: float, rtol: float) -> float | None:
-    """c when got is c times want for one c other than 1 (and 0, and -1), else None."""
-    if not np.any(np.abs(want) > atol):
-        return None
-    c = float(np.dot(got, want) / np.dot(want, want))
-    if c == 0 or not math.isfinite(c) or math.isclose(abs(c), 1.0, rel_tol=1e-3):
-        return None
-    return c if np.allclose(got, c * want, atol=atol, rtol=rtol) else None
-
-
-def _factor_words(name: str, c: float, factors: dict[str, float] | None, several: bool) -> str:
-    every = "every number is" if several else "it is"
-    for label, value in (factors or {}).items():
-        for size, direction in ((value, "too large"), (1 / value, "too small")):
-            if value and math.isclose(c, size, rel_tol=1e-6):
-                return f"{name} is off by a factor of {label}: {every} {label} times {direction}."
-    direction = "too large" if abs(c) > 1 else "too small"
-    return (f"{name} is off by one common factor: {every} {direction} by the same factor. Look for a step "
-            "that multiplies or divides everything.")
-
-
-def _how_far(value: float, want: float) -> str:
-    """How far off and in which direction, in coarse words that never give the right value away."""
-    if want == 0 or not math.isfinite(value):
-        return "which is not right yet"
-    if (value > 0) != (want > 0) and value != 0:
-        return "which has the wrong sign"
-    ratio = abs(value / want)
-    direction = "too large" if abs(value) > abs(want) else "too small"
-    if 0.9 <= ratio <= 1.1:
-        return f"a little {direction} (within 10%)"
-    if 0.5 <= ratio <= 2:
-        return f"{direction}, by more than 10%"
-    if 0.1 <= ratio <= 10:
-        return f"far {direction}: off by more than a factor of 2"
-    return f"far {direction}: off by more than a factor of 10"
-
-
-def _cut_to_whole(answer: Any, got: np.ndarray, expected: np.ndarray) -> bool:
-    """True when the answer is an integer array or tensor whose numbers are the expected ones with the decimals cut."""
-    if isinstance(answer, np.ndarray):
-        kind = answer.dtype.kind
-    elif is_array(answer):  # a torch tensor: int8 … int64, uint8
-        kind = "i" if "int" in str(answer.dtype) else "f"
-    else:
-        return False
-    if kind not in ("i", "u") or np.allclose(expected, np.round(expected)):
-        return False
-    return bool(np.allclose(got, np.trunc(expected)) or np.allclose(got, np.round(expected)))
-
-
-def expect_number(answer: Any, expected: float, what: str = "your answer", atol: float = 1e-6,
-                  rtol: float = 1e-4, hint: str = "", factors: dict[str, float] | None = None) -> None:
-    """Raise Wrong unless `answer` is one real number close to `expected`.
-
-    The sign and a common factor are diagnosed first (`factors` names the candidates, such as
-    {"2": 2, "the number of heads": 8}); otherwise the hint says how far off and in which direction."""
-    name = sentence_start(what)
-    value = to_number(answer, what)
-    if not math.isfinite(value):
-        raise Wrong(f"{name} is {value}; a finite number is wanted.")
-    if math.isclose(value, expected, abs_tol=atol, rel_tol=rtol):
-        return
-    if expected != 0 and math.isclose(-value, expected, abs_tol=atol, rel_tol=rtol):
-        raise Wrong(f"{name} has the right size but the wrong sign. {hint}".strip())
-    if expected != 0 and value != 0:
-        c = value / expected
-        for label, size in (factors or {}).items():
-            for target, direction in ((size, "too large"), (1 / size, "too small")):
-                if size and math.isclose(c, target, rel_tol=max(rtol, 1e-9)):
-                    raise Wrong(f"{name} is off by a factor of {label}: it is {label} times {direction}. {hint}".strip())
-    rounded = rounding_hint(value, expected, atol=atol, rtol=rtol)
-    if rounded:
-        raise Wrong(rounded.replace("Your numbers look", "Your number looks"))
-    raise Wrong(f"{name} is {fmt(value)}, {_how_far(value, expected)}. {hint}".strip())
-
-
-# --- shapes -----------------------------------------------------------------------------
+# --- shapes, lists and words -------------------------------------------------------------
 
 def to_shape(answer: Any, what: str = "your answer", length: int | None = None) -> tuple[int, ...]:
     """A shape (tuple, list, torch.Size or 1-D array of whole numbers; 64.0 counts as 64) as a tuple of ints, or raise Wrong."""
@@ -509,50 +335,22 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
             raise Wrong(f"{name} is the number {int(answer)}, not a shape. In Python, (7) is just 7: a shape "
                         "is a tuple even with one entry, so put a comma inside the brackets, (n,).")
         if length:
-            raise Wrong(f"{name} is a single number, but this shape has {length}: {words}.")
+            raise Wrong(f"{name} is a single number, but a shape is wanted here, {length} whole numbers such as "
+                        "(rows, columns).")
         raise Wrong(f"{name} is a single number, but a shape is {words}.")
     if not isinstance(answer, (tuple, list)) or len(answer) > 64:
         raise Wrong(f"{name} should be a shape, {words}, but it is {describe(answer)}.")
     dims = []
     for i, d in enumerate(answer):
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (numbers.Real, np.integer, np.floating)):
-            raise Wrong(f"Entry [{i}] of {what} is {describe(d)}; a shape holds whole numbers.")
+            raise Wrong(f"Entry [{i}] of {_mid_sentence(what)} is {describe(d)}; a shape holds whole numbers.")
         if not math.isfinite(float(d)) or float(d) != int(d) or d < 0:
             raise Wrong(f"Entry [{i}] of the shape is {fmt(d)}; a shape holds whole numbers of rows and columns.")
         if not isinstance(d, (numbers.Integral, np.integer)):
-            raise Wrong(f"Entry [{i}] of {what} is {show(d, 40)}, a decimal number: a shape holds whole numbers "
+            raise Wrong(f"Entry [{i}] of {_mid_sentence(what)} is {show(d, 40)}, a decimal number: a shape holds whole numbers "
                         "(ints), not decimals. Write it as an int (and divide with //, which keeps ints).")
         dims.append(int(d))
     return tuple(dims)
-
-
-def expect_shape(answer: Any, expected: tuple[int, ...], what: str = "your answer") -> None:
-    """Raise Wrong unless `answer` is a shape (tuple, list or torch.Size of whole numbers) equal to `expected`."""
-    name = sentence_start(what)
-    expected = tuple(int(d) for d in expected)
-    got = to_shape(answer, what, len(expected))
-    if len(got) != len(expected):
-        raise Wrong(f"{name} {got} has {len(got)} number(s), but this shape has {len(expected)}.")
-    if got != expected:
-        if got == tuple(reversed(expected)):
-            raise Wrong(f"{name} {got} is the right numbers in the wrong order: rows come first, then columns.")
-        raise Wrong(f"{name} {got} is not right yet: count the rows, then the columns.")
-
-
-# --- pairs and words --------------------------------------------------------------------
-
-def expect_pair(answer: Any, what: str = "your answer", n: int = 2) -> tuple:
-    """The n things in `answer` (a tuple or a list, e.g. (Z, A) or [Z, A]), or raise Wrong."""
-    name = sentence_start(what)
-    torch = sys.modules.get("torch")
-    example = ", ".join("abcdefgh"[:n]) if n <= 8 else "a, b, …"
-    if isinstance(answer, (tuple, list)) and not (torch is not None and isinstance(answer, torch.Size)):
-        if len(answer) == n:
-            return tuple(answer)
-        raise Wrong(f"{name} holds {len(answer)} thing{'s' if len(answer) != 1 else ''}, but {n} are wanted "
-                    f"together, as a tuple ({example}) or a list [{example}].")
-    raise Wrong(f"{name} should be {n} things together, as a tuple ({example}) or a list [{example}], "
-                f"but it is {describe(answer)}.")
 
 
 def to_items(answer: Any, what: str = "your answer") -> list:
@@ -568,27 +366,3 @@ def to_items(answer: Any, what: str = "your answer") -> list:
 def normal_word(text: str) -> str:
     """A word as the learner typed it, compared the lenient way: case, quotes, spaces and end marks ignored."""
     return " ".join(text.strip().strip("\"'“”‘’`.!? ").lower().split())
-
-
-def expect_word(answer: Any, expected: str, options: Sequence[str], what: str = "your answer",
-                near: Sequence[str] | None = None, section: str = "") -> None:
-    """Raise Wrong unless `answer` is the text `expected` (case, quotes and spaces ignored).
-
-    `near` names the near misses that earn "a fair guess"; any other choice gets a neutral hint
-    that points back to `section` (e.g. "the section on the attention matrix").
-    """
-    name = sentence_start(what)
-    if not isinstance(answer, str):
-        raise Wrong(f"{name} should be one word in quotes (text), but it is {describe(answer)}.")
-    word = normal_word(answer)
-    if not word:
-        raise Wrong(f"{name} is empty text: write the word between the quotes.")
-    choices = list(dict.fromkeys(options))
-    if word not in [o.lower() for o in choices]:
-        raise Wrong(f"{name} {show(word)} is not one of the choices: {', '.join(choices)}.")
-    if word != expected.lower():
-        remaining = [o for o in choices if o.lower() != word]
-        if near and word in {n.lower() for n in near} and len(remaining) > 1:
-            raise Wrong(f"{name} {show(word)} is a fair guess, but not the closest. Compare the numbers again.")
-        back = section or "the section this exercise follows"
-        raise Wrong(f"{name} {show(word)} is not the one. Go back to {back} and compare again.")

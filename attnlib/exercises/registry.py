@@ -13,11 +13,12 @@ import re
 import textwrap
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from .answers import to_numpy
+from .answers import size_at_least, to_numpy
 from .hints import Wrong, describe, is_array, polish, safe_str, shape_words, show
 
 _PACKAGE = __name__.rpartition(".")[0]
@@ -155,7 +156,7 @@ def _say(message: str) -> None:
 
 def _refuse_oversized(ex: Exercise, answer: Any) -> None:
     """Raise Wrong when the answer holds far more numbers (or text) than any right answer, without reading it all."""
-    size = _size_at_least(answer)
+    size = size_at_least(answer)
     largest = _largest_right(ex)
     if size is None or largest is None or size <= 10 * largest + _SIZE_SLACK:
         return
@@ -163,27 +164,6 @@ def _refuse_oversized(ex: Exercise, answer: Any) -> None:
     wanted = _wanted(ex)
     raise Wrong(f"Your answer holds {size:,} {kind} or more, far more than this exercise asks for"
                 f"{': it wants ' + wanted if wanted else ''}.")
-
-
-def _size_at_least(x: Any) -> int | None:
-    """A lower bound on the numbers in x, found by walking its first entries only (None for other things)."""
-    if isinstance(x, (str, bytes)):
-        return len(x)
-    if is_array(x):
-        return int(np.prod(tuple(x.shape)))
-    if isinstance(x, (int, float, np.number)):
-        return 1
-    if not isinstance(x, (list, tuple)):
-        return None
-    size = 1
-    for _ in range(8):
-        if not isinstance(x, (list, tuple)) and not is_array(x):
-            break
-        size *= len(x)
-        if not len(x):
-            break
-        x = x[0]
-    return size
 
 
 def _largest_right(ex: Exercise) -> int | None:
@@ -195,7 +175,7 @@ def _largest_right(ex: Exercise) -> int | None:
         if isinstance(right, (str, dict, set, frozenset)):
             sizes.append(len(right) if isinstance(right, str) else 0)
             continue
-        size = _size_at_least(right)
+        size = size_at_least(right)
         if size is not None:
             sizes.append(size)
     return max(sizes) if sizes else None
