@@ -19,7 +19,7 @@ def verdict(exercise_id, answer, capsys):
 
 def test_chapter_7_has_its_exercises():
     assert set(IDS) >= {"ch07.dots_by_hand", "ch07.score_cell", "ch07.most_aligned", "ch07.changed_key",
-                        "ch07.key_design", "ch07.doubling"}
+                        "ch07.key_design", "ch07.doubling", "ch07.distance"}
 
 
 @pytest.mark.parametrize("exercise_id", ALL)
@@ -68,10 +68,27 @@ def test_text_complex_ragged_and_huge_answers_are_named(exercise_id, capsys):
     ([4, 0, 4], "sign"),
     ([-4, 0, 4], "reverse order"),
     ([4, 0], "three numbers"),
+    ([6, 2, -4], "last entry of q"),
 ])
 def test_dots_by_hand_hints(answer, says, capsys):
     ok, out = verdict("ch07.dots_by_hand", answer, capsys)
     assert not ok and says in out
+
+
+@pytest.mark.parametrize("answer, says", [
+    (13, "how many times"), (40, "subtracted"), (2, "SQUARED"), (22, "dot product enters"),
+    (-4, "cannot be negative"),
+])
+def test_distance_hints_name_the_slip(answer, says, capsys):
+    ok, out = verdict("ch07.distance", answer, capsys)
+    assert not ok and says in " ".join(out.split())
+
+
+def test_distance_answer_is_the_identity_on_a_real_pair():
+    from attnlib.exercises import ch07
+    q, k = np.array([2.0, 1.0]), np.array([4.0, 1.0])
+    assert (q @ q, k @ k, q @ k) == (ch07.Q_SQ, ch07.K_SQ, ch07.QK)
+    assert np.isclose(np.sum((q - k) ** 2), ch07.DISTANCE_SQ)
 
 
 @pytest.mark.parametrize("answer, says", [(-2, "swapped"), (4, "Count from 0"), (3, "S[2, 2]"), (0, "KEY")])

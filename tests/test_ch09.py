@@ -55,6 +55,27 @@ def test_by_hand_hints_name_the_mistake(capsys):
     assert "three in all" in hint_for("ch09.by_hand", [0.114, 0.844], capsys)
 
 
+# --- ch09.gap ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, says", [
+    (0.4, "WEIGHTS"), (3, "undo the e"), (-ch09.GAP, "sign"), (np.log10(3), "base-10"),
+    (np.exp(3), "other way round"), (2, "Subtracting"),
+])
+def test_gap_hints_name_the_slip(answer, says, capsys):
+    assert says in hint_for("ch09.gap", answer, capsys)
+
+
+def test_gap_is_what_softmax_does_whatever_the_other_scores():
+    for others in ([0.0], [5.0, -3.0], []):
+        w = attnlib.softmax(np.array([ch09.GAP + 1.7, 1.7, *others]))
+        assert np.isclose(w[0] / w[1], 0.6 / 0.2)
+
+
+def test_gap_accepts_two_decimals_as_the_statement_says(capsys):
+    passes("ch09.gap", 1.10, capsys)
+    passes("ch09.gap", round(ch09.GAP, 3), capsys)
+
+
 # --- ch09.stable_softmax -------------------------------------------------------------------
 
 @pytest.mark.parametrize("wrong, words", [

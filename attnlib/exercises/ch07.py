@@ -24,31 +24,35 @@ DOTS = [float(np.dot(Q_VEC, k)) for k in KEYS_3]                           # [4,
 PRODUCTS = [[q * k for q, k in zip(Q_VEC, key)] for key in KEYS_3]         # not yet added up
 DOTS_NO_SIGNS = [float(np.dot(np.abs(Q_VEC), np.abs(k))) for k in KEYS_3]  # minus signs dropped
 SUMS = [float(sum(Q_VEC) + sum(k)) for k in KEYS_3]                        # added everything
+Q_SIGN_LOST = [float(np.dot(np.abs(Q_VEC), k)) for k in KEYS_3]            # q's -1 read as +1
 
 
 @exercise("ch07.dots_by_hand",
           right=[DOTS, np.array(DOTS), (4, 0, -4), torch_form(DOTS, "float32"), torch_form(DOTS, "bfloat16")],
-          wrong=[PRODUCTS, DOTS_NO_SIGNS, [4, 0, 4], SUMS, [-4, 0, 4], [4, 0], [["4", "0", "-4"]]],
-          catches="products not added up; minus signs dropped; one sign flipped; everything added; "
+          wrong=[PRODUCTS, DOTS_NO_SIGNS, Q_SIGN_LOST, [4, 0, 4], SUMS, [-4, 0, 4], [4, 0], [["4", "0", "-4"]]],
+          catches="products not added up; minus signs dropped; the minus of q's last entry dropped; one sign flipped; everything added; "
                   "keys in the wrong order; a missing key; numbers as text",
           solution="1*(-2) + 2*(-1) + (-1)*0]")
 def _dots_by_hand(answer: Any) -> None:
     got = to_numpy(answer, "Your list")
     expect_structure(got, DOTS, "Your list")
     if got.shape == (3, 3) and np.allclose(got, PRODUCTS):
-        raise Wrong(f"These are the products q_i k_i, but a dot product is ONE number: add up each "
+        raise Wrong(f"These are the products q[i] k[i], but a dot product is ONE number: add up each "
                     f"key's products. See {WHERE_DOT}.")
     if got.shape != (3,):
         raise Wrong(f"Your list has shape {got.shape}; give three numbers, one per key, in the order "
-                    "k₁, k₂, k₃.")
+                    "k₀, k₁, k₂.")
     if np.allclose(got, DOTS_NO_SIGNS):
         raise Wrong("The minus signs got lost: a negative entry times a positive one is negative, "
                     "and it must be subtracted.")
+    if np.allclose(got, Q_SIGN_LOST):
+        raise Wrong("Look at the last entry of q: it is -1, not 1, so each key's last entry enters "
+                    "with its sign flipped. Two of your dot products read it as +1.")
     if np.allclose(got, SUMS):
         raise Wrong(f"You added all the entries of q and k. Multiply matching entries first, then add "
                     f"the products. See {WHERE_DOT}.")
     if np.allclose(got, DOTS[::-1]):
-        raise Wrong("The numbers are in reverse order: give q · k₁ first, then q · k₂, then q · k₃.")
+        raise Wrong("The numbers are in reverse order: give q · k₀ first, then q · k₁, then q · k₂.")
     if np.allclose(np.abs(got), np.abs(DOTS)) and not np.allclose(got, DOTS):
         raise Wrong("The sizes are right but a sign is not. Which key points away from q?")
     expect_array(got, DOTS, what="Your list of three dot products")
@@ -263,8 +267,45 @@ def _doubling(answer: Any) -> None:
         if np.isclose(first, DOUBLED[1]) and np.isclose(second, DOUBLED[0]):
             raise Wrong("The two factors are swapped: first queries alone, then queries and keys "
                         "together.")
-        raise Wrong("The first factor is off. Only the query doubles: each product q_i k_i has one "
+        raise Wrong("The first factor is off. Only the query doubles: each product q[i] k[i] has one "
                     f"factor doubled. See {WHERE_DOT}.")
     if not np.isclose(second, DOUBLED[1]):
         raise Wrong("The first factor is right; the second is off. When query AND key double, both "
-                    f"factors of every product q_i k_i change. See {WHERE_DOT}.")
+                    f"factors of every product q[i] k[i] change. See {WHERE_DOT}.")
+
+
+# --- ch07.distance: the squared distance from two lengths and a dot product -------------------
+
+Q_SQ, K_SQ, QK = 5.0, 17.0, 9.0  # q = [2, 1], k = [4, 1], not shown to the learner
+DISTANCE_SQ = Q_SQ + K_SQ - 2 * QK  # 4
+WHERE_DISTANCE = "the section 'Why not subtraction?'"
+
+
+@exercise("ch07.distance",
+          right=[DISTANCE_SQ, 4, np.float32(4.0), [4.0], torch_form(DISTANCE_SQ, "float32")],
+          wrong=[Q_SQ + K_SQ - QK, Q_SQ + K_SQ + 2 * QK, np.sqrt(DISTANCE_SQ), Q_SQ + K_SQ, 2 * QK - Q_SQ - K_SQ,
+                 "4"],
+          catches="the dot product not doubled; the dot product added; the distance, not squared; the dot "
+                  "product left out; the sign flipped; text",
+          solution="answer = 5 + 17 - 2 * 9")
+def _distance(answer: Any) -> None:
+    if isinstance(answer, bool):
+        raise Wrong("True/False is not a distance; one number is wanted.")
+    got = to_numpy(answer, "Your squared distance")
+    if got.size == 1:
+        value = float(got.reshape(()))
+        if np.isclose(value, Q_SQ + K_SQ - QK):
+            raise Wrong("Multiply out one squared difference (q[i] - k[i])²: how many times does the "
+                        f"cross term q[i] k[i] appear in it? See {WHERE_DISTANCE}.")
+        if np.isclose(value, Q_SQ + K_SQ + 2 * QK):
+            raise Wrong("Look at the sign of the cross term in (q[i] - k[i])²: the dot product is "
+                        "subtracted, not added.")
+        if np.isclose(value, np.sqrt(DISTANCE_SQ)):
+            raise Wrong("That is the distance itself. The question asks for the SQUARED distance |q - k|².")
+        if np.isclose(value, Q_SQ + K_SQ):
+            raise Wrong("The two squared lengths are only part of it: the dot product enters too. "
+                        f"See {WHERE_DISTANCE}.")
+        if np.isclose(value, -DISTANCE_SQ):
+            raise Wrong("A squared distance cannot be negative: check the signs of the three terms.")
+    expect_number(got, DISTANCE_SQ, what="Your squared distance",
+                  hint=f"Use the identity that links |q - k|², the two lengths and q · k; see {WHERE_DISTANCE}.")

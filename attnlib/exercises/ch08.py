@@ -37,7 +37,7 @@ def _spread(answer: Any) -> None:
         near = lambda x: math.isclose(v, x, rel_tol=0.05)  # noqa: E731
         if near(SPREAD_UNIT):
             raise Wrong("That would be right if k's entries had spread 1, but here they have spread 2. "
-                        "What is the variance of one product q_i k_i now?")
+                        "What is the variance of one product q[i] k[i] now?")
         if near(SPREAD_VARIANCE):
             raise Wrong("That is the variance of q · k. The spread (standard deviation) is its square "
                         "root.")
@@ -65,14 +65,17 @@ SCALE_K = np.array([[1.0, 1.0, 0.0, 0.0],
 _S = SCALE_Q @ SCALE_K.T
 _D_K = SCALE_Q.shape[1]
 SCALED = _S / math.sqrt(_D_K)
+_E = np.exp(SCALED - SCALED.max(axis=1, keepdims=True))
+SOFTMAXED = _E / _E.sum(axis=1, keepdims=True)   # one step too far: the weights
 
 
 @exercise("ch08.scale",
           right=[SCALED, SCALED.tolist(), tuple(map(tuple, SCALED.tolist())), torch_form(SCALED.tolist(), "float32"),
                  torch_form(SCALED.tolist(), "bfloat16")],
-          wrong=[_S / _D_K, _S, SCALED.T, _S / math.sqrt(3), np.round(SCALED), SCALED[:2], SCALED.ravel()],
+          wrong=[_S / _D_K, _S, SCALED.T, _S / math.sqrt(3), np.round(SCALED), SCALED[:2], SCALED.ravel(),
+                 SOFTMAXED],
           catches="divided by d_k; not divided; transposed; divided by √n; rounded to whole numbers; "
-                  "a row missing; flattened",
+                  "a row missing; flattened; softmax applied as well",
           solution="answer = attnlib.scores(Q, K) / math.sqrt(d_k)")
 def _scale(answer: Any) -> None:
     got = to_numpy(answer, "Your scaled scores")
@@ -86,6 +89,9 @@ def _scale(answer: Any) -> None:
                         "dividing by d_k shrinks the scores too much.")
         if np.allclose(got, _S):
             raise Wrong("These are the raw scores QKᵀ. Now divide every one by √d_k.")
+        if np.allclose(got, SOFTMAXED, atol=5e-3):
+            raise Wrong("Every row of yours adds up to 1: you applied softmax too. This exercise stops "
+                        "one step earlier, at the scaled scores.")
         if np.allclose(got, SCALED.T) or np.allclose(got, _S.T):
             raise Wrong("Rows and columns are swapped. Row i of the scores belongs to query i: "
                         "queries times keys, not keys times queries.")

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import (Wrong, call, describe, exercise, expect_array, expect_number, expect_pair, expect_structure,
-               expect_value_error, position_words, to_mask, to_numpy)
+               expect_value_error, to_numpy)
 from ..core import self_attention as _reference
 
 
@@ -29,8 +29,8 @@ _Z_ROW = A_EX[ROW] @ V_EX  # [0.9, 1.5]
 
 
 @exercise("ch10.z_row", right=[[0.9, 1.5], np.array([0.9, 1.5]), (0.9, 1.5), np.float32([0.9, 1.5])],
-          wrong=[[0.8, 1.1], [1.25, 1.25], [1.0, 5 / 3], [3.0, 5.0], [1.5, 0.9], [1.0, 1.0]],
-          catches="column 1 of A used as the weights, row 0 instead of row 1, the plain average, the "
+          wrong=[[0.8, 1.1], [1.25, 1.25], [1.3, 1.3], [1.0, 5 / 3], [3.0, 5.0], [1.5, 0.9], [1.0, 1.0]],
+          catches="column 1 of A used as the weights, row 0 or row 2 instead of row 1, the plain average, the "
                   "unweighted sum, the two numbers swapped, a single value row copied",
           solution="answer = [0.1 * 2 + 0.2 * 0 + 0.7 * 1,")
 def _z_row(answer: Any) -> None:
@@ -44,7 +44,9 @@ def _z_row(answer: Any) -> None:
             raise Wrong("You used column 1 of A as the weights. Word i's weights are ROW i of A "
                         "(they add up to 1 across the row).")
         if _close(got, A_EX[0] @ V_EX):
-            raise Wrong("That is row 0, the first word. The exercise asks for the second row (row 1).")
+            raise Wrong("That is row 0, the first word. The exercise asks for row 1, the second word.")
+        if _close(got, A_EX[2] @ V_EX):
+            raise Wrong("That is row 2, the third word: rows count from 0, so row 1 is the second row of A.")
         if _close(got, V_EX.mean(axis=0)):
             raise Wrong("That is the plain average of the value rows. Multiply each value row by its "
                         "weight from row 1 of A before adding.")
@@ -167,6 +169,15 @@ def _shifts_X_in_place(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
     return Z
 
 
+def _blends_with_transpose(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    return _solution(X, W_Q, W_K, W_V)[1].T @ (X @ W_V)
+
+
+def _scale_by_d_v(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    return _softmax_rows(Q @ K.T / np.sqrt(V.shape[1])) @ V
+
+
 def _no_return(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> None:
     _solution(X, W_Q, W_K, W_V)
 
@@ -204,6 +215,12 @@ def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
         raise Wrong("The scores are transposed. S = QKᵀ: row i holds query i against every key (chapter 7).")
     if X.shape[1] != d_k and _close(Z, _softmax_rows(S / np.sqrt(X.shape[1])) @ V):
         raise Wrong("You scaled by √d_model. d_k is the width of Q and K, not of X.")
+    if V.shape[1] != d_k and _close(Z, _softmax_rows(S / np.sqrt(V.shape[1])) @ V):
+        raise Wrong("You scaled by √d_v, the width of the values. The scaling tames the scores, whose "
+                    "size comes from the width of the queries and keys (chapter 8).")
+    if Z.shape[0] == V.shape[0] and _close(Z, _softmax_rows(S / np.sqrt(d_k)).T @ V):
+        raise Wrong("You blended with A transposed. Word i's weights are row i of A, so Z = A @ V, "
+                    "not A.T @ V.")
 
 
 _NAMES = ("X", "W_Q", "W_K", "W_V")
@@ -212,9 +229,10 @@ _NAMES = ("X", "W_Q", "W_K", "W_V")
 @exercise("ch10.self_attention",
           right=[_solution, _solution_z_only, _reference, _solution_as_list, _solution_loops],
           wrong=[_no_scaling, _divide_by_d_k, _scale_by_d_model, _softmax_down_columns, _transposed_scores,
-                 _no_max_shift, _returns_weights, _zeroes_W_V, _shifts_X_in_place, _no_return],
+                 _no_max_shift, _returns_weights, _zeroes_W_V, _shifts_X_in_place, _no_return,
+                 _blends_with_transpose, _scale_by_d_v],
           catches="no √d_k, d_k or √d_model instead of √d_k, softmax down the columns, S = KQᵀ (all by "
-                  "non-square shapes with d_k ≠ d_v ≠ d_model and n = 1), no max-subtraction (scores "
+                  "non-square shapes with d_k ≠ d_v ≠ d_model and n = 1), √d_v instead of √d_k, A.T @ V, no max-subtraction (scores "
                   "near 25,000), returning A, changing X or W_V in place, a missing return, no ValueError "
                   "for a W_Q with the wrong number of rows",
           solution="S = Q @ K.T / np.sqrt(d_k)")
@@ -326,81 +344,3 @@ def _flops(answer: Any) -> None:
                   factors={"2": 2}, hint="See 'The cost: every word against every word', which counts the "
                                          "FLOPs of each of the two products.")
 
-
-# --- the causal mask (stretch) -----------------------------------------------------------
-
-def _causal(n: int) -> np.ndarray:
-    return np.tril(np.ones((n, n), dtype=bool))
-
-
-def _causal_loops(n: int) -> list[list[bool]]:
-    return [[j <= i for j in range(n)] for i in range(n)]
-
-
-def _causal_tri(n: int) -> np.ndarray:
-    return np.tri(n, dtype=bool)
-
-
-def _causal_torch(n: int) -> Any:
-    import torch
-    return torch.tril(torch.ones(n, n, dtype=torch.bool))
-
-
-def _upper(n: int) -> np.ndarray:
-    return np.triu(np.ones((n, n), dtype=bool))
-
-
-def _strict(n: int) -> np.ndarray:
-    return np.tril(np.ones((n, n), dtype=bool), k=-1)
-
-
-def _inverted(n: int) -> np.ndarray:
-    return np.triu(np.ones((n, n), dtype=bool), k=1)  # True where masked: the opposite convention
-
-
-def _numbers(n: int) -> np.ndarray:
-    return np.tril(np.ones((n, n)))
-
-
-def _fixed_size(n: int) -> np.ndarray:
-    return np.tril(np.ones((6, 6), dtype=bool))
-
-
-_MASK_SIZES = (3, 1, 2, 6)  # n = 3 first: there every wrong pattern looks different
-_MASK_WANT = {n: _causal(n) for n in _MASK_SIZES}
-
-
-@exercise("ch10.causal_mask", right=[_causal, _causal_loops, _causal_tri, _causal_torch],
-          wrong=[_upper, _strict, _inverted, _numbers, _fixed_size],
-          catches="the upper triangle, the diagonal left out, True where masked (the opposite convention), "
-                  "0/1 numbers instead of True/False, a fixed size (n = 1, 2, 3, 6 are tried); "
-                  "the input is a whole number, which a function cannot change",
-          solution="return np.tril(np.ones((n, n), dtype=bool))")
-def _causal_mask(fn: Any) -> None:
-    for n in _MASK_SIZES:
-        got = call(fn, n, what="your function `causal_mask`")
-        want = _MASK_WANT[n]
-        what = f"The result of causal_mask({n})"
-        try:
-            mask = to_mask(got, what)
-        except Wrong:
-            values = to_numpy(got, what)
-            if values.shape == want.shape and np.array_equal(values, want):
-                raise Wrong("The pattern is right, but the entries are numbers. attention wants True/False "
-                            "(True = may attend): use dtype=bool.") from None
-            raise
-        if mask.shape != want.shape:
-            raise Wrong(f"{what} has shape {mask.shape}, but it should be (n, n) = {want.shape}.")
-        if n > 1 and np.array_equal(mask, _upper(n)):
-            raise Wrong("That mask lets each word see the words AFTER it. True belongs on and below the "
-                        "diagonal: word i may look at word j when j ≤ i.")
-        if n > 1 and np.array_equal(mask, _inverted(n)):
-            raise Wrong("That mask is True where a word may NOT look. Here True means \"may attend\": "
-                        "swap True and False.")
-        if np.array_equal(mask, _strict(n)):
-            raise Wrong("The diagonal is False, so the first word may look at nothing at all. "
-                        "A word may always attend to itself.")
-        if not np.array_equal(mask, want):
-            bad = tuple(int(i) for i in np.argwhere(mask != want)[0])
-            raise Wrong(f"The result of causal_mask({n}) is wrong at {position_words(bad)}: word i may attend to "
-                        "word j exactly when j ≤ i.")

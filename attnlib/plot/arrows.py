@@ -181,11 +181,21 @@ def dot_projection(
             (k @ q) / (q @ q) * q,
         ]  # the shadow's far end may lie beyond both arrows
     points = np.array(points)
-    centre = (points.min(axis=0) + points.max(axis=0)) / 2
-    span = 1.3 * float((points.max(axis=0) - points.min(axis=0)).max())
-    low, high = centre - span / 2, centre + span / 2
+    low, high = points.min(axis=0), points.max(axis=0)
+    pad = 0.18 * float((high - low).max())  # room for the labels beside the arrows
+    low, high = low - pad, high + pad
+    width, height = (high - low).tolist()
+    if height < 0.45 * width:  # a flat window, but not a sliver
+        grow = (0.45 * width - height) / 2
+        low[1], high[1] = low[1] - grow, high[1] + grow
+        height = 0.45 * width
     panel = 3.8  # panels stacked, so each stays legible on a phone
-    fig, axes = _figure(panel + 0.9, (panel + 0.9) * len(pairs) + 0.6, nrows=len(pairs), squeeze=False)
+    fig, axes = _figure(
+        panel + 0.9,
+        (panel * height / width + 1.3) * len(pairs) + 0.6,
+        nrows=len(pairs),
+        squeeze=False,
+    )
     with plt.rc_context(STYLE):
         for ax, (q_word, q, k_word, k) in zip(axes[:, 0], pairs):
             q, k = _np(q), _np(k)
@@ -216,7 +226,7 @@ def dot_projection(
                 )
                 normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)
                 away = side * normal  # the label sits beside its arrow, on the side away from the other
-                spot = 0.7 * v + 0.05 * span * away
+                spot = 0.7 * v + 0.05 * width * away
                 ha = "left" if away[0] > 0.3 else "right" if away[0] < -0.3 else "center"
                 va = "bottom" if away[1] > 0.3 else "top" if away[1] < -0.3 else "center"
                 ax.text(

@@ -34,7 +34,10 @@ def lines(
     logy: bool = False,
     styles: dict[str, str] | None = None,
 ) -> Any:
-    """Several labelled curves over one x axis, markers on the measured points (chapters 8 and 11)."""
+    """Several labelled curves over one x axis, markers on the measured points (chapters 8 and 11).
+
+    A curve styled ":" is a reference line (say, even shares): it is drawn in grey, apart from the data.
+    """
     fig, ax = _figure(5.8, 4.2)  # <= 5.8 in: 11 pt ticks stay legible on a phone
     styles = styles or {}
     with plt.rc_context(STYLE):
@@ -43,7 +46,7 @@ def lines(
                 x,
                 _np(y),
                 styles.get(label, "o-"),
-                color=PALETTE[i % len(PALETTE)],
+                color="0.45" if styles.get(label) == ":" else PALETTE[i % len(PALETTE)],
                 label=label,
                 lw=2,
                 markersize=5,
@@ -80,10 +83,10 @@ def softmax_shares(
         at = np.arange(len(labels))  # positions, so a word that occurs twice gets two bars
         axes[0].bar(at, s, color=colours)
         axes[0].axhline(0, color="0.5", lw=0.8)
-        axes[0].set_title(r"scores $x_j$ (any numbers)")
+        axes[0].set_title(r"scores $x[j]$ (any numbers)")
         bars = axes[1].bar(at, w, color=colours)
         axes[1].set_ylim(0, 1.12)
-        axes[1].set_title(r"weights $\mathrm{softmax}(x)_j$")
+        axes[1].set_title(r"weights $\mathrm{softmax}(x)[j]$")
         for b, v in zip(bars, w):
             axes[1].text(
                 b.get_x() + b.get_width() / 2,
