@@ -12,6 +12,7 @@ attnlib's docstrings end with "(chapter N)" or "(chapters 8 and 11)". For the re
 
 Registered in `_config.yml` under `sphinx: local_extensions:`.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,7 +32,7 @@ def _escape_stars(text: str) -> str:
     """Escape every * that does not open or close an *emphasis* on this line."""
     out, last = [], 0
     for match in _EMPHASIS.finditer(text):
-        out += [text[last:match.start()].replace("*", "\\*"), match.group(0)]
+        out += [text[last : match.start()].replace("*", "\\*"), match.group(0)]
         last = match.end()
     return "".join(out + [text[last:].replace("*", "\\*")])
 
@@ -64,9 +65,12 @@ def process_docstring(app: Sphinx, what: str, name: str, obj, options, lines: li
     for number in chapter_numbers("\n".join(lines)):
         docname = chapter_docname(app, number)
         if docname is None:
-            logger.warning(f"chapter_links: the docstring of {name} names chapter {number}, "
-                           f"but the book has no chapters/{number:02d}_* page",
-                           type="chapter_links", subtype="missing")
+            logger.warning(
+                f"chapter_links: the docstring of {name} names chapter {number}, "
+                f"but the book has no chapters/{number:02d}_* page",
+                type="chapter_links",
+                subtype="missing",
+            )
             continue
         # "Chapter N" as the link text: a chapter title with math in it would show raw TeX here.
         links.append(f":doc:`Chapter {number} </{docname}>`")

@@ -8,14 +8,15 @@ title's nodes as the link text, so the math in it is typeset like anywhere else.
 their own text, and titles without math, are left to Sphinx. Registered in `_config.yml`
 under `sphinx: local_extensions:`.
 """
+
 from __future__ import annotations
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
-from sphinx.util.nodes import make_refnode
 from sphinx.util import docname_join
+from sphinx.util.nodes import make_refnode
 
 
 class DocLinksKeepMath(SphinxPostTransform):

@@ -12,6 +12,7 @@ The check that the theme still matches the copied template (same digest) fails t
 when the theme is upgraded, rather than serving an old stylesheet. Registered in `_config.yml`
 under `sphinx: local_extensions:`. Measured by tests/test_browser.py (page weights).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -40,8 +41,10 @@ def use_templates(app: Sphinx, config) -> None:
     ours, theirs = (TEMPLATES / MACROS).read_text(), _theme_macros().read_text()
     digest = theirs.split("?digest=")[1].split('"')[0]
     if f"?digest={digest}" not in ours:
-        raise ExtensionError(f"light_pages: {_theme_macros()} has changed (digest {digest}); "
-                             f"copy it again into {TEMPLATES / MACROS}, without the fontawesome.js script")
+        raise ExtensionError(
+            f"light_pages: {_theme_macros()} has changed (digest {digest}); "
+            f"copy it again into {TEMPLATES / MACROS}, without the fontawesome.js script"
+        )
     config.templates_path = [str(TEMPLATES)] + list(config.templates_path or [])
 
 
@@ -50,8 +53,9 @@ def drop_unused(app: Sphinx, exception) -> None:
         return
     static = Path(app.outdir) / "_static"
     gone = 0
-    for name in DROPPED + [str(p.relative_to(static)) for folder in MAP_FOLDERS
-                           for p in (static / folder).glob("*.map")]:
+    for name in DROPPED + [
+        str(p.relative_to(static)) for folder in MAP_FOLDERS for p in (static / folder).glob("*.map")
+    ]:
         path = static / name
         if path.is_file():
             gone += path.stat().st_size

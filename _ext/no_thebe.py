@@ -8,6 +8,7 @@ Here we disconnect its event handlers and drop its stylesheet, so no thebe scrip
 block or static file reaches the output. Registered in `_config.yml` under
 `sphinx: local_extensions:` (it must load after sphinx_thebe, which local extensions do).
 """
+
 from __future__ import annotations
 
 from sphinx.application import Sphinx
@@ -25,6 +26,5 @@ def setup(app: Sphinx) -> dict:
             for listener in list(listeners):
                 if _from_thebe(listener.handler):
                     app.disconnect(listener.id)
-        app.registry.css_files = [(name, attrs) for name, attrs in app.registry.css_files
-                                  if name != "sphinx-thebe.css"]
+        app.registry.css_files = [(name, attrs) for name, attrs in app.registry.css_files if name != "sphinx-thebe.css"]
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

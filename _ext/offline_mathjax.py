@@ -22,6 +22,7 @@ Left out: the SVG output and every other combined build (about 16 MB of 24 MB), 
 (which fetches MathJax from a CDN) and `node-main.js` (for Node, not browsers).
 Registered in `_config.yml` under `sphinx: local_extensions:`.
 """
+
 from __future__ import annotations
 
 import filecmp
@@ -45,8 +46,19 @@ LOAD = ["core", "input/tex", "output/chtml", "a11y/assistive-mml"]
 _SPHINX_DEFAULT_PREFIX = "https://cdn.jsdelivr.net/npm/mathjax@3"
 
 #: top-level entries of es5/ that are copied (everything else is left out)
-KEEP = [ENTRY, "core.js", "loader.js", "startup.js", "adaptors", "input", "output/chtml",
-        "output/chtml.js", "ui", "a11y", "sre"]
+KEEP = [
+    ENTRY,
+    "core.js",
+    "loader.js",
+    "startup.js",
+    "adaptors",
+    "input",
+    "output/chtml",
+    "output/chtml.js",
+    "ui",
+    "a11y",
+    "sre",
+]
 
 
 def mathjax_root() -> Path:
@@ -55,8 +67,10 @@ def mathjax_root() -> Path:
 
     root = Path(mathjax.__file__).resolve().parent / "static" / "mathjax"
     if not (root / "es5" / ENTRY).is_file():
-        raise FileNotFoundError(f"offline_mathjax: {root / 'es5' / ENTRY} not found; "
-                                "install the pinned requirements (django-static-mathjax)")
+        raise FileNotFoundError(
+            f"offline_mathjax: {root / 'es5' / ENTRY} not found; "
+            "install the pinned requirements (django-static-mathjax)"
+        )
     return root
 
 

@@ -17,6 +17,7 @@ the math in Unicode, "Why divide by √dₖ", while the heading on the page keep
 with no Unicode form keeps the readable `d_model` / `^(n×d)` spelling, never braces or
 backslashes. Registered in `_config.yml` under `sphinx: local_extensions:`.
 """
+
 from __future__ import annotations
 
 import html
@@ -27,33 +28,143 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.application import Sphinx
 
-SUB = dict(zip("0123456789+-=()aehijklmnoprstuvxβγρφχ",
-               "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ"))
-SUP = dict(zip("0123456789+-=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVW×βγδθφχ",
-               "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂˣᵝᵞᵟᶿᵠᵡ"))
+SUB = dict(zip("0123456789+-=()aehijklmnoprstuvxβγρφχ", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ"))
+SUP = dict(
+    zip(
+        "0123456789+-=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVW×βγδθφχ",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂˣᵝᵞᵟᶿᵠᵡ",
+    )
+)
 
 SYMBOLS = {
-    "times": "×", "cdot": "·", "in": "∈", "notin": "∉", "to": "→", "rightarrow": "→",
-    "leftarrow": "←", "mapsto": "↦", "approx": "≈", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥",
-    "ne": "≠", "neq": "≠", "pm": "±", "infty": "∞", "sum": "Σ", "prod": "Π", "top": "ᵀ",
-    "intercal": "ᵀ", "ldots": "…", "dots": "…", "cdots": "⋯", "partial": "∂", "nabla": "∇",
-    "sim": "∼", "propto": "∝", "equiv": "≡", "subset": "⊂", "cup": "∪", "cap": "∩",
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
-    "theta": "θ", "lambda": "λ", "mu": "μ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ",
-    "phi": "φ", "varphi": "φ", "psi": "ψ", "omega": "ω", "Delta": "Δ", "Sigma": "Σ", "Omega": "Ω",
-    "lvert": "|", "rvert": "|", "vert": "|", "lVert": "‖", "rVert": "‖", "langle": "⟨", "rangle": "⟩",
-    "{": "{", "}": "}", "%": "%", "_": "_", "$": "$", "#": "#", "&": "&",
-    ",": "\u2009", ";": " ", ":": " ", "!": "", " ": " ", "quad": " ", "qquad": "  ",
+    "times": "×",
+    "cdot": "·",
+    "in": "∈",
+    "notin": "∉",
+    "to": "→",
+    "rightarrow": "→",
+    "leftarrow": "←",
+    "mapsto": "↦",
+    "approx": "≈",
+    "le": "≤",
+    "leq": "≤",
+    "ge": "≥",
+    "geq": "≥",
+    "ne": "≠",
+    "neq": "≠",
+    "pm": "±",
+    "infty": "∞",
+    "sum": "Σ",
+    "prod": "Π",
+    "top": "ᵀ",
+    "intercal": "ᵀ",
+    "ldots": "…",
+    "dots": "…",
+    "cdots": "⋯",
+    "partial": "∂",
+    "nabla": "∇",
+    "sim": "∼",
+    "propto": "∝",
+    "equiv": "≡",
+    "subset": "⊂",
+    "cup": "∪",
+    "cap": "∩",
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "epsilon": "ε",
+    "varepsilon": "ε",
+    "theta": "θ",
+    "lambda": "λ",
+    "mu": "μ",
+    "pi": "π",
+    "rho": "ρ",
+    "sigma": "σ",
+    "tau": "τ",
+    "phi": "φ",
+    "varphi": "φ",
+    "psi": "ψ",
+    "omega": "ω",
+    "Delta": "Δ",
+    "Sigma": "Σ",
+    "Omega": "Ω",
+    "lvert": "|",
+    "rvert": "|",
+    "vert": "|",
+    "lVert": "‖",
+    "rVert": "‖",
+    "langle": "⟨",
+    "rangle": "⟩",
+    "{": "{",
+    "}": "}",
+    "%": "%",
+    "_": "_",
+    "$": "$",
+    "#": "#",
+    "&": "&",
+    ",": "\u2009",
+    ";": " ",
+    ":": " ",
+    "!": "",
+    " ": " ",
+    "quad": " ",
+    "qquad": "  ",
 }
 #: commands whose one argument is kept as it is (fonts and text)
-KEEP_ARGUMENT = {"text", "textrm", "textit", "textbf", "mathrm", "mathit", "mathbf", "mathsf",
-                 "mathtt", "boldsymbol", "bm", "operatorname", "mbox", "textsf", "texttt"}
+KEEP_ARGUMENT = {
+    "text",
+    "textrm",
+    "textit",
+    "textbf",
+    "mathrm",
+    "mathit",
+    "mathbf",
+    "mathsf",
+    "mathtt",
+    "boldsymbol",
+    "bm",
+    "operatorname",
+    "mbox",
+    "textsf",
+    "texttt",
+}
 #: commands that vanish (sizing, spacing and delimiters' size)
-DROP = {"left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr",
-        "displaystyle", "textstyle", "limits", "nolimits"}
+DROP = {
+    "left",
+    "right",
+    "big",
+    "Big",
+    "bigg",
+    "Bigg",
+    "bigl",
+    "bigr",
+    "Bigl",
+    "Bigr",
+    "displaystyle",
+    "textstyle",
+    "limits",
+    "nolimits",
+}
 BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "C": "ℂ"}
-FUNCTIONS = {"exp", "log", "ln", "max", "min", "arg", "argmax", "softmax", "sin", "cos", "tan",
-             "det", "dim", "lim", "sup", "inf"}
+FUNCTIONS = {
+    "exp",
+    "log",
+    "ln",
+    "max",
+    "min",
+    "arg",
+    "argmax",
+    "softmax",
+    "sin",
+    "cos",
+    "tan",
+    "det",
+    "dim",
+    "lim",
+    "sup",
+    "inf",
+}
 
 
 class _Reader:
@@ -92,11 +203,11 @@ class _Reader:
             self.i += 1
             if depth == 0:
                 break
-        return self.s[start + 1:self.i - 1]
+        return self.s[start + 1 : self.i - 1]
 
     def command(self) -> str:
         self.i += 1  # the backslash
-        match = re.match(r"[A-Za-z]+|.", self.s[self.i:])
+        match = re.match(r"[A-Za-z]+|.", self.s[self.i :])
         if not match:
             return ""
         name = match.group(0)
@@ -111,7 +222,7 @@ class _Reader:
             return "√" + (inner if len(inner) <= 1 or _is_atom(inner) else f"({inner})")
         if name in {"frac", "tfrac", "dfrac"}:
             top, bottom = self.group(), self.group()
-            wrap = lambda t: t if _is_atom(t) else f"({t})"  # noqa: E731
+            wrap = lambda t: t if _is_atom(t) else f"({t})"
             return f"{wrap(top)}/{wrap(bottom)}"
         if name in DROP:
             return ""
@@ -175,13 +286,12 @@ def tex_to_unicode(tex: str) -> str:
     return re.sub(r"\s{2,}", " ", text).strip()
 
 
-_HTML_MATH = re.compile(r'<span class="math[^"]*">\\\((.*?)\\\)</span>', re.S)
+_HTML_MATH = re.compile(r'<span class="math[^"]*">\\\((.*?)\\\)</span>', re.DOTALL)
 
 
 def html_math_to_unicode(fragment: str) -> str:
     """Replace every inline-math span of an HTML fragment (a rendered title) by its Unicode text."""
-    return _HTML_MATH.sub(lambda m: html.escape(tex_to_unicode(html.unescape(m.group(1))), quote=False),
-                          fragment or "")
+    return _HTML_MATH.sub(lambda m: html.escape(tex_to_unicode(html.unescape(m.group(1))), quote=False), fragment or "")
 
 
 def plain_text(node: nodes.Node) -> str:
@@ -214,8 +324,9 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, d
     for key in ("prev", "next"):
         if context.get(key) and context[key].get("title"):
             context[key] = {**context[key], "title": html_math_to_unicode(context[key]["title"])}
-    context["parents"] = [{**p, "title": html_math_to_unicode(p.get("title", ""))}
-                          for p in context.get("parents") or []]
+    context["parents"] = [
+        {**p, "title": html_math_to_unicode(p.get("title", ""))} for p in context.get("parents") or []
+    ]
     if pagename == "search":
         app.add_js_file("tex_unicode.js")  # written into the output at build-finished
 
@@ -239,6 +350,7 @@ def patch_search_index(app: Sphinx) -> None:
 
     def index_page(pagename: str, doctree: nodes.document, title: str) -> None:
         original(pagename, _math_as_text(doctree), html_math_to_unicode(title))
+
     builder.index_page = index_page
 
 
@@ -259,9 +371,11 @@ def write_table(app: Sphinx, exception) -> None:
     table = dict(sorted(getattr(app.env, "plain_titles_math", {}).items()))
     target = Path(app.outdir) / "_static" / "tex_unicode.js"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("// Written by _ext/plain_titles.py: inline TeX of the book -> Unicode text.\n"
-                      f"window.TEX_UNICODE = {json.dumps(table, ensure_ascii=False, indent=0)};\n",
-                      encoding="utf-8")
+    target.write_text(
+        "// Written by _ext/plain_titles.py: inline TeX of the book -> Unicode text.\n"
+        f"window.TEX_UNICODE = {json.dumps(table, ensure_ascii=False, indent=0)};\n",
+        encoding="utf-8",
+    )
 
 
 def setup(app: Sphinx) -> dict:

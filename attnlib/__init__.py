@@ -54,5 +54,6 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"{__name__}.{name}")
     if name == "progress":  # a function; its module is attnlib.exercise_record
         from .exercise_record import progress
+
         return progress
     raise AttributeError(f"module 'attnlib' has no attribute {name!r}")

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array, as_array, broadcasts, is_torch, same_kind, shape_of
+from .arrays import Array, as_array, is_torch, same_kind, shape_of
 from .masks import apply_mask
 
 # The old private names of two helpers now in attnlib.arrays, still imported by attnlib.tiled.

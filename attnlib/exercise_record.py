@@ -116,13 +116,9 @@ def _read(path: Path) -> dict:
     except FileNotFoundError:
         return _empty()
     except OSError as exc:
-        raise RecordError(
-            f"{_shown(path)} cannot be read: {_reason(exc)}", _ELSEWHERE
-        ) from None
+        raise RecordError(f"{_shown(path)} cannot be read: {_reason(exc)}", _ELSEWHERE) from None
     except UnicodeDecodeError:
-        raise RecordError(
-            f"{_shown(path)} cannot be read: it is not UTF-8 text"
-        ) from None
+        raise RecordError(f"{_shown(path)} cannot be read: it is not UTF-8 text") from None
     if not text.strip():
         return _empty()
     try:
@@ -132,9 +128,7 @@ def _read(path: Path) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("exercises"), dict):
         raise RecordError(f"{_shown(path)} is not a record: no exercises in it")
     if type(data.get("format")) is not int or data["format"] > FORMAT:
-        raise RecordError(
-            f"{_shown(path)} was written by a newer attnlib", "update attnlib"
-        )
+        raise RecordError(f"{_shown(path)} was written by a newer attnlib", "update attnlib")
     if not all(_valid_entry(e) for e in data["exercises"].values()):
         raise RecordError(f"{_shown(path)} is damaged: an entry is not readable")
     return data
@@ -146,9 +140,7 @@ def _write(path: Path, data: dict) -> None:
 
     if path.exists() and not path.stat().st_mode & 0o200:
         raise RecordError(f"{_shown(path)} is read-only", _ELSEWHERE)
-    fd, temporary = tempfile.mkstemp(
-        prefix=".progress-", suffix=".tmp", dir=path.parent
-    )
+    fd, temporary = tempfile.mkstemp(prefix=".progress-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(data, out, indent=1, ensure_ascii=False)
@@ -244,10 +236,7 @@ def record(exercise_id: str, answer: Any, ok: bool) -> None:
                 _add(data["exercises"], exercise_id, bool(ok), _now())
                 _write(path, data)
         except _Busy:
-            _notice(
-                "Another notebook was writing your exercise record, so this "
-                "answer was not recorded."
-            )
+            _notice("Another notebook was writing your exercise record, so this answer was not recorded.")
         except RecordError as exc:
             _stop(path, exc)
         except OSError as exc:
@@ -260,9 +249,7 @@ def record(exercise_id: str, answer: Any, ok: bool) -> None:
 
 
 def _add(exercises: dict, exercise_id: str, ok: bool, now: str) -> None:
-    entry = exercises.setdefault(
-        exercise_id, {"attempts": 0, "solved": False, "first": now, "last": now}
-    )
+    entry = exercises.setdefault(exercise_id, {"attempts": 0, "solved": False, "first": now, "last": now})
     entry["attempts"] += 1
     entry["solved"] = entry["solved"] or ok  # solved once is solved
     entry["last"] = now
@@ -298,9 +285,7 @@ def _is_placeholder_function(answer: Any) -> bool:
         if step.opname.startswith("LOAD_FAST") and args.intersection(read):
             return False
     doc = getattr(answer, "__doc__", None)
-    constants = [
-        c for c in code.co_consts if c is not None and c is not ... and c != doc
-    ]
+    constants = [c for c in code.co_consts if c is not None and c is not ... and c != doc]
     return not code.co_names and not constants
 
 
@@ -393,16 +378,12 @@ class Progress:
         for c in self.chapters:
             head = f"{c.number}. {escape(c.title)}"
             rows.append(
-                f'<tr><th colspan="3" scope="colgroup"{_LEFT}>'
-                f"{head} <small>({self._counts(c)})</small></th></tr>"
+                f'<tr><th colspan="3" scope="colgroup"{_LEFT}>{head} <small>({self._counts(c)})</small></th></tr>'
             )
             if not self._folded(c):
                 rows += [_html_row(e) for e in c.exercises]
         if self.unknown:
-            rows.append(
-                f'<tr><th colspan="3" scope="colgroup"{_LEFT}>'
-                "Not in this version of the course</th></tr>"
-            )
+            rows.append(f'<tr><th colspan="3" scope="colgroup"{_LEFT}>Not in this version of the course</th></tr>')
             rows += [_html_row(e) for e in self.unknown]
         note = f"<p>{escape(self.note)}</p>" if self.note else ""
         return (
@@ -421,10 +402,7 @@ class Progress:
     def _counts(self, c: Chapter) -> str:
         if self._folded(c):
             return f"not started, {len(c.exercises)} exercises"
-        return (
-            f"{c.count(_SOLVED)} solved, {c.count(_TRIED)} tried, "
-            f"{c.count(_NOT_STARTED)} not started"
-        )
+        return f"{c.count(_SOLVED)} solved, {c.count(_TRIED)} tried, {c.count(_NOT_STARTED)} not started"
 
     def _heading(self) -> str:
         shown = [e for c in self.chapters for e in c.exercises]
@@ -435,9 +413,7 @@ class Progress:
     def _next_line(self) -> str:
         if self.next:
             return f"Next to try: {self.next}"
-        return (
-            "Every exercise here is solved." if self.chapters else "No exercises here."
-        )
+        return "Every exercise here is solved." if self.chapters else "No exercises here."
 
 
 def _mark(e: Exercise) -> str:
@@ -477,14 +453,9 @@ def progress(chapter: int | None = None, reset: bool = False) -> Progress | None
 
     ids = exercise_ids()
     numbers = sorted({_chapter_of(i) for i in ids} - {None})
-    if chapter is not None and (
-        isinstance(chapter, bool)
-        or not isinstance(chapter, int)
-        or chapter not in numbers
-    ):
+    if chapter is not None and (isinstance(chapter, bool) or not isinstance(chapter, int) or chapter not in numbers):
         raise ValueError(
-            f"chapter={chapter!r} has no checked exercises; "
-            f"give a chapter number from {numbers[0]} to {numbers[-1]}."
+            f"chapter={chapter!r} has no checked exercises; give a chapter number from {numbers[0]} to {numbers[-1]}."
         )
     path = record_path()
     if reset:
@@ -510,12 +481,8 @@ def _status(exercise_id: str, entries: dict) -> Exercise:
     entry = entries.get(exercise_id)
     if entry is None:
         return Exercise(exercise_id, _NOT_STARTED)
-    status = (
-        _SOLVED if entry["solved"] else _TRIED if entry["attempts"] else _NOT_STARTED
-    )
-    return Exercise(
-        exercise_id, status, entry["attempts"], entry["first"], entry["last"]
-    )
+    status = _SOLVED if entry["solved"] else _TRIED if entry["attempts"] else _NOT_STARTED
+    return Exercise(exercise_id, status, entry["attempts"], entry["first"], entry["last"])
 
 
 def _summarise(ids, entries, chapter, path, note) -> Progress:
@@ -525,9 +492,7 @@ def _summarise(ids, entries, chapter, path, note) -> Progress:
     for i in wanted:
         chapters.setdefault(_chapter_of(i) or 0, []).append(_status(i, entries))
     unknown = [
-        _status(i, entries)
-        for i in sorted(entries)
-        if i not in ids and (chapter is None or _chapter_of(i) == chapter)
+        _status(i, entries) for i in sorted(entries) if i not in ids and (chapter is None or _chapter_of(i) == chapter)
     ]
     shown = [Chapter(n, _title(n, exs[0].id), exs) for n, exs in chapters.items()]
     return Progress(
@@ -594,16 +559,12 @@ def _reset(path: Path | None, chapter: int | None) -> None:
                 print(f"{exc.why}; it is replaced by an empty record.")
                 _off.pop(path, None)
                 return
-            gone = [
-                i for i in exercises if chapter is None or _chapter_of(i) == chapter
-            ]
+            gone = [i for i in exercises if chapter is None or _chapter_of(i) == chapter]
             for i in gone:
                 del exercises[i]
             _write(path, {**_empty(), "exercises": exercises})
     except _Busy:
-        print(
-            "Another notebook is writing your exercise record; try again in a moment."
-        )
+        print("Another notebook is writing your exercise record; try again in a moment.")
         return
     except RecordError as exc:
         print(f"Your exercise record was not cleared: {exc.why}; {exc.fix}.")

@@ -60,10 +60,12 @@ def shift_rotation(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     """
     d_model = whole_number("shift_rotation", "d_model", d_model, smallest=2)
     if d_model % 2:
-        raise ValueError(f"shift_rotation: d_model must be even (a sine and a cosine per frequency), but it is {d_model}")
+        raise ValueError(
+            f"shift_rotation: d_model must be even (a sine and a cosine per frequency), but it is {d_model}"
+        )
     R = np.zeros((d_model, d_model))
     for i in range(d_model // 2):
         angle = k / base ** (2 * i / d_model)
         c, s = np.cos(angle), np.sin(angle)
-        R[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, -s], [s, c]]
+        R[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, -s], [s, c]]
     return R

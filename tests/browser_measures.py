@@ -28,6 +28,7 @@ The rules, in one place:
   chrome and no control visible, and every equation, figure, table and printout whole (not wider
   than its box; figures, equations, tables and printouts are kept from splitting across pages).
 """
+
 from __future__ import annotations
 
 import re
@@ -143,11 +144,15 @@ AXE_RUN = """async ([tags, skipArticleContrast]) => {
 }"""
 
 #: what must not show on paper: the theme's navigation chrome, and any control
-PRINT_CHROME = (".bd-header, .bd-header-article, .bd-sidebar-primary, .bd-sidebar-secondary, .prev-next-area, "
-                ".bd-footer, .bd-footer-article, #pst-back-to-top, #pst-skip-link, .search-button, "
-                ".theme-switch-button")
-PRINT_CONTROLS = ("button, input, select, textarea, [role=button], [role=slider], .toggle-button, .copybtn, "
-                  ".sd-summary-up, .sd-summary-down")
+PRINT_CHROME = (
+    ".bd-header, .bd-header-article, .bd-sidebar-primary, .bd-sidebar-secondary, .prev-next-area, "
+    ".bd-footer, .bd-footer-article, #pst-back-to-top, #pst-skip-link, .search-button, "
+    ".theme-switch-button"
+)
+PRINT_CONTROLS = (
+    "button, input, select, textarea, [role=button], [role=slider], .toggle-button, .copybtn, "
+    ".sd-summary-up, .sd-summary-down"
+)
 
 PRINT_REPORT = """([chrome, controls]) => {
     const shown = sel => Array.from(document.querySelectorAll(sel)).filter(el => el.checkVisibility())
@@ -205,4 +210,3 @@ def start_counting_bytes(context, page) -> dict:
     cdp.on("Network.requestServedFromCache", from_cache)
     tally["session"] = cdp
     return tally
-

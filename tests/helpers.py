@@ -1,4 +1,5 @@
 """What the chapter tests share: run `check` and read what it printed, as one line of words."""
+
 from __future__ import annotations
 
 from attnlib import check
@@ -17,7 +18,7 @@ def hint_for(exercise_id: str, answer, capsys) -> str:
     out = said(capsys)
     assert not ok, f"{exercise_id} accepted {answer!r}"
     assert out.startswith(NOT_YET), out
-    return out[len(NOT_YET):]
+    return out[len(NOT_YET) :]
 
 
 def passes(exercise_id: str, answer, capsys) -> str:

@@ -3,6 +3,7 @@
 Uses the session fixture `built_book` (tests/conftest.py), which builds the book once.
 The browser checks of every page are in test_browser.py.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -31,8 +32,7 @@ def source_of(docname: str) -> Path:
 
 def built_pages(html_dir: Path) -> list[Path]:
     """Every HTML page of the book (not the theme's templates in _static)."""
-    return sorted(p for p in html_dir.rglob("*.html")
-                  if not p.relative_to(html_dir).parts[0].startswith("_"))
+    return sorted(p for p in html_dir.rglob("*.html") if not p.relative_to(html_dir).parts[0].startswith("_"))
 
 
 class Tags(HTMLParser):
@@ -90,10 +90,20 @@ def test_every_chapter_offers_its_notebook_for_download(built_book):
 # ----------------------------------------------------------------------------- offline
 
 
-REMOTE = re.compile(r"^\s*(https?:)?//", re.I)
+REMOTE = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
 #: (tag, attribute) pairs that make the browser fetch something
-FETCHING = {("script", "src"), ("img", "src"), ("iframe", "src"), ("source", "src"), ("video", "src"),
-            ("audio", "src"), ("embed", "src"), ("object", "data"), ("input", "src"), ("track", "src")}
+FETCHING = {
+    ("script", "src"),
+    ("img", "src"),
+    ("iframe", "src"),
+    ("source", "src"),
+    ("video", "src"),
+    ("audio", "src"),
+    ("embed", "src"),
+    ("object", "data"),
+    ("input", "src"),
+    ("track", "src"),
+}
 
 
 def test_no_page_fetches_anything_from_the_network(built_book):
@@ -102,15 +112,24 @@ def test_no_page_fetches_anything_from_the_network(built_book):
         text = page.read_text(encoding="utf-8")
         for tag, attrs in tags_of(page):
             urls = [attrs.get(a, "") for t, a in FETCHING if t == tag]
-            if tag == "link" and set(attrs.get("rel", "").split()) & {"stylesheet", "preload", "icon",
-                                                                     "modulepreload", "prefetch"}:
+            if tag == "link" and set(attrs.get("rel", "").split()) & {
+                "stylesheet",
+                "preload",
+                "icon",
+                "modulepreload",
+                "prefetch",
+            }:
                 urls.append(attrs.get("href", ""))
             remote += [f"{page.name}: <{tag}> {u}" for u in urls if REMOTE.match(u)]
-        remote += [f"{page.name}: {m}" for m in re.findall(r"(?:https?:)?//(?:unpkg|cdn|cdnjs|ajax)[\w.-]*/\S*",
-                                                            text)]
+        remote += [f"{page.name}: {m}" for m in re.findall(r"(?:https?:)?//(?:unpkg|cdn|cdnjs|ajax)[\w.-]*/\S*", text)]
     for css in built_book.html_dir.glob("_static/**/*.css"):
-        remote += [f"{css.name}: {m}" for m in re.findall(r"url\(\s*['\"]?(?:https?:)?//[^)]*\)|@import\s+['\"]https?:[^;]*",
-                                                          css.read_text(encoding="utf-8", errors="replace"))]
+        remote += [
+            f"{css.name}: {m}"
+            for m in re.findall(
+                r"url\(\s*['\"]?(?:https?:)?//[^)]*\)|@import\s+['\"]https?:[^;]*",
+                css.read_text(encoding="utf-8", errors="replace"),
+            )
+        ]
     assert not remote, "the built book fetches from the network:\n" + "\n".join(remote[:40])
 
 
@@ -139,7 +158,7 @@ def test_mathjax_is_served_from_the_book(built_book):
 
 # ----------------------------------------------------------------------------- reading comfort
 
-FILENAME_LIKE = re.compile(r"(^|/)[\w.-]+\.(png|jpe?g|gif|svg|webp)$", re.I)
+FILENAME_LIKE = re.compile(r"(^|/)[\w.-]+\.(png|jpe?g|gif|svg|webp)$", re.IGNORECASE)
 
 
 def test_every_figure_has_alt_text_or_caption(built_book):
@@ -154,8 +173,10 @@ def test_every_figure_has_alt_text_or_caption(built_book):
             has_caption = attrs["_in_figure"] == "True"
             if not has_caption and (not alt or FILENAME_LIKE.search(alt)):
                 bad.append(f"{page.relative_to(built_book.html_dir)}: {attrs.get('src')} (alt={alt!r})")
-    assert not bad, ("figures without alt text or caption (add `\"mystnb\": {\"image\": {\"alt\": \"...\"}}` "
-                     "to the figure cell's metadata):\n" + "\n".join(bad))
+    assert not bad, (
+        'figures without alt text or caption (add `"mystnb": {"image": {"alt": "..."}}` '
+        "to the figure cell's metadata):\n" + "\n".join(bad)
+    )
 
 
 # ----------------------------------------------------------------------------- the reference
@@ -237,7 +258,7 @@ def test_tex_in_titles_becomes_unicode():
 
 def test_search_index_titles_have_no_raw_tex(built_book):
     text = (built_book.html_dir / "searchindex.js").read_text(encoding="utf-8")
-    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
     titles = list(index["titles"]) + list(index["alltitles"])
     raw = [t for t in titles if re.search(r"\\[a-zA-Z(]|[_^]\{", t)]
     assert not raw, f"search titles with raw TeX: {raw[:8]}"
@@ -246,7 +267,7 @@ def test_search_index_titles_have_no_raw_tex(built_book):
 
 def test_reference_shows_the_bench_commands_as_literal_blocks(built_book):
     text = (built_book.html_dir / "reference.html").read_text(encoding="utf-8")
-    blocks = [re.sub(r"<[^>]+>", "", b) for b in re.findall(r"<pre>(.*?)</pre>", text, flags=re.S)]
+    blocks = [re.sub(r"<[^>]+>", "", b) for b in re.findall(r"<pre>(.*?)</pre>", text, flags=re.DOTALL)]
     commands = [b for b in blocks if "python -m attnlib.bench" in b]
     assert commands, "the attnlib.bench commands are not in a literal block on the reference page"
     assert all("--device" in b for b in commands)

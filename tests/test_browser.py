@@ -15,6 +15,7 @@ bytes a page brings on a first visit and for the next page. Each test prints wha
 Needs Debian's `chromium` (apt-get install -y chromium) and Playwright for Python; Playwright
 drives the system Chromium (no browser download). Without them the module is skipped, saying why.
 """
+
 from __future__ import annotations
 
 import functools
@@ -36,8 +37,16 @@ ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 MATHJAX_TIMEOUT_MS = 30_000
 #: time for _static/book_fixes.js to mark the boxes that scroll (it waits 100 ms for the page to settle)
 SETTLE_MS = 250
@@ -50,8 +59,13 @@ KNOWN_HARMLESS_CONSOLE_ERRORS: list[tuple[re.Pattern, str]] = []
 
 
 def find_chromium() -> str | None:
-    for candidate in (os.environ.get("CHROMIUM"), "/usr/lib/chromium/chromium", "/usr/bin/chromium",
-                      shutil.which("chromium"), shutil.which("chromium-browser")):
+    for candidate in (
+        os.environ.get("CHROMIUM"),
+        "/usr/lib/chromium/chromium",
+        "/usr/bin/chromium",
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+    ):
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return candidate
     return None
@@ -59,11 +73,16 @@ def find_chromium() -> str | None:
 
 CHROMIUM = find_chromium()
 if CHROMIUM is None:
-    pytest.skip("headless Chromium not found (looked for /usr/lib/chromium/chromium, /usr/bin/chromium, "
-                "`chromium` on PATH); install it with `apt-get install -y chromium` to run the browser "
-                "test of every page", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
-                               "(pip install playwright; no browser download needed)")
+    pytest.skip(
+        "headless Chromium not found (looked for /usr/lib/chromium/chromium, /usr/bin/chromium, "
+        "`chromium` on PATH); install it with `apt-get install -y chromium` to run the browser "
+        "test of every page",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip(
+    "playwright.sync_api",
+    reason="Playwright for Python is not installed (pip install playwright; no browser download needed)",
+)
 
 
 def pages_to_check() -> list[str]:
@@ -116,6 +135,7 @@ def anchors(built_book):
             collector.feed((built_book.html_dir / relpath).read_text(encoding="utf-8", errors="replace"))
             cache[relpath] = collector.ids
         return cache[relpath]
+
     return ids
 
 
@@ -141,12 +161,12 @@ WAIT_FOR_MATHJAX = """async () => {
     if (!hasMath) return {hasMath, loaded: !!window.MathJax};
     const start = Date.now();
     while (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) {
-        if (Date.now() - start > %d) return {hasMath, loaded: false};
+        if (Date.now() - start > __TIMEOUT__) return {hasMath, loaded: false};
         await new Promise(r => setTimeout(r, 50));
     }
     await MathJax.startup.promise;
     return {hasMath, loaded: true};
-}""" % MATHJAX_TIMEOUT_MS
+}""".replace("__TIMEOUT__", str(MATHJAX_TIMEOUT_MS))
 
 MATH_REPORT = """() => {
     const math = Array.from(document.querySelectorAll('span.math, div.math'));
@@ -199,8 +219,10 @@ def _is_visible(locator) -> bool:
 
 #: raw TeX where a reader sees plain text: a math delimiter, a TeX command the course writes, or a
 #: braced sub/superscript. (Code such as "\n".join in a search snippet is not TeX.)
-RAW_TEX = re.compile(r"\\[()\[\]]|\\(?:sqrt|mathbb|mathsf|mathrm|text|frac|times|in|top|cdot|left|right|"
-                     r"sum|operatorname|mathbf|boldsymbol|quad|approx|le|ge)\b|[_^]\{")
+RAW_TEX = re.compile(
+    r"\\[()\[\]]|\\(?:sqrt|mathbb|mathsf|mathrm|text|frac|times|in|top|cdot|left|right|"
+    r"sum|operatorname|mathbf|boldsymbol|quad|approx|le|ge)\b|[_^]\{"
+)
 
 #: what a reader on a phone (or a desktop) sees; the dark views emulate prefers-color-scheme: dark
 VIEWS = [("desktop", DESKTOP, "light"), ("phone", PHONE, "light"), ("phone", PHONE, "dark")]
@@ -359,12 +381,15 @@ def check_menus(page, view: str, docname: str) -> list[str]:
     page.wait_for_timeout(200)
     shown = page.evaluate(OPEN_DIALOG_LINKS, "pst-primary-sidebar-modal")
     if not shown:
-        problems.append(f"{view}: ☰ does not open the chapter list"
-                        + ("" if shown is None else " on screen (the dialog is open but shows no link)"))
+        problems.append(
+            f"{view}: ☰ does not open the chapter list"
+            + ("" if shown is None else " on screen (the dialog is open but shows no link)")
+        )
     page.keyboard.press("Escape")
     page.wait_for_timeout(100)
-    has_contents = page.locator("#pst-secondary-sidebar nav.page-toc a, #pst-secondary-sidebar-modal nav.page-toc a"
-                                ).count() > 0
+    has_contents = (
+        page.locator("#pst-secondary-sidebar nav.page-toc a, #pst-secondary-sidebar-modal nav.page-toc a").count() > 0
+    )
     contents = _visible(page, ".secondary-toggle")
     if has_contents and contents is None:
         problems.append(f"{view}: the page has contents but no visible contents button")
@@ -386,16 +411,21 @@ UNDERLINED_MATH_LINKS = """() => Array.from(document.querySelectorAll('a'))
 
 def check_math_links(page) -> list[str]:
     """A link whose text holds typeset math is not underlined (the line ran through the gaps)."""
-    return [f"link with math is underlined (through the gaps between formulas): {t!r}"
-            for t in page.evaluate(UNDERLINED_MATH_LINKS)]
+    return [
+        f"link with math is underlined (through the gaps between formulas): {t!r}"
+        for t in page.evaluate(UNDERLINED_MATH_LINKS)
+    ]
 
 
 def check_titles(page) -> list[str]:
     """Tab title, <link rel=prev/next> titles, prev/next buttons and the print heading: no raw TeX."""
     problems = []
     titles = page.evaluate(TITLES)
-    for where, text in [("tab title", titles["tab"])] + [("link " + t.split(":")[0], t) for t in titles["links"]] \
-            + [("prev/next button", t) for t in titles["prevnext"]]:
+    for where, text in (
+        [("tab title", titles["tab"])]
+        + [("link " + t.split(":")[0], t) for t in titles["links"]]
+        + [("prev/next button", t) for t in titles["prevnext"]]
+    ):
         if RAW_TEX.search(text):
             problems.append(f"raw TeX in the {where}: {text!r}")
     page.emulate_media(media="print")
@@ -407,7 +437,7 @@ def check_titles(page) -> list[str]:
         problems.append(f"raw TeX in the print heading: {printed['heading']!r}")
     found = RAW_TEX.search(printed["text"])
     if found:
-        around = printed["text"][max(0, found.start() - 40):found.end() + 40]
+        around = printed["text"][max(0, found.start() - 40) : found.end() + 40]
         problems.append(f"raw TeX in the printed page: {around!r}")
     return problems
 
@@ -425,18 +455,21 @@ def check_dark_figures(page) -> list[str]:
     images = page.locator("article.bd-article img")
     for i in range(images.count()):
         img = images.nth(i)
-        src = (img.get_attribute("src") or "")
+        src = img.get_attribute("src") or ""
         if "_static/" in src or not img.is_visible():
             continue
         img.scroll_into_view_if_needed()
         shot = Image.open(BytesIO(img.screenshot())).convert("L")
         w, h = shot.size
-        ring = [shot.getpixel((x, y)) for x in range(0, w, 4) for y in (1, h - 2)] + \
-               [shot.getpixel((x, y)) for y in range(0, h, 4) for x in (1, w - 2)]
+        ring = [shot.getpixel((x, y)) for x in range(0, w, 4) for y in (1, h - 2)] + [
+            shot.getpixel((x, y)) for y in range(0, h, 4) for x in (1, w - 2)
+        ]
         light = sum(p > 150 for p in ring) / max(1, len(ring))
         if light > 0.25:
-            problems.append(f"dark mode: figure {src.split('/')[-1]} sits on a light background "
-                            f"({light:.0%} of its edge is light): glare")
+            problems.append(
+                f"dark mode: figure {src.split('/')[-1]} sits on a light background "
+                f"({light:.0%} of its edge is light): glare"
+            )
     return problems
 
 
@@ -445,22 +478,30 @@ def check_figure_sharpness(page) -> list[str]:
     sizes = page.evaluate("""() => Array.from(document.querySelectorAll('article.bd-article img'))
         .filter(i => i.checkVisibility() && i.naturalWidth && !i.src.includes('/_static/'))
         .map(i => ({src: i.src.split('/').pop(), natural: i.naturalWidth, shown: i.getBoundingClientRect().width}))""")
-    return [f"figure {s['src']} is a {s['natural']} px PNG shown {s['shown']:.0f} px wide (< 2x: blurred)"
-            for s in sizes if not s["src"].endswith(".svg") and s["natural"] < 2 * s["shown"] - 1]
+    return [
+        f"figure {s['src']} is a {s['natural']} px PNG shown {s['shown']:.0f} px wide (< 2x: blurred)"
+        for s in sizes
+        if not s["src"].endswith(".svg") and s["natural"] < 2 * s["shown"] - 1
+    ]
 
 
 def check_figure_text(page, docname: str) -> list[str]:
-    import attnlib.plot as plot
+    from attnlib import plot
 
     png_pt = min(v for k, v in plot.STYLE.items() if k.endswith("size") and isinstance(v, (int, float)))
     sizes = page.evaluate(FIGURE_SIZES, [PNG_DPI, png_pt])
     if sizes:
         smallest = min(sizes, key=lambda s: s["px"])
-        FIGURE_TEXT[docname] = (smallest["px"], f"{smallest['src']} ({smallest['kind']}, "
-                                                f"{smallest['pt']:.0f} pt shown {smallest['shown']:.0f} px wide)")
-    small = [f"phone: text in figure {s['src'][:12]}… ({s['alt']!r}) renders at {s['px']:.1f} px "
-             f"(< {MIN_FIGURE_TEXT_PX} px; {s['pt']:.0f} pt text, shown {s['shown']:.0f} px wide)"
-             for s in sizes if s["px"] < MIN_FIGURE_TEXT_PX]
+        FIGURE_TEXT[docname] = (
+            smallest["px"],
+            (f"{smallest['src']} ({smallest['kind']}, {smallest['pt']:.0f} pt shown {smallest['shown']:.0f} px wide)"),
+        )
+    small = [
+        f"phone: text in figure {s['src'][:12]}… ({s['alt']!r}) renders at {s['px']:.1f} px "
+        f"(< {MIN_FIGURE_TEXT_PX} px; {s['pt']:.0f} pt text, shown {s['shown']:.0f} px wide)"
+        for s in sizes
+        if s["px"] < MIN_FIGURE_TEXT_PX
+    ]
     SMALL_FIGURE_TEXT.extend(f"{docname}: {line}" for line in small)
     return small if os.environ.get(STRICT_FIGURE_TEXT_ENV, "1") else []
 
@@ -478,8 +519,15 @@ def reader_views(built_book, server, browser) -> dict:
     (the other views block it, as does test_page_in_a_real_browser)."""
     axe = measures.axe_source()
     problems: dict[str, list[str]] = {}
-    measured: dict = {"equations": [], "tables": [], "printouts": [], "axe": [], "print": [], "weights": [],
-                      "axe_version": measures.axe_version(axe)}
+    measured: dict = {
+        "equations": [],
+        "tables": [],
+        "printouts": [],
+        "axe": [],
+        "print": [],
+        "weights": [],
+        "axe_version": measures.axe_version(axe),
+    }
     started = time.perf_counter()
     for i, docname in enumerate(PAGES):
         found = problems.setdefault(docname, [])
@@ -487,7 +535,9 @@ def reader_views(built_book, server, browser) -> dict:
             context = browser.new_context(viewport=viewport, color_scheme=scheme, service_workers="block")
             outside: list[str] = []
             if view == "desktop":
-                context.on("request", lambda r, seen=outside: None if r.url.startswith(server + "/") else seen.append(r.url))
+                context.on(
+                    "request", lambda r, seen=outside: None if r.url.startswith(server + "/") else seen.append(r.url)
+                )
             else:
                 context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server + "/") else r.abort())
             page = context.new_page()
@@ -502,8 +552,9 @@ def reader_views(built_book, server, browser) -> dict:
                 size = f"{viewport['width']} px {scheme}"
                 measured["equations"] += [(docname, size, e) for e in page.evaluate(measures.EQUATIONS)]
                 measured["tables"] += [(docname, size, t) for t in page.evaluate(measures.TABLES, False)]
-                measured["printouts"] += [(docname, size, o)
-                                          for o in page.evaluate(measures.PRINTOUTS, measures.ALIGNED_ROW)]
+                measured["printouts"] += [
+                    (docname, size, o) for o in page.evaluate(measures.PRINTOUTS, measures.ALIGNED_ROW)
+                ]
                 page.add_script_tag(content=axe)
                 axe_found = page.evaluate(measures.AXE_RUN, [measures.AXE_TAGS, view == "desktop"])
                 measured["axe"] += [(docname, size, v) for v in axe_found]
@@ -536,7 +587,9 @@ def reader_views(built_book, server, browser) -> dict:
                 context.close()
             found += [f"{tag}: asked for something outside the book: {url}" for url in sorted(set(outside))]
     seconds = time.perf_counter() - started
-    print(f"\nreader's view of {len(PAGES)} pages x {len(VIEWS)} views (with axe-core, paper and weights) in {seconds:.0f} s")
+    print(
+        f"\nreader's view of {len(PAGES)} pages x {len(VIEWS)} views (with axe-core, paper and weights) in {seconds:.0f} s"
+    )
     return {"problems": problems, "measured": measured}
 
 
@@ -571,9 +624,16 @@ def test_the_reader_view_of_every_page(reader_views):
     for docname, (px, what) in sorted(FIGURE_TEXT.items(), key=lambda kv: kv[1][0]):
         print(f"  {px:5.1f} px  {docname}: {what}")
     if SMALL_FIGURE_TEXT:
-        print(f"{len(SMALL_FIGURE_TEXT)} figure(s) with text under {MIN_FIGURE_TEXT_PX} px on a phone"
-              + ("" if os.environ.get(STRICT_FIGURE_TEXT_ENV, "1") else f" (reported; {STRICT_FIGURE_TEXT_ENV}=1 fails on them)")
-              + ":\n  " + "\n  ".join(SMALL_FIGURE_TEXT))
+        print(
+            f"{len(SMALL_FIGURE_TEXT)} figure(s) with text under {MIN_FIGURE_TEXT_PX} px on a phone"
+            + (
+                ""
+                if os.environ.get(STRICT_FIGURE_TEXT_ENV, "1")
+                else f" (reported; {STRICT_FIGURE_TEXT_ENV}=1 fails on them)"
+            )
+            + ":\n  "
+            + "\n  ".join(SMALL_FIGURE_TEXT)
+        )
     report = {d: p for d, p in problems.items() if p}
     assert not report, "\n".join(f"{d}:\n  " + "\n  ".join(p) for d, p in report.items())
 
@@ -584,9 +644,11 @@ def test_search_results_have_no_raw_tex(built_book, server, browser):
     page = context.new_page()
     try:
         page.goto(f"{server}/search.html?q=softmax", wait_until="load")
-        page.wait_for_function("() => /Search finished|found/.test("
-                               "(document.querySelector('#search-results .search-summary') || {}).textContent || '')",
-                               timeout=30_000)
+        page.wait_for_function(
+            "() => /Search finished|found/.test("
+            "(document.querySelector('#search-results .search-summary') || {}).textContent || '')",
+            timeout=30_000,
+        )
         page.wait_for_timeout(1500)  # snippets arrive one page fetch at a time
         results = page.evaluate("""() => Array.from(document.querySelectorAll('#search-results ul.search li'),
                                         li => li.textContent.replace(/\\s+/g, ' ').trim())""")
@@ -602,10 +664,16 @@ def test_search_results_have_no_raw_tex(built_book, server, browser):
 
 
 def test_every_built_page_is_checked(built_book):
-    built = sorted(str(p.relative_to(built_book.html_dir).with_suffix("")) for p in built_book.html_dir.rglob("*.html")
-                   if not p.relative_to(built_book.html_dir).parts[0].startswith("_"))
-    redirects = [p for p in built if "http-equiv=\"refresh\"" in
-                 (built_book.html_dir / f"{p}.html").read_text(encoding="utf-8").lower()]
+    built = sorted(
+        str(p.relative_to(built_book.html_dir).with_suffix(""))
+        for p in built_book.html_dir.rglob("*.html")
+        if not p.relative_to(built_book.html_dir).parts[0].startswith("_")
+    )
+    redirects = [
+        p
+        for p in built
+        if 'http-equiv="refresh"' in (built_book.html_dir / f"{p}.html").read_text(encoding="utf-8").lower()
+    ]
     unchecked = sorted(set(built) - set(PAGES) - set(redirects))
     assert not unchecked, f"pages built but not opened in the browser test: {unchecked}"
 
@@ -629,10 +697,12 @@ def test_page_in_a_real_browser(docname, built_book, server, browser, anchors):
         else:
             blocked.append(url)
             route_obj.abort()
+
     context.route("**/*", route)
     page = context.new_page()
-    page.on("console", lambda msg: console_errors.append(f"console.{msg.type}: {msg.text}")
-            if msg.type == "error" else None)
+    page.on(
+        "console", lambda msg: console_errors.append(f"console.{msg.type}: {msg.text}") if msg.type == "error" else None
+    )
     page.on("pageerror", lambda exc: console_errors.append(f"uncaught: {exc}"))
     page.on("websocket", lambda ws: blocked.append(ws.url))
     page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
@@ -725,8 +795,11 @@ def test_page_in_a_real_browser(docname, built_book, server, browser, anchors):
         problems.append(f"tried to reach the network (blocked): {sorted(set(blocked))}")
     if failed:
         problems.append(f"requests that failed: {failed}")
-    problems += [f"console error: {e}" for e in console_errors
-                 if not any(pattern.search(e) for pattern, _reason in KNOWN_HARMLESS_CONSOLE_ERRORS)]
+    problems += [
+        f"console error: {e}"
+        for e in console_errors
+        if not any(pattern.search(e) for pattern, _reason in KNOWN_HARMLESS_CONSOLE_ERRORS)
+    ]
     print(f"{docname}: checked in {time.perf_counter() - started:.1f} s")
     assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
 
@@ -752,10 +825,17 @@ def test_no_display_equation_is_wider_than_its_box(measured):
     phone = [(d, tag, e) for d, tag, e in equations if tag.startswith(str(PHONE["width"]))]
     if phone:
         d, _tag, e = max(phone, key=lambda x: x[2]["need"] - x[2]["have"])
-        print(f"\n{len(equations)} display equations measured; widest at {PHONE['width']} px: {d}{_where(e)} "
-              f"{e['need']} px in a {e['have']} px box: {e['tex']}")
-    report = sorted({f"{d} ({tag}, {_where(e)}): {e['need']} px in a {e['have']} px box, "
-                     f"{e['need'] - e['have']} px cut: {e['tex']}" for d, tag, e in cut})
+        print(
+            f"\n{len(equations)} display equations measured; widest at {PHONE['width']} px: {d}{_where(e)} "
+            f"{e['need']} px in a {e['have']} px box: {e['tex']}"
+        )
+    report = sorted(
+        {
+            f"{d} ({tag}, {_where(e)}): {e['need']} px in a {e['have']} px box, "
+            f"{e['need'] - e['have']} px cut: {e['tex']}"
+            for d, tag, e in cut
+        }
+    )
     print(f"{len(report)} display equation(s) wider than their box" + ("".join(f"\n  {r}" for r in report)))
     assert not report, f"{len(report)} display equation(s) wider than their box:\n  " + "\n  ".join(report)
 
@@ -767,13 +847,20 @@ def test_no_table_is_cut_without_a_scroll_cue(measured):
     if wide:
         d, tag, t = max(wide, key=lambda x: x[2]["need"] - x[2]["have"])
         print(f"\nworst table: {d}{_where(t)} at {tag}, {t['need']} px in a {t['have']} px box ({t['label']!r})")
-    print(f"{len(tables)} tables measured; {len(wide)} wider than their box, {len(cut)} of them without "
-          f"a scroll box that shows a cue and takes the keyboard")
+    print(
+        f"{len(tables)} tables measured; {len(wide)} wider than their box, {len(cut)} of them without "
+        f"a scroll box that shows a cue and takes the keyboard"
+    )
     for d, tag, t in wide:
-        print(f"  {d} ({tag}, {_where(t)}): {t['need']} px in {t['have']} px, scrolls={t['scrolls']} "
-              f"cue={t['cue']} focusable={t['focusable']}: {t['label']!r}")
-    report = [f"{d} ({tag}, {_where(t)}): table {t['label']!r} is {t['need']} px in a {t['have']} px box "
-              f"(scrolls: {t['scrolls']}, cue: {t['cue']}, keyboard: {t['focusable']})" for d, tag, t in cut]
+        print(
+            f"  {d} ({tag}, {_where(t)}): {t['need']} px in {t['have']} px, scrolls={t['scrolls']} "
+            f"cue={t['cue']} focusable={t['focusable']}: {t['label']!r}"
+        )
+    report = [
+        f"{d} ({tag}, {_where(t)}): table {t['label']!r} is {t['need']} px in a {t['have']} px box "
+        f"(scrolls: {t['scrolls']}, cue: {t['cue']}, keyboard: {t['focusable']})"
+        for d, tag, t in cut
+    ]
     assert not report, f"{len(report)} table(s) cut:\n  " + "\n  ".join(report)
 
 
@@ -782,14 +869,20 @@ def test_no_printed_table_wraps_on_a_phone(measured):
     aligned = [(d, tag, p) for d, tag, p in printouts if p["aligned"]]
     wrapped = {(d, p["where"], p["first"]): (d, p) for d, tag, p in aligned if p["need"] > p["have"] + 1}
     widest = max((p["chars"] for _d, _t, p in aligned), default=0)
-    print(f"\n{len(printouts) // 2} printouts per phone view, {len(aligned) // 2} with aligned rows "
-          f"(longest row {widest} characters); {len(wrapped)} wrap at {PHONE['width']} px")
-    report = [f"{d} ({_where(p)}): {p['chars']} characters, {p['need']} px in a {p['have']} px box: {p['first']!r}"
-              for d, p in wrapped.values()]
+    print(
+        f"\n{len(printouts) // 2} printouts per phone view, {len(aligned) // 2} with aligned rows "
+        f"(longest row {widest} characters); {len(wrapped)} wrap at {PHONE['width']} px"
+    )
+    report = [
+        f"{d} ({_where(p)}): {p['chars']} characters, {p['need']} px in a {p['have']} px box: {p['first']!r}"
+        for d, p in wrapped.values()
+    ]
     for line in report:
         print(f"  {line}")
-    assert not report, (f"{len(report)} printed table(s) wrap at {PHONE['width']} px (rows no longer line up):\n  "
-                        + "\n  ".join(report))
+    assert not report, (
+        f"{len(report)} printed table(s) wrap at {PHONE['width']} px (rows no longer line up):\n  "
+        + "\n  ".join(report)
+    )
 
 
 def test_axe_finds_no_wcag_violation(measured):
@@ -799,9 +892,11 @@ def test_axe_finds_no_wcag_violation(measured):
     by_rule: dict[str, int] = {}
     for _d, _t, v in violations:
         by_rule[v["id"]] = by_rule.get(v["id"], 0) + len(v["nodes"])
-    print(f"\naxe-core {measured['axe_version']} ({', '.join(measures.AXE_TAGS)}) on {len(PAGES)} pages x "
-          f"{len(VIEWS)} views: {len(by_rule)} rule(s) violated, {nodes} element(s) "
-          + ", ".join(f"{rule}: {n}" for rule, n in sorted(by_rule.items())))
+    print(
+        f"\naxe-core {measured['axe_version']} ({', '.join(measures.AXE_TAGS)}) on {len(PAGES)} pages x "
+        f"{len(VIEWS)} views: {len(by_rule)} rule(s) violated, {nodes} element(s) "
+        + ", ".join(f"{rule}: {n}" for rule, n in sorted(by_rule.items()))
+    )
     report = []
     for d, tag, v in violations:
         for n in v["nodes"]:
@@ -819,13 +914,24 @@ def test_every_page_prints_whole(measured):
         report += [f"{d}: navigation on paper: {el}" for el in paper["chrome"]]
         report += [f"{d}: control on paper: {el}" for el in paper["controls"]]
         report += [f"{d}: {b}" for b in paper["bad"]]
-        report += [f"{d} ({_where(e)}): equation {e['need']} px on a {e['have']} px line: {e['tex']}"
-                   for e in paper["equations"] if e["need"] > e["have"] + 1]
-        report += [f"{d} ({_where(t)}): table {t['label']!r} {t['need']} px on a {t['have']} px line"
-                   for t in paper["tables"] if t["need"] > t["have"] + 1]
-        report += [f"{d} ({_where(p)}): printed table wraps on paper: {p['first']!r}"
-                   for p in paper["printouts"] if p["aligned"] and p["need"] > p["have"] + 1]
-    print(f"\non paper ({measures.PRINT_WIDTH} px text width): {len(measured['print'])} pages, {len(report)} problem(s)")
+        report += [
+            f"{d} ({_where(e)}): equation {e['need']} px on a {e['have']} px line: {e['tex']}"
+            for e in paper["equations"]
+            if e["need"] > e["have"] + 1
+        ]
+        report += [
+            f"{d} ({_where(t)}): table {t['label']!r} {t['need']} px on a {t['have']} px line"
+            for t in paper["tables"]
+            if t["need"] > t["have"] + 1
+        ]
+        report += [
+            f"{d} ({_where(p)}): printed table wraps on paper: {p['first']!r}"
+            for p in paper["printouts"]
+            if p["aligned"] and p["need"] > p["have"] + 1
+        ]
+    print(
+        f"\non paper ({measures.PRINT_WIDTH} px text width): {len(measured['print'])} pages, {len(report)} problem(s)"
+    )
     assert not report, f"{len(report)} problem(s) on paper:\n  " + "\n  ".join(report)
 
 
@@ -835,13 +941,21 @@ def test_page_weight(measured):
     rows = measured["weights"]
     heaviest = max(rows, key=lambda r: r[2])
     heaviest_next = max(rows, key=lambda r: r[3])
-    print(f"\npage weight: first load {min(r[2] for r in rows) / 1e6:.2f}-{heaviest[2] / 1e6:.2f} MB "
-          f"(heaviest {heaviest[0]}); next page {min(r[3] for r in rows) / 1e6:.2f}-{heaviest_next[3] / 1e6:.2f} MB "
-          f"(heaviest {heaviest_next[1]} after {heaviest_next[0]})")
+    print(
+        f"\npage weight: first load {min(r[2] for r in rows) / 1e6:.2f}-{heaviest[2] / 1e6:.2f} MB "
+        f"(heaviest {heaviest[0]}); next page {min(r[3] for r in rows) / 1e6:.2f}-{heaviest_next[3] / 1e6:.2f} MB "
+        f"(heaviest {heaviest_next[1]} after {heaviest_next[0]})"
+    )
     for docname, following, first, second in rows:
         print(f"  {docname}: {first / 1e6:.2f} MB; then {following}: {second / 1e6:.2f} MB")
-    over = [f"{d}: {first / 1e6:.2f} MB on a first visit (goal {FIRST_LOAD_GOAL / 1e6} MB)"
-            for d, _f, first, _s in rows if first > FIRST_LOAD_GOAL]
-    over += [f"{f} after {d}: {second / 1e6:.2f} MB of new bytes (goal {NEXT_PAGE_GOAL / 1e6} MB)"
-             for d, f, _first, second in rows if second > NEXT_PAGE_GOAL]
+    over = [
+        f"{d}: {first / 1e6:.2f} MB on a first visit (goal {FIRST_LOAD_GOAL / 1e6} MB)"
+        for d, _f, first, _s in rows
+        if first > FIRST_LOAD_GOAL
+    ]
+    over += [
+        f"{f} after {d}: {second / 1e6:.2f} MB of new bytes (goal {NEXT_PAGE_GOAL / 1e6} MB)"
+        for d, f, _first, second in rows
+        if second > NEXT_PAGE_GOAL
+    ]
     assert not over, "pages heavier than the goal:\n  " + "\n  ".join(over)

@@ -1,23 +1,24 @@
 """Chapter 1: the arrow figures, one colour per word, and the chapter's exercise checkers."""
+
 import itertools
 
 import matplotlib
 import numpy as np
 import pytest
+from helpers import said
 
 import attnlib
 from attnlib import check, plot
 from attnlib.exercises import ch01
-from helpers import said
-
 
 # --- figures ------------------------------------------------------------------------------
+
 
 def test_arrow_parts_draws_the_two_steps_dashed_and_the_arrow_in_the_word_colour():
     fig = plot.arrow_parts("cat", [3.0, 0.5])
     (ax,) = fig.axes
     dashed = [line for line in ax.lines if line.get_linestyle() == "--"]
-    assert [list(line.get_xdata()) for line in dashed] == [[0, 3.0], [3.0, 3.0]]   # right, then up
+    assert [list(line.get_xdata()) for line in dashed] == [[0, 3.0], [3.0, 3.0]]  # right, then up
     assert [list(line.get_ydata()) for line in dashed] == [[0, 0], [0, 0.5]]
     texts = " ".join(t.get_text() for t in ax.texts)
     assert "x = 3" in texts and "y = 0.5" in texts and "cat [3, 0.5]" in texts
@@ -44,9 +45,11 @@ def test_arrows_colour_each_word_by_word_colour():
 
 # --- one colour per word ----------------------------------------------------------------------
 
+
 def _luminance(hex_colour: str) -> float:
     def lin(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
     r, g, b = (lin(c) for c in matplotlib.colors.to_rgb(hex_colour))
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -56,9 +59,15 @@ def _lab(hex_colour: str) -> np.ndarray:
 
     def lin(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
     r, g, b = (lin(c) for c in to_rgb(hex_colour))
-    xyz = np.array([(0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b,
-                    (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883])
+    xyz = np.array(
+        [
+            (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+            0.2126 * r + 0.7152 * g + 0.0722 * b,
+            (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+        ]
+    )
     f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
     return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
 
@@ -72,9 +81,18 @@ def test_every_word_colour_reads_on_white_and_on_a_dark_page(word):
 
 
 # Every sentence the course draws or prints, and chapter 1's five arrows drawn together.
-SENTENCES = [attnlib.RUNNING_SENTENCE, "the cat sat", "a puppy ran", "a kitten ran", "the truck drove",
-             "the dog drove the truck", "the dog drove a truck", "the kitten drove the truck",
-             "a puppy drove the car", " ".join(attnlib.VOCAB_2D)]
+SENTENCES = [
+    attnlib.RUNNING_SENTENCE,
+    "the cat sat",
+    "a puppy ran",
+    "a kitten ran",
+    "the truck drove",
+    "the dog drove the truck",
+    "the dog drove a truck",
+    "the kitten drove the truck",
+    "a puppy drove the car",
+    " ".join(attnlib.VOCAB_2D),
+]
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
@@ -93,37 +111,44 @@ def test_word_colour_is_one_colour_per_word_whatever_the_spelling():
 
 # --- ch01.angle_between -------------------------------------------------------------------
 
+
 def test_angle_between_cases_cover_two_three_and_four_numbers_and_every_edge():
     cases = ch01.BETWEEN_CASES
     assert {len(a) for a, _ in cases} == {2, 3, 4}
     cosines = [ch01._cosine(a, b) for a, b in cases]
-    assert any(abs(c) < 1e-12 for c in cosines)                      # a right angle
-    assert any(c > 1 for c in cosines)                              # rounding past 1
-    assert any(c < -0.999 for c in cosines)                          # opposite arrows
+    assert any(abs(c) < 1e-12 for c in cosines)  # a right angle
+    assert any(c > 1 for c in cosines)  # rounding past 1
+    assert any(c < -0.999 for c in cosines)  # opposite arrows
 
 
-@pytest.mark.parametrize("fn", [
-    ch01._between_solution,
-    ch01._between_numpy,
-    ch01._between_hypot,
-    lambda a, b: np.float32(ch01._between_solution(a, b)),
-    lambda a, b: np.degrees(np.arccos(np.clip(np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b), -1, 1))),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        ch01._between_solution,
+        ch01._between_numpy,
+        ch01._between_hypot,
+        lambda a, b: np.float32(ch01._between_solution(a, b)),
+        lambda a, b: np.degrees(np.arccos(np.clip(np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b), -1, 1))),
+    ],
+)
 def test_angle_between_accepts_every_right_form(fn, capsys):
     assert check("ch01.angle_between", fn), said(capsys)
 
 
-@pytest.mark.parametrize("fn, hint", [
-    (ch01._between_radians, "radians"),
-    (ch01._between_cosine, "cosine of the angle"),
-    (ch01._between_no_lengths, "division by both lengths"),
-    (ch01._between_first_two, "only the first two"),
-    (ch01._between_unclipped, "between -1 and 1"),
-    (ch01._between_atan2, "only the first two"),
-    (ch01._between_no_return, "return"),
-    (ch01._between_mutates, "changed"),
-    (lambda a, b: [ch01._between_solution(a, b)], "one number"),
-])
+@pytest.mark.parametrize(
+    "fn, hint",
+    [
+        (ch01._between_radians, "radians"),
+        (ch01._between_cosine, "cosine of the angle"),
+        (ch01._between_no_lengths, "division by both lengths"),
+        (ch01._between_first_two, "only the first two"),
+        (ch01._between_unclipped, "between -1 and 1"),
+        (ch01._between_atan2, "only the first two"),
+        (ch01._between_no_return, "return"),
+        (ch01._between_mutates, "changed"),
+        (lambda a, b: [ch01._between_solution(a, b)], "one number"),
+    ],
+)
 def test_angle_between_rejects_plausible_wrong_functions_with_a_pointed_hint(fn, hint, capsys):
     assert not check("ch01.angle_between", fn)
     assert hint in said(capsys)
@@ -138,6 +163,7 @@ def test_angle_between_agrees_with_the_chapter_s_picture():
 
 # --- ch01.closest_to_sat ----------------------------------------------------------------------
 
+
 def test_closest_to_sat_hints_never_name_the_answer(capsys):
     assert check("ch01.closest_to_sat", "ran")
     capsys.readouterr()
@@ -151,6 +177,7 @@ def test_closest_to_sat_hints_never_name_the_answer(capsys):
 
 # --- ch01.longer_arrow ----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("answer", [[1.6, 5.4], (2.0, 6.0), np.array([2.4, 8.1]), [3, 9], np.float32([1.6, 5.4])])
 def test_longer_arrow_accepts_any_long_arrow_pointing_truck_s_way(answer, capsys):
     assert check("ch01.longer_arrow", answer), said(capsys)
@@ -162,16 +189,19 @@ def test_longer_arrow_accepts_a_torch_tensor(capsys):
     assert check("ch01.longer_arrow", torch.tensor([2.0, 6.0], dtype=torch.bfloat16)), said(capsys)
 
 
-@pytest.mark.parametrize("answer, hint", [
-    ([0.8, 2.7], "5.63 long"),                    # truck itself
-    ([1.0, 3.0], "twice truck's"),                # right way, too short
-    ([2.7, 0.8], "from kitten's"),                # x and y swapped
-    ([1.0, 6.0], "from car's"),                   # long, but nearer car
-    ([-1.6, -5.4], "opposite"),
-    ([1.6, 5.4, 0.0], "shape (3,)"),
-    ([[1.6, 5.4]], "shape (1, 2)"),
-    ([0, 0], "length 0"),
-])
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        ([0.8, 2.7], "5.63 long"),  # truck itself
+        ([1.0, 3.0], "twice truck's"),  # right way, too short
+        ([2.7, 0.8], "from kitten's"),  # x and y swapped
+        ([1.0, 6.0], "from car's"),  # long, but nearer car
+        ([-1.6, -5.4], "opposite"),
+        ([1.6, 5.4, 0.0], "shape (3,)"),
+        ([[1.6, 5.4]], "shape (1, 2)"),
+        ([0, 0], "length 0"),
+    ],
+)
 def test_longer_arrow_rejects_with_a_hint(answer, hint, capsys):
     assert not check("ch01.longer_arrow", answer)
     assert hint in said(capsys)
@@ -184,8 +214,6 @@ CH01 = [i for i in attnlib.exercise_ids() if i.startswith("ch01.")]
 
 def test_chapter_1_has_the_exercises_the_notebook_uses():
     assert CH01 == ["ch01.angle_between", "ch01.closest_to_sat", "ch01.longer_arrow"]
-
-
 
 
 def test_angle_between_figure_marks_the_angle_and_reads_on_a_phone():

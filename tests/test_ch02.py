@@ -3,15 +3,15 @@
 import matplotlib
 import numpy as np
 import pytest
+from helpers import said
 
 import attnlib
 from attnlib import check, plot
 from attnlib.exercises import ch02
 from attnlib.exercises.ch02 import _make_x
-from helpers import said
-
 
 # --- figures ---------------------------------------------------------------------------------
+
 
 def test_arrows_to_rows_draws_one_arrow_and_one_row_per_word_in_the_word_colours():
     vectors = {w: attnlib.VOCAB_2D[w] for w in ["cat", "dog", "car"]}
@@ -19,14 +19,16 @@ def test_arrows_to_rows_draws_one_arrow_and_one_row_per_word_in_the_word_colours
     assert isinstance(fig, matplotlib.figure.Figure)
     left, right = fig.axes
     labels = [t.get_text() for t in left.texts if t.get_text()]
-    assert labels == ["cat", "dog", "car"]             # one labelled arrow per word
+    assert labels == ["cat", "dog", "car"]  # one labelled arrow per word
     assert left.get_xlabel() == "animal-ness" and left.get_ylabel() == "vehicle-ness"
-    assert len(right.patches) == 3 * 2                  # one cell per number
+    assert len(right.patches) == 3 * 2  # one cell per number
     assert [t.get_text() for t in right.get_yticklabels()] == ["cat", "dog", "car"]
     assert [t.get_text() for t in right.get_xticklabels()] == ["animal", "vehicle"]
-    assert right.get_ylabel() == ""                     # n is not named before the text defines it
-    for i, word in enumerate(["cat", "dog", "car"]):    # row i is tinted in its word's colour
-        assert right.patches[2 * i].get_facecolor()[:3] == pytest.approx(matplotlib.colors.to_rgb(plot.word_colour(word)))
+    assert right.get_ylabel() == ""  # n is not named before the text defines it
+    for i, word in enumerate(["cat", "dog", "car"]):  # row i is tinted in its word's colour
+        assert right.patches[2 * i].get_facecolor()[:3] == pytest.approx(
+            matplotlib.colors.to_rgb(plot.word_colour(word))
+        )
         assert matplotlib.colors.to_hex(right.get_yticklabels()[i].get_color()) == plot.word_colour(word).lower()
     matplotlib.pyplot.close(fig)
 
@@ -38,7 +40,9 @@ def test_stacked_rows_names_the_columns_by_feature_and_typesets_d_model():
     assert right.get_xlabel() == r"$d_{\mathrm{model}}$ = 4 columns"
     assert right.get_ylabel() == ""
     words = [t for t in left.texts if t.get_text()]
-    assert [matplotlib.colors.to_hex(t.get_color()) for t in words] == [plot.word_colour(w).lower() for w in ["the", "cat", "sat"]]
+    assert [matplotlib.colors.to_hex(t.get_color()) for t in words] == [
+        plot.word_colour(w).lower() for w in ["the", "cat", "sat"]
+    ]
     matplotlib.pyplot.close(fig)
 
 
@@ -51,6 +55,7 @@ def test_grid_typesets_the_names_of_its_sides():
 
 
 # --- ch02.build_x ------------------------------------------------------------------------------
+
 
 def test_build_x_hints_name_the_mistake(capsys):
     X = attnlib.sentence_matrix("a puppy ran")
@@ -73,6 +78,7 @@ def test_build_x_accepts_bfloat16(capsys):
 
 # --- ch02.shapes_after_edit ----------------------------------------------------------------------
 
+
 def test_shapes_after_edit_points_at_d_model(capsys):
     check("ch02.shapes_after_edit", [(10, 768), (12, 770), (7, 768)])
     assert "never changes d_model" in said(capsys)
@@ -83,6 +89,7 @@ def test_shapes_after_edit_points_at_d_model(capsys):
 
 
 # --- ch02.make_x -------------------------------------------------------------------------------
+
 
 def test_make_x_reference_solution_names_both_lengths():
     with pytest.raises(ValueError, match=r"\b2\b.*\b3\b|\b3\b.*\b2\b"):
@@ -101,16 +108,19 @@ def test_ragged_cases_put_the_odd_vector_in_every_position():
     assert positions == {"first", "inside", "last"}
 
 
-@pytest.mark.parametrize("fn, hint", [
-    (lambda vs: np.array(vs, dtype=float), "does not name the lengths"),           # numpy's message
-    (ch02._make_x_first_vs_last, "in the middle"),
-    (ch02._make_x_first_two, "last"),
-    (ch02._make_x_wrong_error, "raised TypeError"),
-    (ch02._make_x_columns, "COLUMN"),
-    (ch02._make_x_flat, "flat list"),
-    (ch02._make_x_no_return, "return"),
-    (ch02._make_x_mutates, "changed its input `vectors`"),
-])
+@pytest.mark.parametrize(
+    "fn, hint",
+    [
+        (lambda vs: np.array(vs, dtype=float), "does not name the lengths"),  # numpy's message
+        (ch02._make_x_first_vs_last, "in the middle"),
+        (ch02._make_x_first_two, "last"),
+        (ch02._make_x_wrong_error, "raised TypeError"),
+        (ch02._make_x_columns, "COLUMN"),
+        (ch02._make_x_flat, "flat list"),
+        (ch02._make_x_no_return, "return"),
+        (ch02._make_x_mutates, "changed its input `vectors`"),
+    ],
+)
 def test_make_x_rejects_plausible_wrong_functions(fn, hint, capsys):
     assert not check("ch02.make_x", fn)
     assert hint in said(capsys)
@@ -126,6 +136,7 @@ def test_make_x_accepts_other_right_forms(capsys):
         if len({len(v) for v in vs}) > 1:
             raise ValueError("lengths " + ", ".join(str(len(v)) for v in vs))
         return [[float(x) for x in v] for v in vs]
+
     assert check("ch02.make_x", lists_out), said(capsys)
 
 
@@ -136,8 +147,6 @@ CH02 = [i for i in attnlib.exercise_ids() if i.startswith("ch02.")]
 
 def test_chapter_2_has_the_exercises_the_notebook_uses():
     assert CH02 == ["ch02.build_x", "ch02.make_x", "ch02.shapes_after_edit"]
-
-
 
 
 def test_build_x_names_a_row_that_belongs_to_another_word(capsys):

@@ -3,13 +3,14 @@
 import matplotlib
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from helpers import said
+from hypothesis import given
+from hypothesis import strategies as st
 
 import attnlib
 from attnlib import check, plot
 from attnlib.exercises import Wrong
 from attnlib.exercises.ch03 import parse_tag
-from helpers import said
 
 
 def test_shape_blocks_draws_one_cell_per_entry():
@@ -26,19 +27,29 @@ def test_shape_blocks_draws_one_cell_per_entry():
 
 
 def test_shape_blocks_typesets_every_label_and_fits_a_phone():
-    fig = plot.shape_blocks([{"X": np.zeros((3, 4)), "W_Q": np.zeros((4, 2)), "W_V": np.zeros((4, 5))}],
-                            captions={"W_Q": "d_model × d_k"})
+    fig = plot.shape_blocks(
+        [{"X": np.zeros((3, 4)), "W_Q": np.zeros((4, 2)), "W_V": np.zeros((4, 5))}], captions={"W_Q": "d_model × d_k"}
+    )
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert "$W_Q$" in texts and r"$d_{\mathrm{model}} \times d_k$" in texts
-    assert not any("_" in t and "$" not in t for t in texts), texts   # no raw underscores
+    assert not any("_" in t and "$" not in t for t in texts), texts  # no raw underscores
     assert fig.get_figwidth() <= 6.4 + 1e-9
     fig.canvas.draw()  # every label parses as mathtext
     matplotlib.pyplot.close(fig)
 
 
-@pytest.mark.parametrize("plain, typeset", [("d_model", r"$d_{\mathrm{model}}$"), ("W_Q", "$W_Q$"), ("n", "$n$"),
-                                            ("n × d_v", r"$n \times d_v$"), ("XW_Q", "$XW_Q$"), ("3×4", "3×4"),
-                                            ("$x$", "$x$")])
+@pytest.mark.parametrize(
+    "plain, typeset",
+    [
+        ("d_model", r"$d_{\mathrm{model}}$"),
+        ("W_Q", "$W_Q$"),
+        ("n", "$n$"),
+        ("n × d_v", r"$n \times d_v$"),
+        ("XW_Q", "$XW_Q$"),
+        ("3×4", "3×4"),
+        ("$x$", "$x$"),
+    ],
+)
 def test_math_label(plain, typeset):
     assert plot.math_label(plain) == typeset
 
@@ -50,8 +61,10 @@ def test_parse_tag_reads_what_shape_tag_writes(dims):
         assert parse_tag(attnlib.shape_tag("P", x, latex=latex)) == ("P", tuple(dims))
 
 
-@pytest.mark.parametrize("text, dims", [("R^(2x3)", (2, 3)), ("P in R^{2 x 3}", (2, 3)), ("ℝ^{7}", (7,)),
-                                        ("$P \\in \\mathbb{R}^{2 \\times 3}$", (2, 3))])
+@pytest.mark.parametrize(
+    "text, dims",
+    [("R^(2x3)", (2, 3)), ("P in R^{2 x 3}", (2, 3)), ("ℝ^{7}", (7,)), ("$P \\in \\mathbb{R}^{2 \\times 3}$", (2, 3))],
+)
 def test_parse_tag_accepts_plain_typing(text, dims):
     assert parse_tag(text)[1] == dims
 
@@ -77,7 +90,7 @@ def test_specific_hints(capsys):
     assert "one row" in said(capsys)
     check("ch03.attention_shapes", {"W_V": (8, 3), "K": (6, 4), "S": (6, 6), "Z": (6, 4)})
     out = said(capsys)
-    assert "shape of V" in out and "blend" not in out   # the table, not chapter 10
+    assert "shape of V" in out and "blend" not in out  # the table, not chapter 10
 
 
 def test_true_tags_reads_every_way_of_writing_letters(capsys):
@@ -93,6 +106,7 @@ def test_the_true_tags_are_the_true_ones():
     n, d_model = 3, 4
     tags = {"a": (3, 1), "b": (3,), "c": (1, 3), "d": (n, 1), "e": (n, d_model)}
     from attnlib.exercises.ch03 import TRUE_TAGS
+
     assert TRUE_TAGS == {k for k, shape in tags.items() if shape == c.shape}
 
 
@@ -109,5 +123,3 @@ CH03 = [i for i in attnlib.exercise_ids() if i.startswith("ch03.")]
 
 def test_chapter_3_has_the_exercises_the_notebook_uses():
     assert CH03 == ["ch03.attention_shapes", "ch03.read_shapes", "ch03.tag_of_array", "ch03.true_tags"]
-
-

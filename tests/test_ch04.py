@@ -5,13 +5,13 @@ contain anything a learner's code raises, and never hand out the solution."""
 import matplotlib
 import numpy as np
 import pytest
+from helpers import hint_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlib
 from attnlib import check, plot
 from attnlib.exercises import ch04, get, mentions_shape
-from helpers import hint_for
 
 CH04 = ["ch04.by_hand", "ch04.design_w", "ch04.my_matmul", "ch04.shapes"]
 
@@ -28,16 +28,20 @@ def test_loop_matmul_matches_numpy(rows, inner, cols, seed):
 
 # --- ch04.by_hand ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("answer, words", [
-    (ch04._HAND_MN.T, "swapped"),
-    (ch04._HAND_N @ ch04._HAND_M, "N times M"),
-    (ch04._HAND_SHORT, "short of a term"),
-    ([[2, 9], [16, -1]], "cell (1, 1) is off"),
-    ([2, 9, 16, -5], "grid of 2 rows"),
-    ([["2", "9"], ["16", "-5"]], "text"),
-    ([[2 + 0j, 9], [16, -5]], "complex"),
-    ([[2, 9], [16]], "ragged"),
-])
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (ch04._HAND_MN.T, "swapped"),
+        (ch04._HAND_N @ ch04._HAND_M, "N times M"),
+        (ch04._HAND_SHORT, "short of a term"),
+        ([[2, 9], [16, -1]], "cell (1, 1) is off"),
+        ([2, 9, 16, -5], "grid of 2 rows"),
+        ([["2", "9"], ["16", "-5"]], "text"),
+        ([[2 + 0j, 9], [16, -5]], "complex"),
+        ([[2, 9], [16]], "ragged"),
+    ],
+)
 def test_by_hand_hints_name_the_mistake(answer, words, capsys):
     assert words in hint_for("ch04.by_hand", answer, capsys)
 
@@ -50,34 +54,38 @@ def test_by_hand_accepts_low_precision_tensors():
 
 # --- ch04.my_matmul ---------------------------------------------------------------------
 
+
 def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
     assert bool(check("ch04.my_matmul", attnlib.matmul)) is True
 
 
-@pytest.mark.parametrize("fn, words", [
-    (ch04._matmul_no_shape_check, "returned a result"),
-    (ch04._matmul_numpy, "does not name the shape"),
-    (ch04._matmul_vague_message, "does not name the shape"),
-    (ch04._matmul_one_shape, "does not name the shape (4, 5)"),
-    (ch04._matmul_type_error, "raised TypeError"),
-    (ch04._matmul_square_only, "(1, 4) and (4, 3)"),
-    (ch04._matmul_wrong_index, "cell (0, 1)"),
-    (ch04._matmul_off_by_one, "how far k runs"),
-    (ch04._matmul_transposed, "flipped"),
-    (ch04._matmul_no_return, "return"),
-    (ch04._matmul_zeroes_input, "changed its input `M`"),
-    (ch04._matmul_scribbles_after, "changed its input `N`"),
-])
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (ch04._matmul_no_shape_check, "returned a result"),
+        (ch04._matmul_numpy, "does not name the shape"),
+        (ch04._matmul_vague_message, "does not name the shape"),
+        (ch04._matmul_one_shape, "does not name the shape (4, 5)"),
+        (ch04._matmul_type_error, "raised TypeError"),
+        (ch04._matmul_square_only, "(1, 4) and (4, 3)"),
+        (ch04._matmul_wrong_index, "cell (0, 1)"),
+        (ch04._matmul_off_by_one, "how far k runs"),
+        (ch04._matmul_transposed, "flipped"),
+        (ch04._matmul_no_return, "return"),
+        (ch04._matmul_zeroes_input, "changed its input `M`"),
+        (ch04._matmul_scribbles_after, "changed its input `N`"),
+    ],
+)
 def test_my_matmul_catches_each_plausible_mistake(fn, words, capsys):
     assert words in hint_for("ch04.my_matmul", fn, capsys)
 
 
 def test_my_matmul_cases_cover_one_row_one_column_inner_one_and_square():
     shapes = [(M.shape, N.shape) for M, N, _ in ch04._MATMUL_PAIRS]
-    assert any(m[0] == 1 for m, _ in shapes)              # one row
-    assert any(n[1] == 1 for _, n in shapes)              # one column
-    assert any(m[1] == 1 for m, _ in shapes)              # inner number 1
-    assert any(m[0] != n[1] for m, n in shapes)           # non-square result
+    assert any(m[0] == 1 for m, _ in shapes)  # one row
+    assert any(n[1] == 1 for _, n in shapes)  # one column
+    assert any(m[1] == 1 for m, _ in shapes)  # inner number 1
+    assert any(m[0] != n[1] for m, n in shapes)  # non-square result
     assert any(m == n and m[0] == m[1] for m, n in shapes)  # square
     for a, b in ch04._MATMUL_BAD:
         assert a[1] != b[0] and a != b  # really illegal, and the two shapes can be told apart
@@ -91,31 +99,39 @@ def test_the_expected_products_cannot_be_touched_by_the_learner(capsys):
         assert np.array_equal(want, saved) and np.array_equal(M @ N, want)
 
 
-@pytest.mark.parametrize("message, shape, named", [
-    ("cannot multiply (2, 3) by (4, 5)", (4, 5), True),
-    ("M is 2×3 but N is 4×5", (2, 3), True),
-    ("shapes [2, 3] and [4, 5]", (4, 5), True),
-    ("3 != 4", (2, 3), False),
-    ("size 4 is different from 3", (4, 5), False),
-])
+@pytest.mark.parametrize(
+    "message, shape, named",
+    [
+        ("cannot multiply (2, 3) by (4, 5)", (4, 5), True),
+        ("M is 2×3 but N is 4×5", (2, 3), True),
+        ("shapes [2, 3] and [4, 5]", (4, 5), True),
+        ("3 != 4", (2, 3), False),
+        ("size 4 is different from 3", (4, 5), False),
+    ],
+)
 def test_a_shape_is_recognised_in_any_usual_spelling(message, shape, named):
     assert mentions_shape(message, shape) is named
 
 
 # --- ch04.shapes ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("answer, words", [
-    ([(3, 2), (5, 8), (1, 1), (3, 3), (6, 2)], "illegal"),
-    ([(3, 2), (5, 8), (3, 3), (1, 1), "illegal"], "inner numbers"),
-    ([(2, 3), (5, 8), (1, 1), (3, 3), "illegal"], "wrong order"),
-    ([(3, 2), (5, 8), 1, (3, 3), "illegal"], "single number"),
-    ([(3, 2), "illegal", (1, 1), (3, 3), "illegal"], "legal"),
-])
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ([(3, 2), (5, 8), (1, 1), (3, 3), (6, 2)], "illegal"),
+        ([(3, 2), (5, 8), (3, 3), (1, 1), "illegal"], "inner numbers"),
+        ([(2, 3), (5, 8), (1, 1), (3, 3), "illegal"], "wrong order"),
+        ([(3, 2), (5, 8), 1, (3, 3), "illegal"], "single number"),
+        ([(3, 2), "illegal", (1, 1), (3, 3), "illegal"], "legal"),
+    ],
+)
 def test_shapes_hints_say_which_product_and_why(answer, words, capsys):
     assert words in hint_for("ch04.shapes", answer, capsys)
 
 
 # --- the figure ---------------------------------------------------------------------------
+
 
 def _panel_texts(fig):
     return [t.get_text() for t in fig.axes[0].texts]
@@ -126,7 +142,7 @@ def test_matmul_cell_names_its_panels_and_keeps_one_scale():
     fig = plot.matmul_cell(Q, K.T, 1, 2, left_name="Q", right_name=r"K^{\mathsf{T}}")
     texts = _panel_texts(fig)
     assert "$Q$   3×2" in texts and r"$K^{\mathsf{T}}$   2×3" in texts and r"$QK^{\mathsf{T}}$   3×3" in texts
-    assert not any(t.startswith("$A") or t.startswith("$B") for t in texts)
+    assert not any(t.startswith(("$A", "$B")) for t in texts)
     assert "16" in fig._suptitle.get_text()
     sides = {(round(p.get_width(), 6), round(p.get_height(), 6)) for p in fig.axes[0].patches}
     assert sides == {(1.0, 1.0)}, "every cell of the three grids has the same size"
@@ -143,9 +159,11 @@ def test_matmul_cell_defaults_to_the_chapter_names():
 
 # --- the notebook and the registry agree -----------------------------------------------------
 
+
 def _solution_cells(path):
     import json
     from pathlib import Path
+
     nb = json.loads((Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8"))
     return [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Solution")]
 
@@ -161,14 +179,18 @@ def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_colla
 
 # --- ch04.design_w -------------------------------------------------------------------
 
-@pytest.mark.parametrize("answer, words", [
-    (ch04._W_DESIGN.T, "rows and columns swapped"),
-    (ch04._W_DESIGN[:, ::-1], "other order"),
-    ([[0, 1], [1, 1], [0, 0], [1, 0]], "column 1 (creature) of W, the row for 'vehicle' is"),
-    ([[1, 0], [0, -1], [0, 0], [1, 0]], "the rows for 'animal', 'vehicle' are"),
-    (ch04._CHAPTER_W, "chapter's W"),
-    ([0, 1, 1, -1, 0, 0, 1, 0], "arranged in shape (8,)"),
-])
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (ch04._W_DESIGN.T, "rows and columns swapped"),
+        (ch04._W_DESIGN[:, ::-1], "other order"),
+        ([[0, 1], [1, 1], [0, 0], [1, 0]], "column 1 (creature) of W, the row for 'vehicle' is"),
+        ([[1, 0], [0, -1], [0, 0], [1, 0]], "the rows for 'animal', 'vehicle' are"),
+        (ch04._CHAPTER_W, "chapter's W"),
+        ([0, 1, 1, -1, 0, 0, 1, 0], "arranged in shape (8,)"),
+    ],
+)
 def test_design_w_hints_name_the_entry(answer, words, capsys):
     assert words in hint_for("ch04.design_w", answer, capsys)
 
@@ -182,13 +204,14 @@ def test_design_w_means_what_the_statement_says():
 
 # --- the geometry figures: a matrix moves arrows, a row of XW is a sum of W's rows ------------
 
+
 def test_moved_arrows_draws_each_word_before_and_after_and_stays_legible_on_a_phone():
     from test_figure_text import MIN_PX, smallest_text_px
 
     W = np.array([[1.0, 1.0], [-1.0, 1.0]])
     fig = plot.moved_arrows(attnlib.VOCAB_2D, W)
     ax = fig.axes[0]
-    assert len(ax.patches) == 2 * len(attnlib.VOCAB_2D)           # one dashed before, one solid after
+    assert len(ax.patches) == 2 * len(attnlib.VOCAB_2D)  # one dashed before, one solid after
     tips = sorted(tuple(np.round(p.get_path().vertices.max(axis=0), 6)) for p in ax.patches)
     assert len(tips) == 10
     labels = {t.get_text().strip() for t in ax.texts}

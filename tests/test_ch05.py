@@ -1,18 +1,21 @@
 """Chapter 5: its figures, and its checkers accept every right form, reject plausible wrong answers
 with the hint meant for them, and never give the answer away."""
+
 import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from helpers import hint_for
 
-import attnlib  # noqa: E402
-from attnlib import check, plot  # noqa: E402
-from attnlib.exercises import get  # noqa: E402
-from attnlib.exercises import ch05  # noqa: E402
-from helpers import hint_for  # noqa: E402
+import attnlib
+from attnlib import check, plot
+from attnlib.exercises import (
+    ch05,
+    get,
+)
 
 CH05 = ["ch05.q_by_hand", "ch05.w_shapes", "ch05.head_w_q", "ch05.cat_changes"]
 
@@ -22,13 +25,17 @@ CH05 = ["ch05.q_by_hand", "ch05.w_shapes", "ch05.head_w_q", "ch05.cat_changes"]
 
 def test_labelled_grids_draws_one_typeset_panel_per_matrix():
     W_Q, W_K, W_V = attnlib.running_lenses()
-    fig = plot.labelled_grids({"W_Q": W_Q, "W_K": W_K, "W_V": W_V}, row_labels=attnlib.FEATURES,
-                              col_labels={"W_V": attnlib.data.VALUE_SLOTS}, title="lenses")
+    fig = plot.labelled_grids(
+        {"W_Q": W_Q, "W_K": W_K, "W_V": W_V},
+        row_labels=attnlib.FEATURES,
+        col_labels={"W_V": attnlib.data.VALUE_SLOTS},
+        title="lenses",
+    )
     assert isinstance(fig, matplotlib.figure.Figure)
     assert len(fig.axes) == 3
     assert [t.get_text() for t in fig.axes[2].get_xticklabels()] == attnlib.FEATURES
     titles = [ax.get_title() for ax in fig.axes]
-    assert titles[0].startswith("$W_Q$") and "4×2" in titles[0]   # mathtext, not a raw underscore
+    assert titles[0].startswith("$W_Q$") and "4×2" in titles[0]  # mathtext, not a raw underscore
     assert titles[2].startswith("$W_V$") and "4×4" in titles[2]
     plt.close(fig)
 
@@ -57,8 +64,7 @@ def test_fit_table_labels_each_word_in_its_colour():
     ax = fig.axes[0]
     for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
         assert [t.get_text() for t in labels] == words
-        assert [matplotlib.colors.to_hex(t.get_color()) for t in labels] == \
-               [plot.word_colour(w).lower() for w in words]
+        assert [matplotlib.colors.to_hex(t.get_color()) for t in labels] == [plot.word_colour(w).lower() for w in words]
     assert "$i$" in ax.get_ylabel() and "$j$" in ax.get_xlabel()
     plt.close(fig)
 
@@ -92,10 +98,12 @@ def test_right_forms_pass(exercise_id, capsys):
 @pytest.mark.parametrize("exercise_id", CH05)
 def test_wrong_hints_start_with_a_capital_and_never_give_the_solution(exercise_id, capsys):
     ex = get(exercise_id)
-    finished = {"ch05.q_by_hand": ["[[3, 2], [1, 3]]", "[[3.0, 2.0]"],
-                "ch05.w_shapes": ["(6, 3), (6, 3), (6, 4)"],
-                "ch05.head_w_q": ["(768, 64)", "768, 64", "64 columns", "d_k = 64"],
-                "ch05.cat_changes": ["[1 1 1 1 1 0]", "row 1 and column 1"]}[exercise_id]
+    finished = {
+        "ch05.q_by_hand": ["[[3, 2], [1, 3]]", "[[3.0, 2.0]"],
+        "ch05.w_shapes": ["(6, 3), (6, 3), (6, 4)"],
+        "ch05.head_w_q": ["(768, 64)", "768, 64", "64 columns", "d_k = 64"],
+        "ch05.cat_changes": ["[1 1 1 1 1 0]", "row 1 and column 1"],
+    }[exercise_id]
     for answer in ex.wrong:
         hint = hint_for(exercise_id, answer, capsys)
         assert hint[0].isupper(), hint
@@ -107,47 +115,56 @@ def test_wrong_hints_start_with_a_capital_and_never_give_the_solution(exercise_i
 # ----------------------------------------------------------------------------- each hint
 
 
-@pytest.mark.parametrize("answer, fragment", [
-    (ch05.HAND_W_Q @ ch05.HAND_X, "W_Q times X"),
-    ((ch05.HAND_X @ ch05.HAND_W_Q).T, "swapped"),
-    (ch05.HAND_X[:, :2] @ ch05.HAND_W_Q[:2, :], "three products"),
-    ([3, 2, 1, 3], "arranged in shape (4,)"),
-    ([[3, 2]], "one row"),
-    ([[3, 2], [1, 2]], "row 1, column 1"),
-    ([["3", "2"], ["1", "3"]], "text"),
-    ([[3, 2], [1, 3j]], "complex"),
-    ([[3, 2], [1]], "ragged"),
-])
+@pytest.mark.parametrize(
+    "answer, fragment",
+    [
+        (ch05.HAND_W_Q @ ch05.HAND_X, "W_Q times X"),
+        ((ch05.HAND_X @ ch05.HAND_W_Q).T, "swapped"),
+        (ch05.HAND_X[:, :2] @ ch05.HAND_W_Q[:2, :], "three products"),
+        ([3, 2, 1, 3], "arranged in shape (4,)"),
+        ([[3, 2]], "one row"),
+        ([[3, 2], [1, 2]], "row 1, column 1"),
+        ([["3", "2"], ["1", "3"]], "text"),
+        ([[3, 2], [1, 3j]], "complex"),
+        ([[3, 2], [1]], "ragged"),
+    ],
+)
 def test_q_by_hand_hints(answer, fragment, capsys):
     assert fragment in hint_for("ch05.q_by_hand", answer, capsys)
 
 
-@pytest.mark.parametrize("answer, fragment", [
-    ([(5, 3), (5, 3), (5, 4)], "number of words"),
-    ([(3, 6), (3, 6), (4, 6)], "swapped"),
-    ([(6, 3), (6, 3), (6, 3)], "d_v = 4"),
-    ([(6, 3), (6, 4), (6, 4)], "W_K (6, 4)"),
-    ([(6, 3), (6, 4)], "three shapes"),
-    ([(6, 3), (6, 3), (6, 4.5)], "whole number"),
-    ([("6", "3"), (6, 3), (6, 4)], "whole numbers"),
-    ([(6, 3), (6, 3), (6, 4, 1)], "two"),
-    ([(7, 3), (6, 3), (6, 4)], "rows first"),
-])
+@pytest.mark.parametrize(
+    "answer, fragment",
+    [
+        ([(5, 3), (5, 3), (5, 4)], "number of words"),
+        ([(3, 6), (3, 6), (4, 6)], "swapped"),
+        ([(6, 3), (6, 3), (6, 3)], "d_v = 4"),
+        ([(6, 3), (6, 4), (6, 4)], "W_K (6, 4)"),
+        ([(6, 3), (6, 4)], "three shapes"),
+        ([(6, 3), (6, 3), (6, 4.5)], "whole number"),
+        ([("6", "3"), (6, 3), (6, 4)], "whole numbers"),
+        ([(6, 3), (6, 3), (6, 4, 1)], "two"),
+        ([(7, 3), (6, 3), (6, 4)], "rows first"),
+    ],
+)
 def test_w_shapes_hints(answer, fragment, capsys):
     assert fragment in hint_for("ch05.w_shapes", answer, capsys)
 
 
-@pytest.mark.parametrize("answer, fragment", [
-    ((64, 768), "swapped"),
-    ((768, 768), "all 12 heads together"),
-    ((768, 12), "number of heads"),
-    ((64, 64), "64 rows"),
-    ((768, 768 * 12), "share"),
-    (64, "single number"),
-    ((768, 32), "columns are not yet"),
-    ((768, 64.5), "whole number"),
-    (lambda: (768, 64), "a function"),
-])
+@pytest.mark.parametrize(
+    "answer, fragment",
+    [
+        ((64, 768), "swapped"),
+        ((768, 768), "all 12 heads together"),
+        ((768, 12), "number of heads"),
+        ((64, 64), "64 rows"),
+        ((768, 768 * 12), "share"),
+        (64, "single number"),
+        ((768, 32), "columns are not yet"),
+        ((768, 64.5), "whole number"),
+        (lambda: (768, 64), "a function"),
+    ],
+)
 def test_head_w_q_hints(answer, fragment, capsys):
     assert fragment in hint_for("ch05.head_w_q", answer, capsys)
 
@@ -194,16 +211,19 @@ def _mask(rows=(), cols=(), cells=()):
     return m
 
 
-@pytest.mark.parametrize("answer, fragment", [
-    (_mask(rows=[1], cols=[1]), "cell (1, 5)"),
-    (_mask(cols=[1]), "its query"),
-    (_mask(rows=[1]), "its key"),
-    (_mask(cells=[(1, 1)]), "beyond its own cell"),
-    (np.ones((6, 6), dtype=bool), "stays"),
-    (_mask(rows=[1], cols=[1]) & ~_mask(cells=[(1, 5), (5, 1), (0, 1)]), "Cell (0, 1)"),
-    (np.zeros((5, 5), dtype=bool), "6×6"),
-    (np.full((6, 6), 0.5), "True (changes) or False"),
-])
+@pytest.mark.parametrize(
+    "answer, fragment",
+    [
+        (_mask(rows=[1], cols=[1]), "cell (1, 5)"),
+        (_mask(cols=[1]), "its query"),
+        (_mask(rows=[1]), "its key"),
+        (_mask(cells=[(1, 1)]), "beyond its own cell"),
+        (np.ones((6, 6), dtype=bool), "stays"),
+        (_mask(rows=[1], cols=[1]) & ~_mask(cells=[(1, 5), (5, 1), (0, 1)]), "Cell (0, 1)"),
+        (np.zeros((5, 5), dtype=bool), "6×6"),
+        (np.full((6, 6), 0.5), "True (changes) or False"),
+    ],
+)
 def test_cat_changes_hints(answer, fragment, capsys):
     assert fragment in hint_for("ch05.cat_changes", answer, capsys)
 
@@ -227,6 +247,7 @@ def test_an_oversized_answer_gets_a_short_hint(capsys):
 
 
 # --- the no-lens baseline, the slot rule and the two-slot picture ------------------------------
+
 
 def test_without_lenses_the_strong_words_fit_themselves_best_and_the_table_is_symmetric():
     X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
@@ -261,12 +282,13 @@ def test_query_key_arrows_draws_each_distinct_word_once_per_panel_and_reads_on_a
     X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
     W_Q, W_K, _ = attnlib.running_lenses()
     words = attnlib.words(attnlib.RUNNING_SENTENCE)
-    fig = plot.query_key_arrows(X @ W_Q, X @ W_K, words, attnlib.data.QUERY_SLOTS,
-                                key_slot_names=attnlib.data.KEY_SLOTS)
+    fig = plot.query_key_arrows(
+        X @ W_Q, X @ W_K, words, attnlib.data.QUERY_SLOTS, key_slot_names=attnlib.data.KEY_SLOTS
+    )
     top, bottom = fig.axes
     for ax in (top, bottom):
         labels = [t.get_text().split()[0] for t in ax.texts]
-        assert sorted(labels) == sorted(set(words))        # "the" drawn once
+        assert sorted(labels) == sorted(set(words))  # "the" drawn once
     assert "animal?" in top.get_xlabel() and "animal" in bottom.get_xlabel()
     assert any("sat [3.6, 0.2]" in t.get_text() for t in top.texts)
     assert fig.get_figwidth() <= 5.8 and smallest_text_px(fig)[0] >= MIN_PX

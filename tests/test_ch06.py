@@ -1,16 +1,18 @@
 """Chapter 6: the transpose checkers follow the exercise contract, the reflection figure draws both
 grids at one scale with the traced row, and the prerequisite map (drawn in the intro; its edges
 and labels are chapter 4–6 work) routes every edge around the boxes with typeset labels."""
+
+import itertools
 import re
 
 import matplotlib
 import numpy as np
 import pytest
+from helpers import hint_for
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from attnlib import check, plot
 from attnlib.exercises import ch06, get
-from helpers import hint_for
 
 CH06 = ["ch06.by_hand", "ch06.pair_cell", "ch06.transpose_order", "ch06.trap"]
 
@@ -20,26 +22,32 @@ def test_the_chapter_has_the_exercises_the_notebook_checks():
     assert ids == CH06  # ch06.qkt_shape (a repeat of chapter 3) is gone
 
 
-@pytest.mark.parametrize("answer, words", [
-    (ch06._P, "unchanged"),
-    (ch06._P_RESHAPED, "reshape"),
-    (ch06._P_COLUMNS_SWAPPED, "wrong order"),
-    (ch06._P_ROTATED, "quarter turn"),
-    ([[2, -1], [0, 5], [7, -3]], "(2, 1) is off"),
-    ([2, -1, 0, 5, 7, 3], "as a grid"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (ch06._P, "unchanged"),
+        (ch06._P_RESHAPED, "reshape"),
+        (ch06._P_COLUMNS_SWAPPED, "wrong order"),
+        (ch06._P_ROTATED, "quarter turn"),
+        ([[2, -1], [0, 5], [7, -3]], "(2, 1) is off"),
+        ([2, -1, 0, 5, 7, 3], "as a grid"),
+    ],
+)
 def test_by_hand_hints_name_the_mistake(answer, words, capsys):
     assert words in hint_for("ch06.by_hand", answer, capsys)
 
 
-@pytest.mark.parametrize("answer, words", [
-    ([(2, 4), "illegal", (4, 2)], "shape of MN"),
-    ([(4, 2), (3, 3), (4, 2)], "Mᵀ first"),
-    ([(4, 2), (4, 2), "illegal"], "Mᵀ first"),
-    ([(4, 2), "illegal", "illegal"], "Nᵀ first"),
-    ([(4, 2), "illegal"], "three answers"),
-    (["illegal", "illegal", (4, 2)], "every matrix has a transpose"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ([(2, 4), "illegal", (4, 2)], "shape of MN"),
+        ([(4, 2), (3, 3), (4, 2)], "Mᵀ first"),
+        ([(4, 2), (4, 2), "illegal"], "Mᵀ first"),
+        ([(4, 2), "illegal", "illegal"], "Nᵀ first"),
+        ([(4, 2), "illegal"], "three answers"),
+        (["illegal", "illegal", (4, 2)], "every matrix has a transpose"),
+    ],
+)
 def test_transpose_order_hints_name_the_mistake(answer, words, capsys):
     assert bool(check("ch06.transpose_order", answer)) is False
     assert words in " ".join(capsys.readouterr().out.split())
@@ -54,8 +62,8 @@ def test_the_transpose_order_answer_is_what_numpy_says():
 
 def test_trap_qk_runs_and_gives_wrong_numbers(capsys):
     Q, K = ch06._TRAP_Q, ch06._TRAP_K
-    assert Q.shape == K.shape == (2, 2)                        # n = d_k: Q @ K is legal
-    assert not np.allclose(Q @ K, Q @ K.T)                      # and wrong
+    assert Q.shape == K.shape == (2, 2)  # n = d_k: Q @ K is legal
+    assert not np.allclose(Q @ K, Q @ K.T)  # and wrong
     assert np.isclose((Q @ K.T)[1, 0], Q[1] @ K[0])
     assert check("ch06.trap", Q @ K.T)
     capsys.readouterr()
@@ -74,29 +82,33 @@ def test_transpose_mirror_puts_each_number_at_its_mirror_cell_and_reads_on_a_pho
     for t in ax.texts:
         if t.get_text().isdigit():
             x, y = t.get_position()
-            placed.setdefault(t.get_text(), []).append((int(y), int(x)))   # (row, column)
+            placed.setdefault(t.get_text(), []).append((int(y), int(x)))  # (row, column)
     for i in range(3):
         for j in range(2):
             assert sorted(placed[str(K[i, j])]) == sorted([(i, j), (j, i)])
     assert fig.get_figwidth() <= 5.8 and smallest_text_px(fig)[0] >= MIN_PX
 
 
-@pytest.mark.parametrize("answer, words", [
-    ([(1, 2), (2, 1), 12], "swapped"),
-    ([(3, 2), (2, 3), 12], "from 0"),
-    ([(2, 1), (2, 1), 12], "different questions"),
-    ([(2, 1), (1, 2), 6], "how many times"),
-    ([(2, 1), (1, 2), 2], "counts columns"),
-    ([(2, 1), (1, 2), 20], "rows"),
-    ([(2, 1), (1, 2)], "three answers"),
-    ([(2, 1), (1, 2), 12.5], "whole number"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ([(1, 2), (2, 1), 12], "swapped"),
+        ([(3, 2), (2, 3), 12], "from 0"),
+        ([(2, 1), (2, 1), 12], "different questions"),
+        ([(2, 1), (1, 2), 6], "how many times"),
+        ([(2, 1), (1, 2), 2], "counts columns"),
+        ([(2, 1), (1, 2), 20], "rows"),
+        ([(2, 1), (1, 2)], "three answers"),
+        ([(2, 1), (1, 2), 12.5], "whole number"),
+    ],
+)
 def test_pair_cell_hints_name_the_mistake(answer, words, capsys):
     assert words in hint_for("ch06.pair_cell", answer, capsys)
 
 
 def test_pair_cell_answers_agree_with_the_running_example():
     import attnlib
+
     words = attnlib.RUNNING_SENTENCE.split()
     X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
     W_Q, W_K, _ = attnlib.running_lenses()
@@ -108,6 +120,7 @@ def test_pair_cell_answers_agree_with_the_running_example():
 
 
 # --- the reflection figure ---------------------------------------------------------------
+
 
 def test_reflection_draws_both_grids_at_one_scale_with_the_traced_row():
     K = np.array([[1, 2], [3, 4], [5, 6]])
@@ -129,13 +142,14 @@ def test_reflection_draws_both_grids_at_one_scale_with_the_traced_row():
 
 # --- the prerequisite map -------------------------------------------------------------------
 
+
 def _boxes(ax):
     return [p.get_bbox() for p in ax.patches if isinstance(p, FancyBboxPatch)]
 
 
 def _segments(arrow):
     v = arrow.get_path().vertices  # for a path arrow, get_path is in display space; use the stored path
-    return list(zip(v[:-1], v[1:]))
+    return list(itertools.pairwise(v))
 
 
 def _crosses(box, p, q, steps=200):
@@ -156,7 +170,7 @@ def test_prerequisite_map_edges_go_around_every_box_and_end_on_an_edge():
     assert len(boxes) == len(plot.PREREQUISITES) and len(arrows) == edges
     for arrow in arrows:
         verts = arrow._path_original.vertices
-        for p, q in zip(verts[:-1], verts[1:]):
+        for p, q in itertools.pairwise(verts):
             assert not any(_crosses(b, np.array(p), np.array(q)) for b in boxes), (p, q)
         tip = verts[-1]
         on_edge = [b for b in boxes if b.x0 - 1e-6 <= tip[0] <= b.x1 + 1e-6 and b.y0 - 1e-6 <= tip[1] <= b.y1 + 1e-6]
@@ -174,9 +188,11 @@ def test_prerequisite_map_labels_are_typeset():
 
 # --- the notebook and the registry agree -----------------------------------------------------
 
+
 def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_collapsed():
     import json
     from pathlib import Path
+
     nb = json.loads((Path(__file__).resolve().parents[1] / "chapters/06_transpose.ipynb").read_text(encoding="utf-8"))
     cells = [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Solution")]
     text = "\n".join("".join(c["source"]) for c in cells)

@@ -1,11 +1,14 @@
 """Chapter 7: the dot-product figure and the graders of the score-matrix exercises."""
+
+from pathlib import Path
+
 import numpy as np
 import pytest
+from helpers import said
 
 import attnlib
 from attnlib import check, plot
 from attnlib.exercises import get
-from helpers import said
 
 IDS = [i for i in attnlib.exercise_ids() if i.startswith("ch07.")]
 WORD_ANSWERS = {"ch07.changed_key", "ch07.most_aligned"}  # answered with words, so text is not junk there
@@ -18,8 +21,15 @@ def verdict(exercise_id, answer, capsys):
 
 
 def test_chapter_7_has_its_exercises():
-    assert set(IDS) >= {"ch07.dots_by_hand", "ch07.score_cell", "ch07.most_aligned", "ch07.changed_key",
-                        "ch07.key_design", "ch07.doubling", "ch07.distance"}
+    assert set(IDS) >= {
+        "ch07.dots_by_hand",
+        "ch07.score_cell",
+        "ch07.most_aligned",
+        "ch07.changed_key",
+        "ch07.key_design",
+        "ch07.doubling",
+        "ch07.distance",
+    }
 
 
 @pytest.mark.parametrize("exercise_id", ALL)
@@ -45,17 +55,25 @@ def test_no_hint_gives_the_solution_away_and_every_hint_starts_with_a_capital(ex
 @pytest.mark.parametrize("exercise_id", ALL)
 def test_the_solution_line_is_in_the_notebook(exercise_id):
     import json
+
     chapter = "07_dot_product_scores" if exercise_id.startswith("ch07") else "08_scaling"
-    nb = json.load(open(f"chapters/{chapter}.ipynb"))
-    solutions = ["".join(c["source"]) for c in nb["cells"]
-                 if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Solution")]
+    nb = json.loads(Path(f"chapters/{chapter}.ipynb").read_text(encoding="utf-8"))
+    solutions = [
+        "".join(c["source"])
+        for c in nb["cells"]
+        if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Solution")
+    ]
     assert any(get(exercise_id).solution in s for s in solutions)
 
 
 @pytest.mark.parametrize("exercise_id", ALL)
 def test_text_complex_ragged_and_huge_answers_are_named(exercise_id, capsys):
-    for answer, word in [([["2", "9"], ["16", "-5"]], "text"), ("x" * 20_000, ""),
-                         ([[1, 2], [3]], ""), (np.array([1 + 2j, 3]), "")]:
+    for answer, word in [
+        ([["2", "9"], ["16", "-5"]], "text"),
+        ("x" * 20_000, ""),
+        ([[1, 2], [3]], ""),
+        (np.array([1 + 2j, 3]), ""),
+    ]:
         ok, out = verdict(exercise_id, answer, capsys)
         assert not ok and out.startswith("✗") and len(out) < 400
         assert "Traceback" not in out and "Checking your answer raised" not in out, out
@@ -63,22 +81,31 @@ def test_text_complex_ragged_and_huge_answers_are_named(exercise_id, capsys):
             assert word in out
 
 
-@pytest.mark.parametrize("answer, says", [
-    ([[3, 2, -1], [1, 0, -1], [-2, -2, 0]], "add up"),
-    ([4, 0, 4], "sign"),
-    ([-4, 0, 4], "reverse order"),
-    ([4, 0], "three numbers"),
-    ([6, 2, -4], "last entry of q"),
-])
+@pytest.mark.parametrize(
+    "answer, says",
+    [
+        ([[3, 2, -1], [1, 0, -1], [-2, -2, 0]], "add up"),
+        ([4, 0, 4], "sign"),
+        ([-4, 0, 4], "reverse order"),
+        ([4, 0], "three numbers"),
+        ([6, 2, -4], "last entry of q"),
+    ],
+)
 def test_dots_by_hand_hints(answer, says, capsys):
     ok, out = verdict("ch07.dots_by_hand", answer, capsys)
     assert not ok and says in out
 
 
-@pytest.mark.parametrize("answer, says", [
-    (13, "how many times"), (40, "subtracted"), (2, "SQUARED"), (22, "dot product enters"),
-    (-4, "cannot be negative"),
-])
+@pytest.mark.parametrize(
+    "answer, says",
+    [
+        (13, "how many times"),
+        (40, "subtracted"),
+        (2, "SQUARED"),
+        (22, "dot product enters"),
+        (-4, "cannot be negative"),
+    ],
+)
 def test_distance_hints_name_the_slip(answer, says, capsys):
     ok, out = verdict("ch07.distance", answer, capsys)
     assert not ok and says in " ".join(out.split())
@@ -86,6 +113,7 @@ def test_distance_hints_name_the_slip(answer, says, capsys):
 
 def test_distance_answer_is_the_identity_on_a_real_pair():
     from attnlib.exercises import ch07
+
     q, k = np.array([2.0, 1.0]), np.array([4.0, 1.0])
     assert (q @ q, k @ k, q @ k) == (ch07.Q_SQ, ch07.K_SQ, ch07.QK)
     assert np.isclose(np.sum((q - k) ** 2), ch07.DISTANCE_SQ)
@@ -97,15 +125,24 @@ def test_score_cell_hints(answer, says, capsys):
     assert not ok and says in out
 
 
-@pytest.mark.parametrize("answer", [("column", 2), ["COLUMN", 2], "column 2", "(column, 2)", ("cols", np.int64(2)),
-                                    ("column", 2.0)])
+@pytest.mark.parametrize(
+    "answer", [("column", 2), ["COLUMN", 2], "column 2", "(column, 2)", ("cols", np.int64(2)), ("column", 2.0)]
+)
 def test_changed_key_accepts_every_spelling_of_column_2(answer, capsys):
     assert check("ch07.changed_key", answer)
 
 
-@pytest.mark.parametrize("answer, says", [(("row", 2), "QUERY"), (("column", 3), "Count from 0"),
-                                          (("column", 1), "'kitten'"), (("column", 9), "not a column"),
-                                          (("column", 2.5), "whole number"), (("diagonal", 2), "row\" or")])
+@pytest.mark.parametrize(
+    "answer, says",
+    [
+        (("row", 2), "QUERY"),
+        (("column", 3), "Count from 0"),
+        (("column", 1), "'kitten'"),
+        (("column", 9), "not a column"),
+        (("column", 2.5), "whole number"),
+        (("diagonal", 2), 'row" or'),
+    ],
+)
 def test_changed_key_hints(answer, says, capsys):
     ok, out = verdict("ch07.changed_key", answer, capsys)
     assert not ok and says in out
@@ -160,6 +197,7 @@ def test_key_design_grader_keeps_its_own_copies(capsys):
     W_Q, W_K, _ = attnlib.running_lenses()
     W_Q[:] = 0
     from attnlib.exercises import ch07
+
     assert not np.shares_memory(ch07._W_Q, W_Q)
     assert not check("ch07.key_design", np.zeros((4, 2)))  # still a tie, not a pass
 
@@ -177,8 +215,10 @@ def test_doubling_answer_is_what_the_code_shows():
     S_q = (X @ (2 * W_Q)) @ (X @ W_K).T
     S_both = (X @ (2 * W_Q)) @ (X @ (2 * W_K)).T
     mask = S != 0
-    ratios = (float(np.unique((S_q[mask] / S[mask]).round(9))[0]),
-              float(np.unique((S_both[mask] / S[mask]).round(9))[0]))
+    ratios = (
+        float(np.unique((S_q[mask] / S[mask]).round(9))[0]),
+        float(np.unique((S_both[mask] / S[mask]).round(9))[0]),
+    )
     assert check("ch07.doubling", ratios)
 
 
@@ -192,7 +232,9 @@ def test_running_example_is_not_symmetric_and_the_numbers_are_the_chapters():
 
 def test_dot_projection_draws_one_panel_per_pair_with_word_colours():
     v = attnlib.VOCAB_2D
-    fig = plot.dot_projection([("kitten", v["kitten"], "kitten", v["kitten"]), ("kitten", v["kitten"], "cat", v["cat"])])
+    fig = plot.dot_projection(
+        [("kitten", v["kitten"], "kitten", v["kitten"]), ("kitten", v["kitten"], "cat", v["cat"])]
+    )
     axes = fig.axes
     assert len(axes) == 2
     titles = [ax.get_title() for ax in axes]

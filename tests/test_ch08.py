@@ -1,8 +1,11 @@
 """Chapter 8: the scaling experiments and the softmax Jacobian."""
+
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import hint_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -10,7 +13,6 @@ from hypothesis.extra.numpy import arrays
 import attnlib
 from attnlib import check
 from attnlib.scaling import dot_products, jacobian_size, largest_weight, random_scores, softmax_jacobian
-from helpers import hint_for
 
 rows = arrays(np.float64, st.integers(1, 6), elements=st.floats(-20, 20))
 
@@ -37,8 +39,9 @@ def test_jacobian_matches_torch_autograd():
     rng = np.random.default_rng(0)
     for n in (1, 2, 5, 8):
         x = rng.standard_normal(n) * 3
-        auto = torch.autograd.functional.jacobian(lambda t: torch.softmax(t, dim=-1),
-                                                  torch.tensor(x, dtype=torch.float64))
+        auto = torch.autograd.functional.jacobian(
+            lambda t: torch.softmax(t, dim=-1), torch.tensor(x, dtype=torch.float64)
+        )
         assert np.allclose(softmax_jacobian(x), auto.numpy(), atol=1e-12)
 
 
@@ -89,7 +92,7 @@ def test_random_scores_shape_and_scaling():
     assert attnlib.scale(S, 64).std() == pytest.approx(1.0, rel=0.05)
 
 
-@pytest.mark.parametrize("bad", [dict(d_k=0), dict(d_k=4, trials=0)])
+@pytest.mark.parametrize("bad", [{"d_k": 0}, {"d_k": 4, "trials": 0}])
 def test_experiments_reject_empty_sizes(bad):
     with pytest.raises(ValueError):
         dot_products(**bad)
@@ -101,6 +104,7 @@ def test_hints_name_the_mistake(capsys):
     check("ch08.spread", 400)
     assert "variance" in capsys.readouterr().out
     from attnlib.exercises.ch08 import SCALE_K, SCALE_Q
+
     check("ch08.scale", SCALE_Q @ SCALE_K.T / 4)
     assert "square root" in capsys.readouterr().out
 
@@ -115,8 +119,17 @@ def test_largest_weight_runs_from_even_shares_to_one():
 # --- the graders of the chapter's exercises -------------------------------------------------
 
 
-@pytest.mark.parametrize("answer, says", [(10, "spread 2"), (400, "variance"), (40, "Variances add"),
-                                          (200, "Variances add"), (2, "after dividing"), (14.14, "2²")])
+@pytest.mark.parametrize(
+    "answer, says",
+    [
+        (10, "spread 2"),
+        (400, "variance"),
+        (40, "Variances add"),
+        (200, "Variances add"),
+        (2, "after dividing"),
+        (14.14, "2²"),
+    ],
+)
 def test_spread_hints(answer, says, capsys):
     assert says in hint_for("ch08.spread", answer, capsys)
 
@@ -134,28 +147,41 @@ def test_spread_answer_is_what_an_experiment_measures(capsys):
 
 def test_spread_is_not_in_the_chapters_table():
     import json
-    nb = json.load(open("chapters/08_scaling.ipynb"))
-    outputs = " ".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
-                       for o in c.get("outputs", []))
+
+    nb = json.loads(Path("chapters/08_scaling.ipynb").read_text(encoding="utf-8"))
+    outputs = " ".join(
+        "".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
+    )
     table = outputs.split("sqrt(d_k)")[1].split("\n\n")[0]
     assert " 100 " not in table and "20.0" not in table
 
 
-@pytest.mark.parametrize("answer, says", [((9, 1), "VARIANCE"), ((3, 3), "second is off"), ((1, 3), "swapped"),
-                                          ((2, 1), "first factor is off"), ((3,), "two numbers")])
+@pytest.mark.parametrize(
+    "answer, says",
+    [
+        ((9, 1), "VARIANCE"),
+        ((3, 3), "second is off"),
+        ((1, 3), "swapped"),
+        ((2, 1), "first factor is off"),
+        ((3,), "two numbers"),
+    ],
+)
 def test_ninefold_hints(answer, says, capsys):
     assert says in hint_for("ch08.ninefold", answer, capsys)
 
 
 def test_ninefold_answer_is_what_the_experiment_shows(capsys):
     raw = random_scores(576, trials=4000).std() / random_scores(64, trials=4000).std()
-    scaled = (attnlib.scale(random_scores(576, trials=4000), 576).std()
-              / attnlib.scale(random_scores(64, trials=4000), 64).std())
+    scaled = (
+        attnlib.scale(random_scores(576, trials=4000), 576).std()
+        / attnlib.scale(random_scores(64, trials=4000), 64).std()
+    )
     assert check("ch08.ninefold", (raw, scaled))
 
 
 def test_scale_hints(capsys):
     from attnlib.exercises.ch08 import SCALED
+
     for answer, says in [(np.round(SCALED), "rounded"), (SCALED.ravel(), "arranged in shape"), (SCALED.T, "swapped")]:
         assert not check("ch08.scale", answer)
         assert says in capsys.readouterr().out

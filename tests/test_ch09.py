@@ -1,16 +1,18 @@
 """Chapter 9: the running example's A is sharp where the text says, and the softmax graders catch each slip."""
+
 import numpy as np
 import pytest
+from helpers import hint_for, passes
 
 import attnlib
 from attnlib import check
 from attnlib.exercises import ch09, get
-from helpers import hint_for, passes
 
 WORDS = attnlib.words(attnlib.RUNNING_SENTENCE)
 
 
 # --- the running example, as chapter 9 shows it ----------------------------------------
+
 
 def test_the_running_example_has_a_sharp_row_on_the_word_the_text_names():
     X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
@@ -20,7 +22,7 @@ def test_the_running_example_has_a_sharp_row_on_the_word_the_text_names():
     sat, kitten = WORDS.index("sat"), WORDS.index("kitten")
     assert A[sat].argmax() == kitten and round(float(A[sat, kitten]), 2) == 0.89
     assert A[kitten].argmax() == sat and round(float(A[kitten, sat]), 2) == 0.53
-    assert WORDS[int(A.max(axis=1).argmax())] == "sat"       # the sharpest row of all
+    assert WORDS[int(A.max(axis=1).argmax())] == "sat"  # the sharpest row of all
 
 
 def test_mat_looks_for_nothing_so_its_row_is_the_even_share():
@@ -35,10 +37,11 @@ def test_doubling_every_score_leaves_only_the_row_of_mat_unchanged():
     scaled, A = ch09.running_attention()
     changed = ~np.all(np.isclose(attnlib.softmax(2 * scaled), A), axis=1)
     assert [w for w, c in zip(WORDS, changed) if not c] == ["mat"]
-    assert check("ch09.doubled", "mat")                      # the checker agrees with the computation
+    assert check("ch09.doubled", "mat")  # the checker agrees with the computation
 
 
 # --- ch09.by_hand -------------------------------------------------------------------------
+
 
 def test_by_hand_accepts_tensors_of_any_float_dtype(capsys):
     torch = pytest.importorskip("torch")
@@ -57,10 +60,18 @@ def test_by_hand_hints_name_the_mistake(capsys):
 
 # --- ch09.gap ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("answer, says", [
-    (0.4, "WEIGHTS"), (3, "undo the e"), (-ch09.GAP, "sign"), (np.log10(3), "base-10"),
-    (np.exp(3), "other way round"), (2, "Subtracting"),
-])
+
+@pytest.mark.parametrize(
+    "answer, says",
+    [
+        (0.4, "WEIGHTS"),
+        (3, "undo the e"),
+        (-ch09.GAP, "sign"),
+        (np.log10(3), "base-10"),
+        (np.exp(3), "other way round"),
+        (2, "Subtracting"),
+    ],
+)
 def test_gap_hints_name_the_slip(answer, says, capsys):
     assert says in hint_for("ch09.gap", answer, capsys)
 
@@ -78,16 +89,20 @@ def test_gap_accepts_two_decimals_as_the_statement_says(capsys):
 
 # --- ch09.stable_softmax -------------------------------------------------------------------
 
-@pytest.mark.parametrize("wrong, words", [
-    (ch09._naive, "inf or nan"),
-    (ch09._whole_array_max, "whole array's largest"),
-    (ch09._mean_shift, "mean"),
-    (ch09._columns, "columns add up to 1"),
-    (ch09._axis_one, "axis=-1"),
-    (ch09._no_keepdims, "keepdims"),
-    (ch09._in_place, "changed its input"),
-    (ch09._no_return, "return"),
-])
+
+@pytest.mark.parametrize(
+    "wrong, words",
+    [
+        (ch09._naive, "inf or nan"),
+        (ch09._whole_array_max, "whole array's largest"),
+        (ch09._mean_shift, "mean"),
+        (ch09._columns, "columns add up to 1"),
+        (ch09._axis_one, "axis=-1"),
+        (ch09._no_keepdims, "keepdims"),
+        (ch09._in_place, "changed its input"),
+        (ch09._no_return, "return"),
+    ],
+)
 def test_stable_softmax_hints_name_the_mistake(wrong, words, capsys):
     hint = hint_for("ch09.stable_softmax", wrong, capsys)
     if words == "changed its input":  # attnlib.exercises.call may word this itself
@@ -100,6 +115,7 @@ def test_stable_softmax_catches_a_softmax_without_the_max_even_on_one_row(capsys
     def naive_rows_only(x):  # right on every input that cannot overflow
         e = np.exp(x)
         return e / e.sum(axis=-1, keepdims=True)
+
     assert bool(check("ch09.stable_softmax", naive_rows_only)) is False
     assert all(np.isfinite(ch09._stable(x)).all() for x in ch09._STABLE_CASES)
     with np.errstate(all="ignore"):
@@ -134,6 +150,7 @@ def test_the_learner_cannot_change_the_hidden_cases(capsys):
 
 # --- ch09.doubled --------------------------------------------------------------------------
 
+
 def test_doubled_hints_explain_without_naming_the_answer(capsys):
     for answer in get("ch09.doubled").wrong:
         hint = hint_for("ch09.doubled", answer, capsys)
@@ -145,4 +162,3 @@ def test_doubled_hints_explain_without_naming_the_answer(capsys):
 
 
 # --- every chapter 9 grader follows the contract ----------------------------------------
-

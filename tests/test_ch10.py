@@ -1,12 +1,13 @@
 """Chapter 10's claims: Z = AV is a weighted average of the value rows, and it matches PyTorch."""
+
 import numpy as np
 import pytest
+from helpers import hint_for, passes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlib
 from attnlib.exercises import ch10, get
-from helpers import hint_for, passes
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -17,8 +18,7 @@ sizes = st.tuples(st.integers(1, 7), st.integers(1, 6), st.integers(1, 6), st.in
 def _random_case(n, d_model, d_k, d_v, seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d_model))
-    return (X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)),
-            rng.normal(size=(d_model, d_v)))
+    return (X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v)))
 
 
 @settings(max_examples=40, deadline=None)
@@ -74,18 +74,21 @@ def test_exercise_constants_match_the_text():
 # --- the graders -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("wrong, words", [
-    (ch10._no_scaling, "not scaled"),
-    (ch10._divide_by_d_k, "d_k itself"),
-    (ch10._scale_by_d_model, "√d_model"),
-    (ch10._softmax_down_columns, "columns"),
-    (ch10._transposed_scores, "transposed"),
-    (ch10._no_max_shift, "overflows"),
-    (ch10._returns_weights, "weights A"),
-    (ch10._zeroes_W_V, "changed its input W_V"),
-    (ch10._shifts_X_in_place, "changed its input X"),
-    (ch10._no_return, "return"),
-])
+@pytest.mark.parametrize(
+    "wrong, words",
+    [
+        (ch10._no_scaling, "not scaled"),
+        (ch10._divide_by_d_k, "d_k itself"),
+        (ch10._scale_by_d_model, "√d_model"),
+        (ch10._softmax_down_columns, "columns"),
+        (ch10._transposed_scores, "transposed"),
+        (ch10._no_max_shift, "overflows"),
+        (ch10._returns_weights, "weights A"),
+        (ch10._zeroes_W_V, "changed its input W_V"),
+        (ch10._shifts_X_in_place, "changed its input X"),
+        (ch10._no_return, "return"),
+    ],
+)
 def test_self_attention_hints_name_the_mistake(wrong, words, capsys):
     hint = hint_for("ch10.self_attention", wrong, capsys)
     if words.startswith("changed its input"):  # attnlib.exercises.call may word this itself
@@ -129,6 +132,7 @@ def test_self_attention_demands_the_value_error(capsys):
         if W_Q.shape[0] != X.shape[1]:
             return np.zeros((X.shape[0], W_V.shape[1]))
         return ch10._solution(X, W_Q, W_K, W_V)
+
     assert "ValueError" in hint_for("ch10.self_attention", no_check, capsys)
 
 
@@ -159,7 +163,9 @@ def test_z_row_accepts_bfloat16(capsys):
 
 def test_before_after_draws_x_above_z_with_words_in_their_colours():
     import matplotlib.pyplot as plt
+
     from attnlib import plot
+
     words = attnlib.words(attnlib.RUNNING_SENTENCE)
     X = attnlib.sentence_matrix(words)
     Z, _ = attnlib.self_attention(X, *attnlib.running_lenses())
@@ -169,14 +175,16 @@ def test_before_after_draws_x_above_z_with_words_in_their_colours():
     labels = bottom.get_yticklabels()
     assert [t.get_text() for t in labels] == words
     assert labels[1].get_color() == plot.word_colour("kitten")
-    assert [t.get_text() for t in bottom.texts][2 * 4:3 * 4] == ["0.72", "0.01", "0.81", "0.13"]
+    assert [t.get_text() for t in bottom.texts][2 * 4 : 3 * 4] == ["0.72", "0.01", "0.81", "0.13"]
     fig.canvas.draw()
     plt.close(fig)
 
 
 def test_softmax_shares_draws_one_bar_per_word_even_when_a_word_repeats():
     import matplotlib.pyplot as plt
+
     from attnlib import plot
+
     words = attnlib.words(attnlib.RUNNING_SENTENCE)
     fig = plot.softmax_shares(np.arange(6.0), words)
     assert all(len(ax.patches) == len(words) for ax in fig.axes)

@@ -1,22 +1,26 @@
 """Chapter 11 (masks): each grader accepts every right form and names each plausible slip."""
+
 import numpy as np
 import pytest
+from helpers import said
 
 import attnlib
 from attnlib import check
 from attnlib.exercises import ch11 as ch
-from helpers import said
 
 
-@pytest.mark.parametrize("answer, words", [
-    (500500, "look at itself"),
-    (500000, "neither half"),
-    (999000, "both triangles"),
-    (999, "one row"),
-    (15, "running example"),
-    (499501, "Row i of A"),
-    ("499500", "text"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (500500, "look at itself"),
+        (500000, "neither half"),
+        (999000, "both triangles"),
+        (999, "one row"),
+        (15, "running example"),
+        (499501, "Row i of A"),
+        ("499500", "text"),
+    ],
+)
 def test_masked_count_hints(answer, words, capsys):
     assert bool(check("ch11.masked_count", answer)) is False
     assert words in said(capsys)
@@ -27,16 +31,19 @@ def test_masked_count_matches_the_library():
     assert bool(check("ch11.masked_count", ch.MASKED_COUNT)) is True
 
 
-@pytest.mark.parametrize("fn, words", [
-    (ch._pad_no_middle_axis, "middle axis"),
-    (ch._pad_inverted, "opposite convention"),
-    (ch._pad_off_by_one, "sentence 1 at key 1"),
-    (ch._pad_longest, "n is the second argument"),
-    (ch._pad_in_front, "in front"),
-    (ch._pad_numbers, "dtype=bool"),
-    (ch._pad_masks_queries, "not key columns"),
-    (ch._pad_sorts_in_place, "changed its input"),
-])
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (ch._pad_no_middle_axis, "middle axis"),
+        (ch._pad_inverted, "opposite convention"),
+        (ch._pad_off_by_one, "sentence 1 at key 1"),
+        (ch._pad_longest, "n is the second argument"),
+        (ch._pad_in_front, "in front"),
+        (ch._pad_numbers, "dtype=bool"),
+        (ch._pad_masks_queries, "not key columns"),
+        (ch._pad_sorts_in_place, "changed its input"),
+    ],
+)
 def test_padding_mask_hints(fn, words, capsys):
     assert bool(check("ch11.padding_mask", fn)) is False
     assert words in said(capsys)
@@ -48,6 +55,7 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
             if isinstance(value, np.ndarray) and value.dtype == bool:
                 value[...] = True
         return np.ones((len(lengths), 1, n), dtype=bool)
+
     saved = {k: v.copy() for k, v in vars(ch).items() if isinstance(v, np.ndarray)}
     try:
         assert bool(check("ch11.padding_mask", vandal)) is False
@@ -62,10 +70,10 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
 def test_padding_mask_hidden_cases_cover_the_edges():
     for lengths, n in ch.PADDING_CASES:
         assert max(lengths) <= n
-    assert any(max(lengths) < n for lengths, n in ch.PADDING_CASES)     # catches n = max(lengths)
+    assert any(max(lengths) < n for lengths, n in ch.PADDING_CASES)  # catches n = max(lengths)
     assert any(lengths != sorted(lengths) for lengths, _ in ch.PADDING_CASES)  # catches sorting
-    assert any(len(lengths) == 1 for lengths, _ in ch.PADDING_CASES)    # one sentence
-    assert any(len(lengths) == n for lengths, n in ch.PADDING_CASES)    # batch = n, where (batch, n) broadcasts
+    assert any(len(lengths) == 1 for lengths, _ in ch.PADDING_CASES)  # one sentence
+    assert any(len(lengths) == n for lengths, n in ch.PADDING_CASES)  # batch = n, where (batch, n) broadcasts
 
 
 def test_a_function_raising_or_returning_junk_gets_a_hint(capsys):
@@ -74,15 +82,18 @@ def test_a_function_raising_or_returning_junk_gets_a_hint(capsys):
         assert capsys.readouterr().out.startswith("✗")
 
 
-@pytest.mark.parametrize("answer, words", [
-    (ch.ROW_ZEROED_AFTER, "add up to 0.32"),
-    (ch.ROW_SCORE_ZERO, "e⁰ = 1"),
-    (ch.ROW_UNMASKED, "without the mask"),
-    (ch.ROW_INVERTED, "masked ones"),
-    ([0.7, 0.0, 0.3, 0.0], "2 decimals"),
-    ([0.731, 0.0, 0.269], "4 in all"),
-    ([0.6, 0.0, 0.4, 0.0], "differ"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (ch.ROW_ZEROED_AFTER, "add up to 0.32"),
+        (ch.ROW_SCORE_ZERO, "e⁰ = 1"),
+        (ch.ROW_UNMASKED, "without the mask"),
+        (ch.ROW_INVERTED, "masked ones"),
+        ([0.7, 0.0, 0.3, 0.0], "2 decimals"),
+        ([0.731, 0.0, 0.269], "4 in all"),
+        ([0.6, 0.0, 0.4, 0.0], "differ"),
+    ],
+)
 def test_masked_row_hints(answer, words, capsys):
     assert bool(check("ch11.masked_row", answer)) is False
     assert words in said(capsys)
@@ -99,16 +110,19 @@ def test_masked_row_matches_the_library_and_torch():
     assert bool(check("ch11.masked_row", torch.tensor(ch.ROW_A, dtype=torch.bfloat16).float())) is True
 
 
-@pytest.mark.parametrize("fn, words", [
-    (ch._causal_upper, "AFTER it"),
-    (ch._causal_no_diagonal, "diagonal is False"),
-    (ch._causal_inverted, "may NOT look"),
-    (ch._causal_numbers, "use dtype=bool"),
-    (ch._causal_additive, "grid M"),
-    (ch._causal_fixed_size, "shape (6, 6)"),
-    (ch._causal_one_row, "(n, n)"),
-    (lambda n: [[True] * n for _ in range(n)], "row 0, column 1"),
-])
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (ch._causal_upper, "AFTER it"),
+        (ch._causal_no_diagonal, "diagonal is False"),
+        (ch._causal_inverted, "may NOT look"),
+        (ch._causal_numbers, "use dtype=bool"),
+        (ch._causal_additive, "grid M"),
+        (ch._causal_fixed_size, "shape (6, 6)"),
+        (ch._causal_one_row, "(n, n)"),
+        (lambda n: [[True] * n for _ in range(n)], "row 0, column 1"),
+    ],
+)
 def test_causal_mask_hints(fn, words, capsys):
     assert bool(check("ch11.causal_mask", fn)) is False
     assert words in said(capsys)

@@ -1,11 +1,12 @@
 """Chapter 12 (many heads): each grader accepts every right form and names each plausible slip."""
+
 import numpy as np
 import pytest
+from helpers import said
 
 from attnlib import check
 from attnlib.exercises import ch12 as ch
 from attnlib.heads import split_heads
-from helpers import said
 
 
 def test_split_shape_is_what_the_library_gives():
@@ -14,21 +15,35 @@ def test_split_shape_is_what_the_library_gives():
     assert bool(check("ch12.split_shape", torch.Size(ch.SPLIT_SHAPE))) is True
 
 
-@pytest.mark.parametrize("answer, words", [
-    ((2, 10, 8, 64), "before the swap"), ((2, 8, 10, 512), "d_k = d_model / h"), ((16, 10, 64), "folds"),
-    ((8, 2, 10, 64), "batch axis stays first"), ((2, 8, 64, 10), "n comes before d_k"), ((2, 10, 64), "four axes"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ((2, 10, 8, 64), "before the swap"),
+        ((2, 8, 10, 512), "d_k = d_model / h"),
+        ((16, 10, 64), "folds"),
+        ((8, 2, 10, 64), "batch axis stays first"),
+        ((2, 8, 64, 10), "n comes before d_k"),
+        ((2, 10, 64), "four axes"),
+    ],
+)
 def test_split_shape_hints(answer, words, capsys):
     assert bool(check("ch12.split_shape", answer)) is False
     assert words in said(capsys)
 
 
-@pytest.mark.parametrize("fn, words", [
-    (ch._mh_no_w_o, "W_O"), (ch._mh_reshape_without_swap, "cuts the rows"),
-    (ch._mh_merge_without_swap, "swap the axes back"), (ch._mh_scale_d_model, "√d_k"),
-    (ch._mh_one_head, "h in the arguments"), (ch._mh_softmax_over_heads, "across the heads"),
-    (ch._mh_zeroes_w_v, "changed its input"), (ch._mh_no_return, "return"),
-])
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (ch._mh_no_w_o, "W_O"),
+        (ch._mh_reshape_without_swap, "cuts the rows"),
+        (ch._mh_merge_without_swap, "swap the axes back"),
+        (ch._mh_scale_d_model, "√d_k"),
+        (ch._mh_one_head, "h in the arguments"),
+        (ch._mh_softmax_over_heads, "across the heads"),
+        (ch._mh_zeroes_w_v, "changed its input"),
+        (ch._mh_no_return, "return"),
+    ],
+)
 def test_multi_head_hints(fn, words, capsys):
     assert bool(check("ch12.multi_head", fn)) is False
     assert words in said(capsys)
@@ -53,15 +68,23 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
             if isinstance(value, np.ndarray):
                 value[...] = 0
         return np.zeros_like(X)
+
     assert bool(check("ch12.multi_head", vandal)) is False
     assert bool(check("ch12.multi_head", ch._mh_solution)) is True
 
 
-@pytest.mark.parametrize("answer, words", [
-    (2 * 1000**2 * 64, "one head"), (8 * 2 * 1000**2 * 512, "not d_model"), (1000**2 * 512, "half"),
-    (2 * 1000 * 512**2, "projection"), (2 * ch.SCORE_FLOPS, "blend AV"), (8 * 1000**2, "entries"),
-    (123, "too small"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (2 * 1000**2 * 64, "one head"),
+        (8 * 2 * 1000**2 * 512, "not d_model"),
+        (1000**2 * 512, "half"),
+        (2 * 1000 * 512**2, "projection"),
+        (2 * ch.SCORE_FLOPS, "blend AV"),
+        (8 * 1000**2, "entries"),
+        (123, "too small"),
+    ],
+)
 def test_score_flops_hints(answer, words, capsys):
     assert bool(check("ch12.score_flops", answer)) is False
     out = said(capsys)

@@ -1,11 +1,12 @@
 """Chapter 13's graders: right forms pass, plausible wrong answers fail with the hint they are meant to get."""
+
 import numpy as np
 import pytest
+from helpers import hint_for
 
 import attnlib
 from attnlib import check
 from attnlib.exercises import ch13
-from helpers import hint_for
 
 
 def test_the_experiment_in_the_statement_holds():
@@ -14,18 +15,33 @@ def test_the_experiment_in_the_statement_holds():
     assert not np.allclose(Z_new, Z_old[ch13._INVERSE])
 
 
-@pytest.mark.parametrize("answer, words", [
-    ([0, 1, 2, 3, 4, 5], "no row of Z moves"), ([1, 2, 0, 3, 4, 5], "other way round"),
-    ([3, 1, 2, 4, 5, 6], "from 0"), ([2, 0, 1], "6 row numbers"), ([2, 0, 1, 3, 4, 4], "Row 5"),
-    (["2", "0", "1", "3", "4", "5"], "without quotes"), ([2.5, 0, 1, 3, 4, 5], "whole row numbers")])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ([0, 1, 2, 3, 4, 5], "no row of Z moves"),
+        ([1, 2, 0, 3, 4, 5], "other way round"),
+        ([3, 1, 2, 4, 5, 6], "from 0"),
+        ([2, 0, 1], "6 row numbers"),
+        ([2, 0, 1, 3, 4, 4], "Row 5"),
+        (["2", "0", "1", "3", "4", "5"], "without quotes"),
+        ([2.5, 0, 1, 3, 4, 5], "whole row numbers"),
+    ],
+)
 def test_shuffled_rows_hints(answer, words, capsys):
     assert words in hint_for("ch13.shuffled_rows", answer, capsys)
 
 
-@pytest.mark.parametrize("wrong, words", [
-    (ch13._swapped, "swapped"), (ch13._halves, "alternate"), (ch13._off_by_one, "count from 0"),
-    (ch13._column_index_exponent, "speeds are off"), (ch13._i_not_2i, "speeds are off"),
-    (ch13._times_not_divided, "differ")])
+@pytest.mark.parametrize(
+    "wrong, words",
+    [
+        (ch13._swapped, "swapped"),
+        (ch13._halves, "alternate"),
+        (ch13._off_by_one, "count from 0"),
+        (ch13._column_index_exponent, "speeds are off"),
+        (ch13._i_not_2i, "speeds are off"),
+        (ch13._times_not_divided, "differ"),
+    ],
+)
 def test_pe_row_hints(wrong, words, capsys):
     assert words in hint_for("ch13.pe_row", wrong, capsys)
 
@@ -53,11 +69,12 @@ def test_degrees_get_a_radians_hint(capsys):
 
 def test_a_shift_of_k_positions_is_one_rotation_for_every_position():
     from attnlib.positions import positional_encoding, shift_rotation
+
     PE = positional_encoding(60, 16)
     for k in (1, 3, 7):
         R = shift_rotation(k, 16)
-        assert np.allclose(PE[:60 - k] @ R, PE[k:], atol=1e-12)
-        assert np.allclose(R @ R.T, np.eye(16), atol=1e-12)       # a turn: lengths kept
+        assert np.allclose(PE[: 60 - k] @ R, PE[k:], atol=1e-12)
+        assert np.allclose(R @ R.T, np.eye(16), atol=1e-12)  # a turn: lengths kept
     G = PE @ PE.T
     assert np.allclose(G[3, 5], G[40, 42]) and np.allclose(G[3, 5], G[5, 3])
     with pytest.raises(ValueError):
@@ -66,13 +83,18 @@ def test_a_shift_of_k_positions_is_one_rotation_for_every_position():
 
 def test_the_part_iv_figures_read_on_a_phone():
     import matplotlib.pyplot as plt
+    from test_figure_text import MIN_PX, smallest_text_px
 
     from attnlib import plot
-    from test_figure_text import MIN_PX, smallest_text_px
-    figs = [plot.heads_flow(6, 4, 2),
-            plot.turning_arrows([(f"{a} rad", (np.cos(a), np.sin(a)), plot.PALETTE[a]) for a in range(6)],
-                                title="An arrow turned by 0, 1, ..., 5 radians"),
-            plot.weight_by_position(np.linspace(1, 0, 11), 6, title="Length test")]
+
+    figs = [
+        plot.heads_flow(6, 4, 2),
+        plot.turning_arrows(
+            [(f"{a} rad", (np.cos(a), np.sin(a)), plot.PALETTE[a]) for a in range(6)],
+            title="An arrow turned by 0, 1, ..., 5 radians",
+        ),
+        plot.weight_by_position(np.linspace(1, 0, 11), 6, title="Length test"),
+    ]
     for fig in figs:
         assert fig.get_figwidth() <= 5.8
         assert smallest_text_px(fig)[0] >= MIN_PX
@@ -84,6 +106,7 @@ def test_a_wrong_column_is_named_as_a_column_not_a_position(capsys):
         row = ch13._pe_row(pos, d_model)
         row[-1] += 0.5
         return row
+
     assert bool(check("ch13.pe_row", one_column_off)) is False
     out = capsys.readouterr().out.replace("\n  ", " ")
     assert "column 3, the cosine of pair i = 1" in out and "position (" not in out

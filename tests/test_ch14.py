@@ -1,15 +1,25 @@
 """Chapter 14's graders: right forms pass, plausible wrong answers fail with the hint they are meant to get."""
+
 import numpy as np
 import pytest
+from helpers import hint_for
 
 from attnlib import check
 from attnlib.exercises import ch14
-from helpers import hint_for
 
 
-@pytest.mark.parametrize("answer, words", [
-    (3, "query itself"), (4, "causal mask"), (1, "two words back"), (0, "first word"), (2.5, "whole number"),
-    ([2, 3], "one whole number"), (True, "True/False")])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (3, "query itself"),
+        (4, "causal mask"),
+        (1, "two words back"),
+        (0, "first word"),
+        (2.5, "whole number"),
+        ([2, 3], "one whole number"),
+        (True, "True/False"),
+    ],
+)
 def test_expected_key_hints(answer, words, capsys):
     assert words in hint_for("ch14.expected_key", answer, capsys)
 
@@ -19,10 +29,18 @@ def test_expected_key_accepts_a_torch_number():
     assert bool(check("ch14.expected_key", torch.tensor(2))) is True
 
 
-@pytest.mark.parametrize("wrong, words", [
-    (ch14._transposed, "swapped"), (ch14._whole_columns, "whole columns"), (ch14._strongest, "strongest weight"),
-    (ch14._sum_not_mean, "total"), (ch14._hit_rate, "counts the rows"), (ch14._mutating, "changed its input"),
-    (ch14._skips_first_row, "row 0 included")])
+@pytest.mark.parametrize(
+    "wrong, words",
+    [
+        (ch14._transposed, "swapped"),
+        (ch14._whole_columns, "whole columns"),
+        (ch14._strongest, "strongest weight"),
+        (ch14._sum_not_mean, "total"),
+        (ch14._hit_rate, "counts the rows"),
+        (ch14._mutating, "changed its input"),
+        (ch14._skips_first_row, "row 0 included"),
+    ],
+)
 def test_weight_on_hints(wrong, words, capsys):
     assert words in hint_for("ch14.weight_on", wrong, capsys)
 
@@ -31,8 +49,8 @@ def test_weight_on_hidden_cases_are_soft_and_varied():
     sizes = [A.shape[0] for A, _ in ch14._HIDDEN]
     assert 1 in sizes and 6 in sizes
     for A, keys in ch14._HIDDEN[1:]:
-        assert A.max() < 0.99                                       # soft: the strongest weight is not the answer
-        assert isinstance(keys, list)                               # the statement promises a list of positions
+        assert A.max() < 0.99  # soft: the strongest weight is not the answer
+        assert isinstance(keys, list)  # the statement promises a list of positions
     assert np.allclose(ch14._WANT, [ch14._weight_on(A, k) for A, k in ch14._HIDDEN])
 
 
@@ -43,6 +61,7 @@ def test_weight_on_rejects_a_function_whose_answer_is_a_row(capsys):
 def test_the_step_by_hand_agrees_with_autograd_and_lowers_the_loss():
     torch = pytest.importorskip("torch")
     from attnlib import training
+
     task = training.make_task(n_sentences=16, n=6, seed=0)
     W_Q, W_K, W_V = training.initial_lenses(task)
     loss = training.task_loss(task, W_Q, W_K, W_V)
@@ -63,6 +82,7 @@ def test_the_step_by_hand_agrees_with_autograd_and_lowers_the_loss():
 def test_initial_lenses_are_train_lenses_start():
     pytest.importorskip("torch")
     from attnlib import training
+
     task = training.make_task(n_sentences=8, n=6, seed=0)
     start = training.initial_lenses(task, seed=3)
     first = training.task_loss(task, *start).item()
@@ -71,5 +91,6 @@ def test_initial_lenses_are_train_lenses_start():
 
 def test_weight_before_by_position():
     from attnlib import training
-    A = np.tile(np.eye(4)[[0, 0, 1, 2]], (3, 1, 1))       # every row on the key before it
+
+    A = np.tile(np.eye(4)[[0, 0, 1, 2]], (3, 1, 1))  # every row on the key before it
     assert np.allclose(training.weight_before_by_position(A), [1, 1, 1])

@@ -13,12 +13,12 @@ import sys
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from helpers import said
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnlib import bench, plot, results
 from attnlib.exercises import ch15
-from helpers import said
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "15_counting_and_timing.ipynb"

@@ -4,6 +4,7 @@ Each test here was watched failing against an earlier checker that lacked its pr
 the helpers are looked up inside the tests, so a missing helper fails its own test rather than the
 whole file.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,6 +28,7 @@ def register():
         X.exercise(exercise_id, right=[], wrong=[])(checker)
         made.append(exercise_id)
         return exercise_id
+
     yield make
     for exercise_id in made:
         registry._REGISTRY.pop(exercise_id, None)
@@ -90,12 +92,15 @@ def test_a_function_that_zeroes_an_input_and_returns_zeros_is_caught(register, c
     assert np.array_equal(W_V, [[1.0, 2.0], [3.0, 4.0]])
 
 
-@pytest.mark.parametrize("change", [
-    lambda x, w: w.__setitem__((0, 0), 99.0),
-    lambda x, w: x.__isub__(1.0),
-    lambda x, w: np.exp(w, out=w),
-    lambda x, w: w.resize((4,), refcheck=False),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda x, w: w.__setitem__((0, 0), 99.0),
+        lambda x, w: x.__isub__(1.0),
+        lambda x, w: np.exp(w, out=w),
+        lambda x, w: w.resize((4,), refcheck=False),
+    ],
+)
 def test_every_way_of_changing_an_input_is_named(change, register, capsys):
     exercise_id = register("chxx.blend", _blend_checker)
 
@@ -129,6 +134,7 @@ def test_an_unchanged_input_and_a_returned_input_are_fine():
 
 
 # --- 2. nothing escapes check, but KeyboardInterrupt ----------------------------------
+
 
 class _UnprintableError(Exception):
     def __str__(self):
@@ -169,12 +175,17 @@ def test_keyboard_interrupt_still_stops_the_cell(register):
         check(exercise_id, interrupted)
 
 
-@pytest.mark.parametrize("failure", [
-    AttributeError("'torch.Size' object has no attribute 'detach'"),
-    TypeError("unsupported operand type(s) for -: 'str' and 'float'"),
-    SystemExit(2), GeneratorExit(), RecursionError("maximum recursion depth exceeded"),
-    _UnprintableError(),
-])
+@pytest.mark.parametrize(
+    "failure",
+    [
+        AttributeError("'torch.Size' object has no attribute 'detach'"),
+        TypeError("unsupported operand type(s) for -: 'str' and 'float'"),
+        SystemExit(2),
+        GeneratorExit(),
+        RecursionError("maximum recursion depth exceeded"),
+        _UnprintableError(),
+    ],
+)
 def test_a_failing_checker_gives_a_hint_about_the_answer_not_internals(failure, register, capsys):
     def broken(answer):
         raise failure
@@ -197,40 +208,53 @@ def test_the_checker_interrupted_still_stops_the_cell(register):
 
 # --- 3. every valid form accepted, junk named --------------------------------------------
 
-@pytest.mark.parametrize("form", [
-    [[1, 2], [3, 4]], ((1, 2), (3, 4)), np.array([[1, 2], [3, 4]]), np.array([[1, 2], [3, 4]], dtype=np.float16),
-    torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.bfloat16), torch.tensor([[1, 2], [3, 4]], dtype=torch.float16),
-    torch.tensor([[1, 2], [3, 4]]), torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True),
-    [torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])], [np.array([1, 2]), (3, 4)],
-    [[np.float32(1), np.int64(2)], [3, 4.0]],
-])
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        [[1, 2], [3, 4]],
+        ((1, 2), (3, 4)),
+        np.array([[1, 2], [3, 4]]),
+        np.array([[1, 2], [3, 4]], dtype=np.float16),
+        torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.bfloat16),
+        torch.tensor([[1, 2], [3, 4]], dtype=torch.float16),
+        torch.tensor([[1, 2], [3, 4]]),
+        torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True),
+        [torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])],
+        [np.array([1, 2]), (3, 4)],
+        [[np.float32(1), np.int64(2)], [3, 4.0]],
+    ],
+)
 def test_every_numeric_form_is_read(form):
     X.expect_array(form, [[1.0, 2.0], [3.0, 4.0]])
 
 
-@pytest.mark.parametrize("answer, words", [
-    ([["2", "9"], ["16", "-5"]], "Entry [0][0] of your answer is text ('2')"),
-    ([[2, 9], [16, "-5"]], "Entry [1][1] of your answer is text ('-5')"),
-    (np.array(["2", "9"]), "holds text"),
-    ("2, 9", "is text"),
-    (1 + 2j, "complex number"),
-    ([1.0, 2 + 0j], "Entry [1] of your answer is a complex number"),
-    (np.array([1 + 2j]), "complex numbers"),
-    (torch.tensor([1 + 2j]), "complex numbers"),
-    ([True, False], "Entry [0] of your answer is True, a True/False value"),
-    (np.array([True, False]), "True/False values"),
-    ([[1, 2], [3, 4, 5]], "ragged: row 1 has 3 numbers but row 0 has 2"),
-    ([[1, 2], [3, 4], [5, 6, 7]], "row 2 has 3 numbers but row 0 has 2"),
-    ([[1, 2], [3]], "row 1 has 1 number but row 0 has 2"),
-    ([[1, 2], 3], "entry 1 is a single number but entry 0 is 2 numbers"),
-    ([[[1, 2], [3, 4]], [[1, 2], [3]]], "inside entry [1]: row 1 has 1 number"),
-    ([0.5, None], "Entry [1] of your answer is None"),
-    ([[1, 2], [None, 4]], "Entry [1][0] of your answer is None"),
-    (np.array([1.0, None], dtype=object), "Entry [1] of your answer is None"),
-    ({"a": 1}, "is a dict"),
-    ((x for x in range(2)), "is a generator"),
-    (lambda: 1, "is a function"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ([["2", "9"], ["16", "-5"]], "Entry [0][0] of your answer is text ('2')"),
+        ([[2, 9], [16, "-5"]], "Entry [1][1] of your answer is text ('-5')"),
+        (np.array(["2", "9"]), "holds text"),
+        ("2, 9", "is text"),
+        (1 + 2j, "complex number"),
+        ([1.0, 2 + 0j], "Entry [1] of your answer is a complex number"),
+        (np.array([1 + 2j]), "complex numbers"),
+        (torch.tensor([1 + 2j]), "complex numbers"),
+        ([True, False], "Entry [0] of your answer is True, a True/False value"),
+        (np.array([True, False]), "True/False values"),
+        ([[1, 2], [3, 4, 5]], "ragged: row 1 has 3 numbers but row 0 has 2"),
+        ([[1, 2], [3, 4], [5, 6, 7]], "row 2 has 3 numbers but row 0 has 2"),
+        ([[1, 2], [3]], "row 1 has 1 number but row 0 has 2"),
+        ([[1, 2], 3], "entry 1 is a single number but entry 0 is 2 numbers"),
+        ([[[1, 2], [3, 4]], [[1, 2], [3]]], "inside entry [1]: row 1 has 1 number"),
+        ([0.5, None], "Entry [1] of your answer is None"),
+        ([[1, 2], [None, 4]], "Entry [1][0] of your answer is None"),
+        (np.array([1.0, None], dtype=object), "Entry [1] of your answer is None"),
+        ({"a": 1}, "is a dict"),
+        ((x for x in range(2)), "is a generator"),
+        (lambda: 1, "is a function"),
+    ],
+)
 def test_junk_is_named_exactly(answer, words):
     hint = _refusal(X.expect_array, answer, [[1.0, 2.0], [3.0, 4.0]])
     assert words in hint, hint
@@ -244,8 +268,14 @@ def test_bfloat16_and_float16_answers_are_read_without_a_crash():
 
 
 def test_shapes_as_tuples_lists_and_torch_size():
-    for form in [(3, 4), [3, 4], torch.Size([3, 4]), torch.zeros(3, 4).shape, np.zeros((3, 4)).shape,
-                 (np.int64(3), np.int64(4))]:
+    for form in [
+        (3, 4),
+        [3, 4],
+        torch.Size([3, 4]),
+        torch.zeros(3, 4).shape,
+        np.zeros((3, 4)).shape,
+        (np.int64(3), np.int64(4)),
+    ]:
         X.expect_shape(form, (3, 4))
     assert "rows come first" in _refusal(X.expect_shape, (4, 3), (3, 4))
     assert "True/False" in _refusal(X.expect_shape, (True, 4), (3, 4))
@@ -289,7 +319,7 @@ def test_a_rounded_answer_is_told_it_is_rounded():
     assert "rounded to 2 decimals" in hint and "at least 3" in hint and "divide" not in hint
     assert "rounded to whole numbers" in _refusal(X.expect_number, 3, 2.83, atol=1e-3)
     assert "significant digits" in _refusal(X.expect_number, 1.5e9, 1.536e9, rtol=1e-6)
-    assert "rounded" not in _refusal(X.expect_number, 100, 120, rtol=1e-3)      # a guess, not a rounding
+    assert "rounded" not in _refusal(X.expect_number, 100, 120, rtol=1e-3)  # a guess, not a rounding
     assert "rounded" not in _refusal(X.expect_array, [0.2, 0.7, 0.1], want, atol=1e-3, rtol=0)
     assert X.rounding_hint([0.11, 0.84, 0.04], want, atol=1e-3, rtol=0)
 
@@ -326,18 +356,22 @@ def test_a_value_error_must_name_both_shapes():
 
 # --- 5. hints that read well ---------------------------------------------------------------
 
+
 def test_every_sentence_of_a_hint_starts_with_a_capital(register, capsys):
     def checker(answer):
-        raise Wrong("the right numbers in the wrong order. row i holds word i. d_k stays as it is, "
-                    "e.g. x.max stays too. np.exp is code. a weight is negative.")
+        raise Wrong(
+            "the right numbers in the wrong order. row i holds word i. d_k stays as it is, "
+            "e.g. x.max stays too. np.exp is code. a weight is negative."
+        )
 
     _, _, text = _message(register("chxx.lower", checker), 1, capsys)
     assert "Not yet. The right numbers in the wrong order. Row i holds word i. d_k stays" in text
     assert "e.g. x.max stays too. np.exp is code. A weight is negative." in text
 
 
-@pytest.mark.parametrize("answer", ["x" * 20_000, "the kitten " * 2_000, ["x" * 20_000], [1.0] * 20_000,
-                                    list(range(1_000_000))])
+@pytest.mark.parametrize(
+    "answer", ["x" * 20_000, "the kitten " * 2_000, ["x" * 20_000], [1.0] * 20_000, list(range(1_000_000))]
+)
 def test_an_oversized_answer_gets_a_short_hint(answer, register, capsys):
     def echoes(a):  # a careless checker that echoes the whole answer
         if isinstance(a, str):
@@ -373,12 +407,13 @@ def test_unknown_ids_and_placeholders(capsys):
 
 # --- 6. the verdict shows once -------------------------------------------------------------
 
+
 def test_the_verdict_works_as_a_bool(register, capsys):
     exercise_id = register("chxx.four", lambda a: X.expect_number(a, 4))
     right, wrong = check(exercise_id, 4), check(exercise_id, 5)
     capsys.readouterr()
     assert right and not wrong
-    assert right == True and wrong == False  # noqa: E712
+    assert right == True and wrong == False
     assert bool(right) is True and bool(wrong) is False
     assert [v for v in (right, wrong) if v] == [right]
     assert repr(right) == "True"
@@ -399,9 +434,11 @@ def test_a_check_cell_in_a_real_kernel_prints_once_and_echoes_nothing(tmp_path):
     from nbclient import NotebookClient
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell('from attnlib import check\ncheck("ch08.spread", 20)'),
-                nbformat.v4.new_code_cell('check("ch08.spread", 40)'),
-                nbformat.v4.new_code_cell('print("right" if check("ch08.spread", 20) else "wrong")')]
+    nb.cells = [
+        nbformat.v4.new_code_cell('from attnlib import check\ncheck("ch08.spread", 20)'),
+        nbformat.v4.new_code_cell('check("ch08.spread", 40)'),
+        nbformat.v4.new_code_cell('print("right" if check("ch08.spread", 20) else "wrong")'),
+    ]
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     for cell in nb.cells:
         kinds = [out["output_type"] for out in cell.outputs]

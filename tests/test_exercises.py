@@ -8,6 +8,7 @@ and never raises; KeyboardInterrupt still stops the cell; no hint contains the s
 answer made of numbers passes as float16, bfloat16, int and float64 tensors and arrays alike.
 The framework's own promises are proved one by one, on made-up exercises, in test_checker.py.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,14 +24,17 @@ from attnlib.exercises import get
 
 IDS = exercise_ids()
 PREFIX = "✗ Not yet. "
-INTERNALS = re.compile(r"Traceback|object has no attribute|not subscriptable|unsupported operand|ScalarType|"
-                       r"has no len\(\)|could not convert|positional argument|NoneType|unhashable|"
-                       r"invalid literal|list indices|index out of range|0x[0-9a-f]{6,}|"
-                       r"object is not (?:callable|iterable)|must be real number")
+INTERNALS = re.compile(
+    r"Traceback|object has no attribute|not subscriptable|unsupported operand|ScalarType|"
+    r"has no len\(\)|could not convert|positional argument|NoneType|unhashable|"
+    r"invalid literal|list indices|index out of range|0x[0-9a-f]{6,}|"
+    r"object is not (?:callable|iterable)|must be real number"
+)
 MAX_HINT = 700  # characters a printed verdict may take, whatever the answer
 
 
 # --- junk: answers no exercise accepts ------------------------------------------------
+
 
 def _raises(*args):
     raise RuntimeError("boom")
@@ -75,21 +79,56 @@ def _returns_ragged(*args):
 
 class _Hostile:
     """An answer whose every conversion raises."""
+
     def _fail(self, *args, **kwargs):
         raise RuntimeError("hostile")
+
     __float__ = __int__ = __index__ = __len__ = __iter__ = __array__ = __eq__ = __bool__ = _fail
     __lt__ = __gt__ = __getitem__ = __str__ = __repr__ = __format__ = _fail
     __hash__ = object.__hash__
 
 
-JUNK_FUNCTIONS = [_raises, _exits, _raises_unprintable, _generator_exit, _recurses, _returns_huge_text,
-                  _returns_text, _returns_complex, _returns_ragged]
+JUNK_FUNCTIONS = [
+    _raises,
+    _exits,
+    _raises_unprintable,
+    _generator_exit,
+    _recurses,
+    _returns_huge_text,
+    _returns_text,
+    _returns_complex,
+    _returns_ragged,
+]
 JUNK = [
-    "a string", "x" * 20_000, "the kitten " * 2_000, b"bytes", float("nan"), float("inf"), 1e308, -1, True,
-    1 + 2j, [], {}, {"a": 1}, {1, 2}, object(), _Hostile(), np.array([np.nan, np.inf]),
-    [[1, 2], [3]], [[1, 2], [3, 4, 5]], [["2", "9"], ["16", "-5"]], [1.0, None], [1 + 2j, 2.0],
-    np.array(["2", "9"]), list(range(1_000_000)), np.zeros(1_000_000), ["x" * 20_000],
-    torch.Size([7, 7, 7]), torch.full((7, 7, 7), 0.5, dtype=torch.bfloat16), (x for x in range(3)),
+    "a string",
+    "x" * 20_000,
+    "the kitten " * 2_000,
+    b"bytes",
+    float("nan"),
+    float("inf"),
+    1e308,
+    -1,
+    True,
+    1 + 2j,
+    [],
+    {},
+    {"a": 1},
+    {1, 2},
+    object(),
+    _Hostile(),
+    np.array([np.nan, np.inf]),
+    [[1, 2], [3]],
+    [[1, 2], [3, 4, 5]],
+    [["2", "9"], ["16", "-5"]],
+    [1.0, None],
+    [1 + 2j, 2.0],
+    np.array(["2", "9"]),
+    list(range(1_000_000)),
+    np.zeros(1_000_000),
+    ["x" * 20_000],
+    torch.Size([7, 7, 7]),
+    torch.full((7, 7, 7), 0.5, dtype=torch.bfloat16),
+    (x for x in range(3)),
     *JUNK_FUNCTIONS,
 ]
 
@@ -118,7 +157,7 @@ def _shown(answer):
 
 
 def _hint(verdict):
-    return verdict.message[len(PREFIX):] if verdict.message.startswith(PREFIX) else verdict.message
+    return verdict.message.removeprefix(PREFIX)
 
 
 def _is_function_exercise(ex):
@@ -126,6 +165,7 @@ def _is_function_exercise(ex):
 
 
 # --- the registry --------------------------------------------------------------------
+
 
 def test_every_chapter_registers_exercises():
     chapters = {i.split(".")[0] for i in IDS}
@@ -140,13 +180,14 @@ def test_exercise_ids_are_listed_in_the_package():
 
 # --- the contract, exercise by exercise ------------------------------------------------
 
+
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_right_answers_pass(exercise_id, capsys):
     ex = get(exercise_id)
     for answer in ex.right:
         verdict, printed = _verdict(exercise_id, answer, capsys)
         assert verdict, f"{exercise_id} rejected a right answer {_shown(answer)}: {printed}"
-        assert verdict == True  # noqa: E712 -- the verdict compares like a bool
+        assert verdict == True
         assert printed.startswith("✓")
 
 
@@ -232,6 +273,7 @@ def _change_in_place(x) -> bool:
 
 def _mutating(fn, before: bool, found: list):
     """fn, but it overwrites its first changeable argument (before or after computing)."""
+
     def mutant(*args):
         if before:
             found.extend(a for a in args[:1] if _change_in_place(a))
@@ -242,6 +284,7 @@ def _mutating(fn, before: bool, found: list):
                 found.append(a)
                 break
         return result
+
     mutant.__name__ = f"{getattr(fn, '__name__', 'fn')}_that_changes_its_input"
     return mutant
 
@@ -277,14 +320,20 @@ def test_contract_a_registered_wrong_function_changes_its_input(exercise_id, cap
     hints = [check(exercise_id, w).message for w in ex.wrong]
     capsys.readouterr()
     assert any("changed its input" in h for h in hints), (
-        f"{exercise_id} takes arrays but registers no wrong answer that changes its input in place")
+        f"{exercise_id} takes arrays but registers no wrong answer that changes its input in place"
+    )
 
 
 def _numeric_forms(values: np.ndarray) -> list:
     """The same numbers as every kind of array and tensor, where the dtype holds them exactly."""
-    forms = [values.astype(np.float32), torch.tensor(values, dtype=torch.float64),
-             torch.tensor(values, dtype=torch.float32), torch.tensor(values, dtype=torch.float32).requires_grad_(True),
-             torch.tensor(values, dtype=torch.float16), torch.tensor(values, dtype=torch.bfloat16)]
+    forms = [
+        values.astype(np.float32),
+        torch.tensor(values, dtype=torch.float64),
+        torch.tensor(values, dtype=torch.float32),
+        torch.tensor(values, dtype=torch.float32).requires_grad_(True),
+        torch.tensor(values, dtype=torch.float16),
+        torch.tensor(values, dtype=torch.bfloat16),
+    ]
     if np.all(values == np.round(values)) and np.all(np.abs(values) < 2**31):
         forms += [values.astype(np.int64), torch.tensor(values.astype(np.int64))]
         forms += [values.astype(np.int64).tolist()]
@@ -313,6 +362,8 @@ def test_numbers_pass_in_every_dtype(exercise_id, capsys):
         for form in _numeric_forms(values):
             verdict, printed = _verdict(exercise_id, form, capsys)
             tried += 1
-            assert verdict, f"{exercise_id} rejected the right numbers as {type(form).__name__} " \
-                            f"{getattr(form, 'dtype', '')}: {printed}"
+            assert verdict, (
+                f"{exercise_id} rejected the right numbers as {type(form).__name__} "
+                f"{getattr(form, 'dtype', '')}: {printed}"
+            )
     capsys.readouterr()

@@ -2,6 +2,7 @@
 helpers, calls learner code only through `call`, and imports nothing from another chapter or
 anything private from the framework. Read from each grader's source, so a new grader is held too.
 """
+
 from __future__ import annotations
 
 import ast
@@ -14,10 +15,27 @@ import attnlib.exercises as framework
 
 GRADERS = sorted(pathlib.Path(framework.__file__).parent.glob("ch[0-9][0-9].py"))
 # What a grader may not do to a learner's value (its answer, or what its function returned).
-RAW_ATTRIBUTES = {"tolist", "detach", "numpy", "cpu", "float", "double", "item", "astype", "reshape", "shape",
-                  "dtype", "ndim", "size", "T", "flatten", "is_complex", "__array__"}
+RAW_ATTRIBUTES = {
+    "tolist",
+    "detach",
+    "numpy",
+    "cpu",
+    "float",
+    "double",
+    "item",
+    "astype",
+    "reshape",
+    "shape",
+    "dtype",
+    "ndim",
+    "size",
+    "T",
+    "flatten",
+    "is_complex",
+    "__array__",
+}
 NUMBER_TYPES = {"int", "float", "bool", "complex"}
-LEARNER_SOURCES = {"call", "expect_pair"}   # framework helpers that hand back the learner's own objects
+LEARNER_SOURCES = {"call", "expect_pair"}  # framework helpers that hand back the learner's own objects
 
 
 def _name(node: ast.AST) -> str:
@@ -82,8 +100,11 @@ def _statements(body: list, tainted: set[str], on_statement) -> None:
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             _statements(stmt.body, tainted, on_statement)
         elif isinstance(stmt, ast.Try):
-            _statements(stmt.body + [s for h in stmt.handlers for s in h.body] + stmt.orelse + stmt.finalbody,
-                        tainted, on_statement)
+            _statements(
+                stmt.body + [s for h in stmt.handlers for s in h.body] + stmt.orelse + stmt.finalbody,
+                tainted,
+                on_statement,
+            )
 
 
 def _own_expressions(stmt: ast.stmt):
@@ -146,8 +167,9 @@ def _violations(path: pathlib.Path) -> list[str]:
             if node.level == 1 and node.module:
                 found.append(f"imports from the framework's inner module {module}; use attnlib.exercises")
             if node.level == 1 and not node.module:
-                found += [f"imports {n}, which the framework does not export" for n in names
-                          if n not in framework.__all__]
+                found += [
+                    f"imports {n}, which the framework does not export" for n in names if n not in framework.__all__
+                ]
             if node.level == 2 and "is_torch" in names:
                 found.append("imports is_torch to read answers by hand")
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
@@ -177,18 +199,30 @@ def _source_violations(source: str) -> list[str]:
         return _violations(probe)
 
 
-@pytest.mark.parametrize("source, words", [
-    ("from . import exercise\nimport numpy as np\n@exercise('x', [], [])\ndef c(answer):\n    got = np.asarray(answer)\n",
-     "np.asarray(...) on a learner's value"),
-    ("from . import exercise, call\n@exercise('x', [], [])\ndef c(fn):\n    out = call(fn, 1)\n    out.tolist()\n",
-     ".tolist on a learner's value"),
-    ("from . import exercise\n@exercise('x', [], [])\ndef c(fn):\n    fn(1)\n", "without `call`"),
-    ("from . import exercise\n@exercise('x', [], [])\ndef c(answer):\n    _h(answer)\n"
-     "def _h(x):\n    if isinstance(x, (int, float)):\n        pass\n", "isinstance(..., float, int)"),
-    ("from .ch04 import numbers\n", "chapter module .ch04"),
-    ("from . import _show\n", "does not export"),
-    ("from .answers import _diagnose\n", "inner module"),
-])
+@pytest.mark.parametrize(
+    "source, words",
+    [
+        (
+            "from . import exercise\nimport numpy as np\n@exercise('x', [], [])\ndef c(answer):\n    got = np.asarray(answer)\n",
+            "np.asarray(...) on a learner's value",
+        ),
+        (
+            "from . import exercise, call\n@exercise('x', [], [])\ndef c(fn):\n    out = call(fn, 1)\n    out.tolist()\n",
+            ".tolist on a learner's value",
+        ),
+        ("from . import exercise\n@exercise('x', [], [])\ndef c(fn):\n    fn(1)\n", "without `call`"),
+        (
+            (
+                "from . import exercise\n@exercise('x', [], [])\ndef c(answer):\n    _h(answer)\n"
+                "def _h(x):\n    if isinstance(x, (int, float)):\n        pass\n"
+            ),
+            "isinstance(..., float, int)",
+        ),
+        ("from .ch04 import numbers\n", "chapter module .ch04"),
+        ("from . import _show\n", "does not export"),
+        ("from .answers import _diagnose\n", "inner module"),
+    ],
+)
 def test_the_rule_catches_each_way_round_the_framework(source, words):
     assert any(words in v for v in _source_violations(source)), _source_violations(source)
 

@@ -1,5 +1,6 @@
 """The checker's hints, held to what a hint may say, over every registered wrong answer of every
 exercise, and the structure of an answer diagnosed before its values, on several exercises."""
+
 from __future__ import annotations
 
 import re
@@ -8,10 +9,10 @@ import time
 import numpy as np
 import pytest
 import torch
+from helpers import hint_for, said
 
 from attnlib import check, exercise_ids
-from attnlib.exercises import get, to_numpy, Wrong
-from helpers import hint_for, said
+from attnlib.exercises import Wrong, get, to_numpy
 
 IDS = exercise_ids()
 # A formula with numbers filled in, or a recipe in symbols: "2 · 64", "2·n²·d_k", "768 / 12", "(2n)²/n²",
@@ -37,7 +38,7 @@ def _expected_numbers(ex) -> set[str]:
     if values.size != 1:
         return set()
     value = float(values.reshape(()))
-    if abs(value) <= 12 and float(value).is_integer():   # a small count: "row 2" is no give-away
+    if abs(value) <= 12 and float(value).is_integer():  # a small count: "row 2" is no give-away
         return set()
     return _number_forms(value)
 
@@ -57,7 +58,7 @@ def test_no_hint_states_the_computation(exercise_id, capsys):
         assert solution not in text, f"{exercise_id}: the hint gives the solution line: {text}"
         assert not computation or computation not in _squeezed(text), f"{exercise_id}: the hint computes: {text}"
         echoed = repr(answer)
-        said_values = re.sub(r"\[[^\]]*,[^\]]*,[^\]]*\]", "", text)   # a list of all the choices gives nothing away
+        said_values = re.sub(r"\[[^\]]*,[^\]]*,[^\]]*\]", "", text)  # a list of all the choices gives nothing away
         leaked = [w for w in wanted if re.search(rf"(?<![\d.]){re.escape(w)}(?![\d])", said_values) and w not in echoed]
         assert not leaked, f"{exercise_id}: the hint states the expected value {leaked}: {text}"
         assert not FILLED_FORMULA.search(text), f"{exercise_id}: the hint fills in a formula: {text}"
@@ -73,22 +74,26 @@ def test_the_generic_number_fallback_says_how_far_and_which_way_only(capsys):
 
 # --- structure before values ----------------------------------------------------------------
 
-@pytest.mark.parametrize("exercise_id, make, words", [
-    ("ch10.z_row", lambda r: np.array(r)[None, :], "extra axis of length 1"),              # a (1, 2) row
-    ("ch09.by_hand", lambda r: np.array(r)[None, :], "extra axis of length 1"),
-    ("ch04.by_hand", lambda r: np.array(r)[..., None], "extra axis of length 1"),
-    ("ch06.by_hand", lambda r: np.array(r).reshape(-1, 1, 2)[:, 0, :], None),              # unchanged: passes
-    ("ch11.masked_row", lambda r: sorted(r), "sorted"),                                    # the right weights sorted
-    ("ch09.by_hand", lambda r: sorted(r), "wrong order"),
-    ("ch07.dots_by_hand", lambda r: list(reversed(r)), "reverse order"),
-    ("ch10.z_row", lambda r: list(reversed(r)), "order"),
-    ("ch10.z_row", lambda r: [-x for x in r], "opposite sign"),
-    ("ch05.q_by_hand", lambda r: (-np.array(r)).tolist(), "opposite sign"),
-    ("ch08.scale", lambda r: (3 * np.array(r)).tolist(), "common factor"),
-    ("ch06.by_hand", lambda r: (-np.array(r)).tolist(), "opposite sign"),
-    ("ch04.by_hand", lambda r: (3 * np.array(r)).tolist(), "common factor"),
-    ("ch08.scale", lambda r: np.array(r).T[None].tolist(), None),
-])
+
+@pytest.mark.parametrize(
+    "exercise_id, make, words",
+    [
+        ("ch10.z_row", lambda r: np.array(r)[None, :], "extra axis of length 1"),  # a (1, 2) row
+        ("ch09.by_hand", lambda r: np.array(r)[None, :], "extra axis of length 1"),
+        ("ch04.by_hand", lambda r: np.array(r)[..., None], "extra axis of length 1"),
+        ("ch06.by_hand", lambda r: np.array(r).reshape(-1, 1, 2)[:, 0, :], None),  # unchanged: passes
+        ("ch11.masked_row", lambda r: sorted(r), "sorted"),  # the right weights sorted
+        ("ch09.by_hand", lambda r: sorted(r), "wrong order"),
+        ("ch07.dots_by_hand", lambda r: list(reversed(r)), "reverse order"),
+        ("ch10.z_row", lambda r: list(reversed(r)), "order"),
+        ("ch10.z_row", lambda r: [-x for x in r], "opposite sign"),
+        ("ch05.q_by_hand", lambda r: (-np.array(r)).tolist(), "opposite sign"),
+        ("ch08.scale", lambda r: (3 * np.array(r)).tolist(), "common factor"),
+        ("ch06.by_hand", lambda r: (-np.array(r)).tolist(), "opposite sign"),
+        ("ch04.by_hand", lambda r: (3 * np.array(r)).tolist(), "common factor"),
+        ("ch08.scale", lambda r: np.array(r).T[None].tolist(), None),
+    ],
+)
 def test_the_right_numbers_in_the_wrong_structure_are_named(exercise_id, make, words, capsys):
     right = to_numpy(get(exercise_id).right[0]).tolist()
     answer = make(right)
@@ -103,37 +108,54 @@ def test_the_right_numbers_in_the_wrong_structure_are_named(exercise_id, make, w
 
 def test_axes_in_another_order_are_named(capsys):
     from attnlib.exercises import expect_array
+
     want = np.arange(24.0).reshape(2, 3, 4)
     with pytest.raises(Wrong, match="axes in another order"):
         expect_array(want.transpose(2, 0, 1), want)
 
 
-@pytest.mark.parametrize("exercise_id, answer, words", [
-    ("ch10.flops", 1_536_000_000 // 2, "half"),
-    ("ch10.flops", 1_536_000_000 // 7, "too small"),
-    ("ch12.score_flops", 1_024_000_000 // 8, "one head"),
-    ("ch12.score_flops", 1_024_000_000 * 3, "too large"),
-    ("ch10.flops", 2 * 2000 * 2000 * (128 + 128), "d_v"),
-])
+@pytest.mark.parametrize(
+    "exercise_id, answer, words",
+    [
+        ("ch10.flops", 1_536_000_000 // 2, "half"),
+        ("ch10.flops", 1_536_000_000 // 7, "too small"),
+        ("ch12.score_flops", 1_024_000_000 // 8, "one head"),
+        ("ch12.score_flops", 1_024_000_000 * 3, "too large"),
+        ("ch10.flops", 2 * 2000 * 2000 * (128 + 128), "d_v"),
+    ],
+)
 def test_counts_name_the_factor_they_are_off_by(exercise_id, answer, words, capsys):
     assert words in hint_for(exercise_id, answer, capsys)
 
 
 # --- whole numbers, tags, statements ---------------------------------------------------------
 
-@pytest.mark.parametrize("exercise_id, answer", [
-    ("ch02.shapes_after_edit", [(10.0, 768.0), (12.0, 768.0), (7.0, 768.0)]),
-    ("ch05.head_w_q", (768, 768 / 12)),
-    ("ch12.split_shape", (2.0, 8.0, 10.0, 64.0)),
-    ("ch03.read_shapes", [(5.0, 2.0), (7.0,), (1.0, 6.0)]),
-    ("ch05.w_shapes", np.array([[6.0, 3.0], [6.0, 3.0], [6.0, 4.0]])),
-])
+
+@pytest.mark.parametrize(
+    "exercise_id, answer",
+    [
+        ("ch02.shapes_after_edit", [(10.0, 768.0), (12.0, 768.0), (7.0, 768.0)]),
+        ("ch05.head_w_q", (768, 768 / 12)),
+        ("ch12.split_shape", (2.0, 8.0, 10.0, 64.0)),
+        ("ch03.read_shapes", [(5.0, 2.0), (7.0,), (1.0, 6.0)]),
+        ("ch05.w_shapes", np.array([[6.0, 3.0], [6.0, 3.0], [6.0, 4.0]])),
+    ],
+)
 def test_a_shape_holds_whole_numbers_not_floats(exercise_id, answer, capsys):
     assert "whole number" in hint_for(exercise_id, answer, capsys)
 
 
-@pytest.mark.parametrize("tag", ["P ∉ ℝ^{2×3}", "P ⊂ ℝ^{2×3}", "P = ℝ^{2×3}", r"P \notin \mathbb{R}^{2 \times 3}",
-                                 "P not in R^(2x3)", "P ≠ ℝ^{2×3}"])
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "P ∉ ℝ^{2×3}",
+        "P ⊂ ℝ^{2×3}",
+        "P = ℝ^{2×3}",
+        r"P \notin \mathbb{R}^{2 \times 3}",
+        "P not in R^(2x3)",
+        "P ≠ ℝ^{2×3}",
+    ],
+)
 def test_only_an_in_statement_is_a_tag(tag, capsys):
     assert "not a shape tag" in hint_for("ch03.tag_of_array", tag, capsys)
 
@@ -142,12 +164,14 @@ def test_the_padding_mask_has_the_shape_the_statement_says(capsys):
     def full_grid(lengths, n):
         keys = np.arange(n)[None, :] < np.asarray(lengths)[:, None]
         return np.broadcast_to(keys[:, None, :], (len(lengths), n, n)).copy()
+
     assert "(batch, 1, n)" in hint_for("ch11.padding_mask", full_grid, capsys)
 
 
 def test_the_padding_mask_with_its_axes_swapped_is_not_told_about_n(capsys):
     def swapped(lengths, n):
         return (np.arange(n)[None, None, :] < np.asarray(lengths)[:, None, None]).transpose(2, 1, 0)
+
     text = hint_for("ch11.padding_mask", swapped, capsys)
     assert "second argument" not in text and "axes" in text
 
@@ -155,10 +179,12 @@ def test_the_padding_mask_with_its_axes_swapped_is_not_told_about_n(capsys):
 def test_weight_on_is_tried_with_keys_as_a_plain_list(capsys):
     def numpy_only(A, keys):
         return float(A[np.arange(len(keys)), keys].mean() if hasattr(keys, "shape") else "x")
+
     assert "raised" in hint_for("ch14.weight_on", numpy_only, capsys)
 
 
 # --- plain words -----------------------------------------------------------------------------
+
 
 def test_a_letters_question_does_not_contradict_itself(capsys):
     text = hint_for("ch03.true_tags", [1, 4], capsys)
@@ -178,16 +204,25 @@ def test_a_fair_guess_never_leaves_one_candidate(capsys):
 def test_an_integer_result_is_not_called_rounded(capsys):
     def make_int(vectors):
         return np.array(vectors, dtype=int)
+
     text = hint_for("ch02.make_x", make_int, capsys)
     assert "rounded" not in text and "whole numbers" in text
 
 
 # --- bounded time ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("junk", [
-    np.zeros(10**7), np.array(["x"] * 10**6), torch.zeros(10**7, dtype=torch.bfloat16),
-    [[1.0], [1.0] * (10**7 - 1)], "x" * 10**7, [None] * 10**6,
-])
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        np.zeros(10**7),
+        np.array(["x"] * 10**6),
+        torch.zeros(10**7, dtype=torch.bfloat16),
+        [[1.0], [1.0] * (10**7 - 1)],
+        "x" * 10**7,
+        [None] * 10**6,
+    ],
+)
 def test_check_answers_fast_on_big_junk(junk, capsys):
     for exercise_id in ("ch04.by_hand", "ch10.flops", "ch12.split_shape", "ch05.w_shapes"):
         start = time.perf_counter()

@@ -3,6 +3,7 @@
 The last test checks the chapter notebooks themselves: it fails until the script has been run
 over them (`make execute` runs it after executing every notebook).
 """
+
 from __future__ import annotations
 
 import copy
@@ -37,7 +38,9 @@ def _solution_cells(nb: dict) -> set[int]:
 
 def _collapsed(cell: dict) -> bool:
     jupyter = cell.get("metadata", {}).get("jupyter", {})
-    return jupyter.get("source_hidden") is True and (cell["cell_type"] != "code" or jupyter.get("outputs_hidden") is True)
+    return jupyter.get("source_hidden") is True and (
+        cell["cell_type"] != "code" or jupyter.get("outputs_hidden") is True
+    )
 
 
 LABELS = ("% Solution\n", "% Solution, continued\n", "% End of solution\n", "# Solution, continued\n")
@@ -97,21 +100,31 @@ def test_the_script_is_idempotent_and_check_changes_nothing(chapter_9):
 
 def _notebook(*cells) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell(c) if isinstance(c, str) else nbformat.v4.new_code_cell(c[0])
-                for c in cells]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(c) if isinstance(c, str) else nbformat.v4.new_code_cell(c[0]) for c in cells
+    ]
     return nb
 
 
 def test_every_cell_inside_a_gate_is_collapsed_even_without_a_solution_line():
-    nb = _notebook(":::{exercise}\n:label: e\nDo it.\n:::", ("answer = None",),
-                   ":::{solution-start} e\n:class: dropdown\n:::\n\nThe idea.", ("print(42)",),
-                   "Why it works.\n\n:::{solution-end}\n:::", "## Next section", ("# Solution\nx = 1",))
+    nb = _notebook(
+        ":::{exercise}\n:label: e\nDo it.\n:::",
+        ("answer = None",),
+        ":::{solution-start} e\n:class: dropdown\n:::\n\nThe idea.",
+        ("print(42)",),
+        "Why it works.\n\n:::{solution-end}\n:::",
+        "## Next section",
+        ("# Solution\nx = 1",),
+    )
     changed, problems = lab_solutions.process(nb)
     assert problems == [] and changed == 4
     assert [_collapsed(c) for c in nb.cells] == [False, False, True, True, True, False, True]
     assert "outputs_hidden" not in nb.cells[2].metadata["jupyter"]  # markdown has no outputs
     assert [c.source.split("\n", 1)[0] for c in nb.cells[2:5]] == [
-        "% Solution", "# Solution, continued", "% Solution, continued"]  # Lab shows no raw directive, no answer
+        "% Solution",
+        "# Solution, continued",
+        "% Solution, continued",
+    ]  # Lab shows no raw directive, no answer
     assert nb.cells[6].source == "# Solution\nx = 1"
     assert lab_solutions.process(nb) == (0, [])
     end_only = _notebook(":::{solution-start} e\n:::", ("# Solution\nx = 1",), ":::{solution-end}\n:::")
@@ -119,11 +132,14 @@ def test_every_cell_inside_a_gate_is_collapsed_even_without_a_solution_line():
     assert end_only.cells[2].source.startswith("% End of solution\n:::{solution-end}")
 
 
-@pytest.mark.parametrize("cells, complaint", [
-    (["The exercise.\n\n:::{solution-start} e\n:::", ("print(1)",), ":::{solution-end}\n:::"], "text before"),
-    ([":::{solution-start} e\n:::", ("print(1)",), ":::{solution-end}\n:::\n\n## Next"], "text after"),
-    ([":::{solution-start} e\n:::", ("print(1)",)], "no {solution-end}"),
-])
+@pytest.mark.parametrize(
+    "cells, complaint",
+    [
+        (["The exercise.\n\n:::{solution-start} e\n:::", ("print(1)",), ":::{solution-end}\n:::"], "text before"),
+        ([":::{solution-start} e\n:::", ("print(1)",), ":::{solution-end}\n:::\n\n## Next"], "text after"),
+        ([":::{solution-start} e\n:::", ("print(1)",)], "no {solution-end}"),
+    ],
+)
 def test_a_gate_cell_that_holds_other_text_is_named_not_hidden(cells, complaint, tmp_path):
     nb = _notebook(*cells)
     _, problems = lab_solutions.process(nb)
@@ -145,5 +161,7 @@ def test_make_execute_runs_the_script_after_executing():
 def test_every_chapter_solution_is_collapsed_in_lab(notebook):
     nb = json.loads(notebook.read_text(encoding="utf-8"))
     open_cells = [i for i in sorted(_solution_cells(nb)) if not _collapsed(nb["cells"][i])]
-    assert not open_cells, (f"{notebook.name}: cells {open_cells} show a solution in JupyterLab; run "
-                            "`.venv/bin/python tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb`")
+    assert not open_cells, (
+        f"{notebook.name}: cells {open_cells} show a solution in JupyterLab; run "
+        "`.venv/bin/python tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb`"
+    )

@@ -4,6 +4,7 @@ The integrator runs it over every notebook after merging; here we check that it 
 changes no stored output, and that the guard it adds does what it promises: one line on how to
 get the course when attnlib is missing, nothing at all when it is there.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -40,16 +41,18 @@ def copies(tmp_path) -> list[Path]:
 
 
 def _outputs(path: Path) -> list:
-    return [(c.get("execution_count"), c.get("outputs")) for c in nbformat.read(path, as_version=4).cells
-            if c.cell_type == "code"]
+    return [
+        (c.get("execution_count"), c.get("outputs"))
+        for c in nbformat.read(path, as_version=4).cells
+        if c.cell_type == "code"
+    ]
 
 
 def _shifted(outputs: list, by: int) -> list:
     """Stored (execution count, outputs) pairs with every count moved by `by`."""
     moved = []
     for count, outs in outputs:
-        outs = [dict(o, execution_count=o["execution_count"] + by) if o.get("execution_count") else o
-                for o in outs]
+        outs = [dict(o, execution_count=o["execution_count"] + by) if o.get("execution_count") else o for o in outs]
         moved.append((None if count is None else count + by, outs))
     return moved
 
@@ -97,7 +100,9 @@ def test_prepare_is_idempotent_and_keeps_every_output(copies):
         outputs = _outputs(path)
         guard_at = next(i for i, c in enumerate(c for c in nb.cells if c.cell_type == "code") if c is guard)
         assert outputs[guard_at] == (1, [])
-        assert outputs[:guard_at] + outputs[guard_at + 1:] == _shifted(before[path], 1), f"{path.name}: an output changed"
+        assert outputs[:guard_at] + outputs[guard_at + 1 :] == _shifted(before[path], 1), (
+            f"{path.name}: an output changed"
+        )
         counts = [c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip()]
         assert counts == list(range(1, len(counts) + 1)), f"{path.name}: counts are not 1..N"
 
@@ -124,8 +129,12 @@ def _notebook(*sources, counts=None):
 def test_guard_cell_goes_before_the_first_import_and_the_import_line_goes():
     nb = _notebook("x = 1", "import textwrap\n\nimport attnlib\nfrom attnlib import check, plot", "y = 2")
     tool.add_guard(nb)
-    assert [c.source for c in nb.cells] == ["x = 1", tool.GUARD, "import textwrap\n\nfrom attnlib import check, plot",
-                                            "y = 2"]
+    assert [c.source for c in nb.cells] == [
+        "x = 1",
+        tool.GUARD,
+        "import textwrap\n\nfrom attnlib import check, plot",
+        "y = 2",
+    ]
     assert nb.cells[1].execution_count is None  # the others never ran: no count is made up
     tool.add_guard(nb)
     assert len(nb.cells) == 4
@@ -159,7 +168,9 @@ print(repr((out.stdout, out.stderr, result.success)))
 def _run_guard(hide_attnlib: bool):
     code = tool.GUARD + "\nprint('after the guard')"  # the guard cell, then what follows it
     script = RUN_IN_IPYTHON.format(hide="sys.modules['attnlib'] = None" if hide_attnlib else "", code=code)
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     return eval(proc.stdout.strip().splitlines()[-1])
 

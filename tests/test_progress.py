@@ -123,9 +123,7 @@ def test_missing_file_and_folders_are_created(tmp_path, monkeypatch, capsys):
     assert "record" not in capsys.readouterr().out.lower()
 
 
-def test_placeholders_typos_and_solution_cells_are_not_attempts(
-    record, monkeypatch, capsys
-):
+def test_placeholders_typos_and_solution_cells_are_not_attempts(record, monkeypatch, capsys):
     def softmax(x): ...  # the exercise's placeholder, unfilled
 
     def online_step(m, l, z, s, v):  # a stub with lines to fill in, as chapter 16 has
@@ -179,10 +177,7 @@ def test_default_file_follows_each_platform(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_DATA_HOME", "relative/ignored")
     assert R.record_path() == tmp_path / ".local/share/attnlib/progress.json"
     monkeypatch.setattr(sys, "platform", "darwin")
-    assert (
-        R.record_path()
-        == tmp_path / "Library/Application Support/attnlib/progress.json"
-    )
+    assert R.record_path() == tmp_path / "Library/Application Support/attnlib/progress.json"
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
     assert R.record_path() == tmp_path / "Roaming" / "attnlib" / "progress.json"
@@ -206,10 +201,7 @@ def test_progress_shows_every_chapter_in_order_with_titles(record, capsys):
         "ch09.doubled",
     ]
     text = repr(shown)  # a chapter not started is one line
-    assert (
-        "Chapter 2: Stacking word vectors into the matrix X (not started, 3 exer"
-        in text
-    )
+    assert "Chapter 2: Stacking word vectors into the matrix X (not started, 3 exer" in text
     assert "ch02.make_x" not in text
     titles = {c.number: c.title for c in shown.chapters}
     assert titles[9] == "Softmax and the attention matrix A"
@@ -277,15 +269,10 @@ def test_reset_clears_and_says_how_many(record, capsys):
         check(i, get(i).wrong[0])
     capsys.readouterr()
     assert attnlib.progress(reset=True, chapter=9) is None
-    assert capsys.readouterr().out.strip() == (
-        "Cleared your exercise record of chapter 9: 2 entries removed."
-    )
+    assert capsys.readouterr().out.strip() == ("Cleared your exercise record of chapter 9: 2 entries removed.")
     assert list(entries(record)) == ["ch10.z_row"]
     attnlib.progress(reset=True)
-    assert (
-        capsys.readouterr().out.strip()
-        == "Cleared your exercise record: 1 entry removed."
-    )
+    assert capsys.readouterr().out.strip() == "Cleared your exercise record: 1 entry removed."
     assert entries(record) == {}
     assert all(e.status == "not started" for e in attnlib.progress().exercises.values())
 
@@ -322,9 +309,7 @@ def test_reset_with_recording_off_says_so(monkeypatch, capsys):
         (b"\xff\xfe\x00junk", "cannot be read"),
     ],
 )
-def test_an_unreadable_record_is_left_alone_with_one_notice(
-    record, capsys, content, why
-):
+def test_an_unreadable_record_is_left_alone_with_one_notice(record, capsys, content, why):
     record.write_bytes(content if isinstance(content, bytes) else content.encode())
     before = record.read_bytes()
     verdicts = [bool(check(ID, get(ID).right[0])) for _ in range(3)]
@@ -346,9 +331,7 @@ def test_a_read_only_record_is_left_alone_with_one_notice(record, capsys):
         record.chmod(0o644)
     out = flat(capsys.readouterr().out)
     assert out.count("record is off") == 1 and "read-only" in out
-    assert (
-        "make the file writable" in out and "reset" not in out
-    )  # a reset would not help
+    assert "make the file writable" in out and "reset" not in out  # a reset would not help
     assert record.read_text() == before
 
 
@@ -405,10 +388,7 @@ def test_two_processes_checking_at_once_lose_no_verdict(tmp_path):
     n = 150
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ATTNLIB_PROGRESS": str(path)}
     code = textwrap.dedent(HAMMER.format(n=n))
-    procs = [
-        subprocess.Popen([sys.executable, "-c", code, str(k)], env=env, cwd=ROOT)
-        for k in range(2)
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(k)], env=env, cwd=ROOT) for k in range(2)]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     saved = entries(path)
     assert saved["ch09.by_hand"]["attempts"] + saved["ch10.z_row"]["attempts"] == 2 * n
@@ -459,11 +439,7 @@ def test_the_test_suite_runs_with_recording_off():
 def test_make_runs_tests_and_notebooks_with_recording_off(target):
     makefile = (ROOT / "Makefile").read_text()
     recipe = makefile.split(f"\n{target}:", 1)[1].split("\n\n", 1)[0]
-    runs = [
-        line
-        for line in recipe.splitlines()
-        if "pytest" in line or "jupyter execute" in line
-    ]
+    runs = [line for line in recipe.splitlines() if "pytest" in line or "jupyter execute" in line]
     assert runs and all("ATTNLIB_PROGRESS=off" in line for line in runs), recipe
 
 

@@ -24,6 +24,7 @@ A gate cell that also holds text outside the solution (before `solution-start`, 
 `solution-end`) cannot be collapsed without hiding that text: the script names the cell and
 exits with status 2, so the chapter can split it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,9 +38,9 @@ FENCE = r"(?::{3,}|`{3,})"
 COMMENTS = r"(?:[ \t]*%[^\n]*\n)*"  # MyST comment lines, such as the label this script adds
 START = re.compile(rf"^{COMMENTS}\s*{FENCE}\s*\{{solution-start\}}")
 END_ONLY = re.compile(rf"^{COMMENTS}\s*({FENCE})\s*\{{solution-end\}}[^\n]*\n\s*\1\s*\Z")
-START_ANYWHERE = re.compile(rf"^\s*{FENCE}\s*\{{solution-start\}}", re.M)
-END_LAST = re.compile(rf"^\s*({FENCE})\s*\{{solution-end\}}[^\n]*\n\s*\1\s*\Z", re.M)
-END_ANYWHERE = re.compile(rf"^\s*{FENCE}\s*\{{solution-end\}}", re.M)
+START_ANYWHERE = re.compile(rf"^\s*{FENCE}\s*\{{solution-start\}}", re.MULTILINE)
+END_LAST = re.compile(rf"^\s*({FENCE})\s*\{{solution-end\}}[^\n]*\n\s*\1\s*\Z", re.MULTILINE)
+END_ANYWHERE = re.compile(rf"^\s*{FENCE}\s*\{{solution-end\}}", re.MULTILINE)
 
 
 def is_solution_code(cell: dict) -> bool:
@@ -87,13 +88,17 @@ def process(nb: dict) -> tuple[int, list[str]]:
         if cell.get("cell_type") == "markdown":
             if START_ANYWHERE.search(source):
                 if not START.match(source):
-                    problems.append(f"cell {i}: text before {{solution-start}} would be hidden with the solution; "
-                                    "put the directive at the start of its own cell")
+                    problems.append(
+                        f"cell {i}: text before {{solution-start}} would be hidden with the solution; "
+                        "put the directive at the start of its own cell"
+                    )
                 in_gate, hide, name = True, START.match(source) is not None, "Solution"
             if END_ANYWHERE.search(source):
                 if in_gate and not END_LAST.search(source):
-                    problems.append(f"cell {i}: text after {{solution-end}} would be hidden with the solution; "
-                                    "end the cell with the directive")
+                    problems.append(
+                        f"cell {i}: text after {{solution-end}} would be hidden with the solution; "
+                        "end the cell with the directive"
+                    )
                     hide = False
                 if END_ONLY.match(source):
                     name = "End of solution"

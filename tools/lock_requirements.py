@@ -9,6 +9,7 @@ a throw-away virtual environment, upgrades its pip, installs requirements.txt in
 (pip itself included) without the course's own editable package. A local build label is dropped
 (torch 2.13.0+cpu is written torch==2.13.0, which the CPU and the CUDA wheels both satisfy).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,13 +35,18 @@ HEADER = """\
 
 
 def python_version(python: Path) -> str:
-    return subprocess.run([str(python), "-c", "import platform; print(platform.python_version())"],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        [str(python), "-c", "import platform; print(platform.python_version())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 def freeze(python: Path) -> tuple[list[str], str]:
-    out = subprocess.run([str(python), "-m", "pip", "freeze", "--all", "--exclude-editable"],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [str(python), "-m", "pip", "freeze", "--all", "--exclude-editable"], check=True, capture_output=True, text=True
+    ).stdout
     lines = []
     for line in out.splitlines():
         line = line.strip()
@@ -63,17 +69,23 @@ def clean_venv_python(folder: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--from", dest="existing", type=Path,
-                        help="freeze this virtual environment instead of making a clean one")
+    parser.add_argument(
+        "--from", dest="existing", type=Path, help="freeze this virtual environment instead of making a clean one"
+    )
     args = parser.parse_args(argv)
     if args.existing:
         pins, version = freeze(args.existing / "bin" / "python")
     else:
         with tempfile.TemporaryDirectory(prefix="attnlib-lock-") as tmp:
             pins, version = freeze(clean_venv_python(Path(tmp) / "venv"))
-    wanted = [line.split("==")[0].lower() for line in REQUIREMENTS.read_text().splitlines()
-              if line.strip() and not line.startswith("#")]
-    missing = [w for w in wanted if w.replace("_", "-") not in {p.split("==")[0].lower().replace("_", "-") for p in pins}]
+    wanted = [
+        line.split("==")[0].lower()
+        for line in REQUIREMENTS.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    missing = [
+        w for w in wanted if w.replace("_", "-") not in {p.split("==")[0].lower().replace("_", "-") for p in pins}
+    ]
     if missing:
         print(f"requirements.txt names {missing}, which the environment lacks", file=sys.stderr)
         return 1

@@ -26,6 +26,7 @@ Two things, neither of which changes what a stored output shows:
    and the file is written as JupyterLab and nbformat write it (nbformat 4.5 with cell ids,
    indent 1, sorted keys, UTF-8, final newline).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,8 +47,10 @@ MARKER = LABEL
 #: the book leaves the guard cell out; JupyterLab shows it collapsed (jupyter.source_hidden)
 TAG = "remove-cell"
 #: the one line a learner sees when attnlib cannot be imported (two source lines, for a phone)
-MESSAGE_LINES = ("This notebook needs attnlib, the package of the course 'Attention, from the ground up'. ",
-                 "Get the whole course folder, run `make lab` in it, and open the notebook from chapters/.")
+MESSAGE_LINES = (
+    "This notebook needs attnlib, the package of the course 'Attention, from the ground up'. ",
+    "Get the whole course folder, run `make lab` in it, and open the notebook from chapters/.",
+)
 MESSAGE = "".join(MESSAGE_LINES)
 #: the guard cell. IPython shows an exception that has a _render_traceback_ method as the lines it
 #: returns: here the one line of MESSAGE.
@@ -76,8 +79,9 @@ except ModuleNotFoundError:
 
 
 def imports_attnlib(source: str) -> bool:
-    return any(line.split("#")[0].strip().startswith(("import attnlib", "from attnlib"))
-               for line in source.splitlines())
+    return any(
+        line.split("#")[0].strip().startswith(("import attnlib", "from attnlib")) for line in source.splitlines()
+    )
 
 
 def is_guard(cell) -> bool:

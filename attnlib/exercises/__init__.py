@@ -37,18 +37,50 @@ Rules for every checker (tests/test_exercises.py holds each chapter to them):
 5. Nothing escapes `check` but KeyboardInterrupt: a failure inside a checker becomes a hint about
    the answer's type and shape, never a Python internal.
 """
+
 from __future__ import annotations
 
 from .answers import normal_word, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form
-from .expectations import (expect_array, expect_number, expect_pair, expect_shape, expect_structure, expect_word,
-                           rounding_hint)
 from .calling import call, expect_value_error, mentions_shape
+from .expectations import (
+    expect_array,
+    expect_number,
+    expect_pair,
+    expect_shape,
+    expect_structure,
+    expect_word,
+    rounding_hint,
+)
 from .hints import Wrong, describe, position_words, show
 from .registry import Exercise, Verdict, check, exercise, exercise_ids, get
 
 __all__ = [
-    "Exercise", "Verdict", "Wrong", "call", "check", "describe", "exercise", "exercise_ids", "expect_array",
-    "expect_number", "expect_pair", "expect_shape", "expect_structure", "expect_value_error", "expect_word", "get",
-    "mentions_shape", "normal_word", "position_words", "rounding_hint", "show", "to_count", "to_items", "to_mask", "to_number", "to_numpy",
-    "to_shape", "torch_form",
+    "Exercise",
+    "Verdict",
+    "Wrong",
+    "call",
+    "check",
+    "describe",
+    "exercise",
+    "exercise_ids",
+    "expect_array",
+    "expect_number",
+    "expect_pair",
+    "expect_shape",
+    "expect_structure",
+    "expect_value_error",
+    "expect_word",
+    "get",
+    "mentions_shape",
+    "normal_word",
+    "position_words",
+    "rounding_hint",
+    "show",
+    "to_count",
+    "to_items",
+    "to_mask",
+    "to_number",
+    "to_numpy",
+    "to_shape",
+    "torch_form",
 ]

@@ -5,6 +5,7 @@ included), ints where integral, torch.Size for shapes. numpy reads it first; onl
 cannot make real numbers of it does the slow walk run, to name the junk (text, complex numbers,
 True/False, None, ragged rows) and where it sits.
 """
+
 from __future__ import annotations
 
 import decimal
@@ -19,13 +20,14 @@ import numpy as np
 
 from .hints import Wrong, count_words, describe, fmt, is_array, sentence_start, show
 
-_MAX_DEPTH = 32         # nesting of lists beyond which an answer is not a grid of numbers
-_WALK_LIMIT = 100_000   # numbers in a list beyond which numpy's reading is trusted without a walk for True/False
-_LIST_LIMIT = 100_000   # numbers in a Python list beyond which no answer of the course can be (read in bounded time)
+_MAX_DEPTH = 32  # nesting of lists beyond which an answer is not a grid of numbers
+_WALK_LIMIT = 100_000  # numbers in a list beyond which numpy's reading is trusted without a walk for True/False
+_LIST_LIMIT = 100_000  # numbers in a Python list beyond which no answer of the course can be (read in bounded time)
 _ARRAY_LIMIT = 1_000_000  # numbers in an array or tensor beyond which no answer of the course can be
 
 
 # --- numbers ------------------------------------------------------------------------
+
 
 def to_numpy(answer: Any, what: str = "your answer", *, allow_bool: bool = False) -> np.ndarray:
     """Turn a list, tuple, numpy array or torch tensor of real numbers into a float array, or raise Wrong."""
@@ -42,11 +44,15 @@ def _refuse_long_list(answer: Any, what: str) -> None:
     """Raise Wrong for a Python list far longer than any answer of the course, before reading it."""
     objects = isinstance(answer, np.ndarray) and answer.dtype == object
     if (isinstance(answer, (list, tuple)) or objects) and (size_at_least(answer) or 0) > _LIST_LIMIT:
-        raise Wrong(f"{sentence_start(what)} is a list of {size_at_least(answer):,} entries or more, far more than "
-                    "this exercise asks for. Check what your code builds.")
+        raise Wrong(
+            f"{sentence_start(what)} is a list of {size_at_least(answer):,} entries or more, far more than "
+            "this exercise asks for. Check what your code builds."
+        )
     if is_array(answer) and (size_at_least(answer) or 0) > _ARRAY_LIMIT:
-        raise Wrong(f"{sentence_start(what)} is {describe(answer)}: {size_at_least(answer):,} numbers, far more "
-                    "than this exercise asks for. Check what your code builds.")
+        raise Wrong(
+            f"{sentence_start(what)} is {describe(answer)}: {size_at_least(answer):,} numbers, far more "
+            "than this exercise asks for. Check what your code builds."
+        )
 
 
 def to_number(answer: Any, what: str = "your answer") -> float:
@@ -97,8 +103,10 @@ def to_mask(answer: Any, what: str = "your mask") -> np.ndarray:
     except BaseException:
         pass
     values = to_numpy(answer, what, allow_bool=True)  # names text, None, ragged rows …
-    raise Wrong(f"{sentence_start(what)} holds numbers (such as {fmt(values.reshape(-1)[0]) if values.size else 'none'}), "
-                "but a mask holds True/False values: give it dtype=bool.")
+    raise Wrong(
+        f"{sentence_start(what)} holds numbers (such as {fmt(values.reshape(-1)[0]) if values.size else 'none'}), "
+        "but a mask holds True/False values: give it dtype=bool."
+    )
 
 
 def _read_fast(x: Any, allow_bool: bool) -> np.ndarray | None:
@@ -119,7 +127,7 @@ def _read_fast(x: Any, allow_bool: bool) -> np.ndarray | None:
             return np.asarray(float(x))
         if isinstance(x, (list, tuple, range)):
             if not (_plain_leaf(x, 0, allow_bool) and _plain_leaf(x, -1, allow_bool)):
-                return None   # text, None or the like at an end: the walk names it without numpy's slow try
+                return None  # text, None or the like at an end: the walk names it without numpy's slow try
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 arr = np.asarray(x)
@@ -189,8 +197,10 @@ def _diagnose(x: Any, what: str, path: tuple[int, ...], allow_bool: bool) -> np.
     at = _at(what, path)
     torch = sys.modules.get("torch")
     if x is None:
-        raise Wrong(f"{at} is None: a value is missing there. Put a number in its place "
-                    "(a function without `return` gives None).")
+        raise Wrong(
+            f"{at} is None: a value is missing there. Put a number in its place "
+            "(a function without `return` gives None)."
+        )
     if isinstance(x, (bool, np.bool_)):
         if allow_bool:
             return np.asarray(float(x))
@@ -224,12 +234,12 @@ def _diagnose(x: Any, what: str, path: tuple[int, ...], allow_bool: bool) -> np.
             arr = None
         if isinstance(arr, np.ndarray) and arr.dtype != object:
             return _from_ndarray(arr, what, path, allow_bool)
-    raise Wrong(f"{at} should be numbers (a list, a tuple, a numpy array or a torch tensor), "
-                f"but it is {describe(x)}.")
+    raise Wrong(f"{at} should be numbers (a list, a tuple, a numpy array or a torch tensor), but it is {describe(x)}.")
 
 
 def _from_tensor(t: Any, at: str, allow_bool: bool) -> np.ndarray:
     import torch
+
     t = t.detach()
     if t.is_complex():
         raise Wrong(f"{at} holds complex numbers ({t.dtype}), but this exercise wants real numbers.")
@@ -240,8 +250,10 @@ def _from_tensor(t: Any, at: str, allow_bool: bool) -> np.ndarray:
             t = t.to_dense()
         return t.to(device="cpu", dtype=torch.float64).numpy()  # float16, bfloat16, ints alike
     except Exception:
-        raise Wrong(f"{at} is a torch tensor of dtype {str(t.dtype).replace('torch.', '')} on "
-                    f"{t.device} that could not be read as numbers: try .float().cpu() first.") from None
+        raise Wrong(
+            f"{at} is a torch tensor of dtype {str(t.dtype).replace('torch.', '')} on "
+            f"{t.device} that could not be read as numbers: try .float().cpu() first."
+        ) from None
 
 
 def _from_ndarray(a: np.ndarray, what: str, path: tuple[int, ...], allow_bool: bool) -> np.ndarray:
@@ -297,10 +309,14 @@ def _from_sequence(items: Any, what: str, path: tuple[int, ...], allow_bool: boo
 def _ragged(what: str, path: tuple[int, ...], first: tuple, i: int, other: tuple) -> str:
     inside = f" inside entry {''.join(f'[{p}]' for p in path)}" if path else ""
     if first and other:
-        return (f"{sentence_start(what)} is ragged{inside}: row {i} has {count_words(other)} but row 0 has "
-                f"{count_words(first)}. Every row must have the same length.")
-    return (f"{sentence_start(what)} is ragged{inside}: entry {i} is {count_words(other)} but entry 0 is "
-            f"{count_words(first)}. Every entry must have the same shape.")
+        return (
+            f"{sentence_start(what)} is ragged{inside}: row {i} has {count_words(other)} but row 0 has "
+            f"{count_words(first)}. Every row must have the same length."
+        )
+    return (
+        f"{sentence_start(what)} is ragged{inside}: entry {i} is {count_words(other)} but entry 0 is "
+        f"{count_words(first)}. Every entry must have the same shape."
+    )
 
 
 def torch_form(values: Any, dtype: str = "float32") -> Any:
@@ -314,6 +330,7 @@ def torch_form(values: Any, dtype: str = "float32") -> Any:
 
 # --- shapes, lists and words -------------------------------------------------------------
 
+
 def to_shape(answer: Any, what: str = "your answer", length: int | None = None) -> tuple[int, ...]:
     """A shape (tuple, list, torch.Size or 1-D array of whole numbers; 64.0 counts as 64) as a tuple of ints, or raise Wrong."""
     name = sentence_start(what)
@@ -325,18 +342,24 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
         if len(answer.shape) != 1 or answer.shape[0] > 64:
             raise Wrong(f"{name} should be a shape, {words}, but it is {describe(answer)}.")
         if "int" not in str(answer.dtype):
-            raise Wrong(f"{name} holds {describe(answer)}: a shape holds whole numbers (ints), not decimals. "
-                        "Write each size as an int (and divide with //, which keeps ints).")
+            raise Wrong(
+                f"{name} holds {describe(answer)}: a shape holds whole numbers (ints), not decimals. "
+                "Write each size as an int (and divide with //, which keeps ints)."
+            )
         answer = [int(d) for d in to_numpy(answer, what)]
-    if isinstance(answer, (bool, np.bool_)) or isinstance(answer, (str, bytes)) or callable(answer):
+    if isinstance(answer, (bool, np.bool_, str, bytes)) or callable(answer):
         raise Wrong(f"{name} should be a shape, {words}, but it is {describe(answer)}.")
     if isinstance(answer, (numbers.Integral, np.integer)):
         if length == 1:
-            raise Wrong(f"{name} is the number {int(answer)}, not a shape. In Python, (7) is just 7: a shape "
-                        "is a tuple even with one entry, so put a comma inside the brackets, (n,).")
+            raise Wrong(
+                f"{name} is the number {int(answer)}, not a shape. In Python, (7) is just 7: a shape "
+                "is a tuple even with one entry, so put a comma inside the brackets, (n,)."
+            )
         if length:
-            raise Wrong(f"{name} is a single number, but a shape is wanted here, {length} whole numbers such as "
-                        "(rows, columns).")
+            raise Wrong(
+                f"{name} is a single number, but a shape is wanted here, {length} whole numbers such as "
+                "(rows, columns)."
+            )
         raise Wrong(f"{name} is a single number, but a shape is {words}.")
     if not isinstance(answer, (tuple, list)) or len(answer) > 64:
         raise Wrong(f"{name} should be a shape, {words}, but it is {describe(answer)}.")
@@ -347,8 +370,10 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
         if not math.isfinite(float(d)) or float(d) != int(d) or d < 0:
             raise Wrong(f"Entry [{i}] of the shape is {fmt(d)}; a shape holds whole numbers of rows and columns.")
         if not isinstance(d, (numbers.Integral, np.integer)):
-            raise Wrong(f"Entry [{i}] of {_mid_sentence(what)} is {show(d, 40)}, a decimal number: a shape holds whole numbers "
-                        "(ints), not decimals. Write it as an int (and divide with //, which keeps ints).")
+            raise Wrong(
+                f"Entry [{i}] of {_mid_sentence(what)} is {show(d, 40)}, a decimal number: a shape holds whole numbers "
+                "(ints), not decimals. Write it as an int (and divide with //, which keeps ints)."
+            )
         dims.append(int(d))
     return tuple(dims)
 

@@ -5,6 +5,7 @@ its inputs). It gets deep private copies of every argument, so it can never chan
 data; whatever it raises becomes a hint; and a function that changed an input in place is told so,
 unless the statement asks for that (`in_place=True`).
 """
+
 from __future__ import annotations
 
 import copy
@@ -38,16 +39,24 @@ def call(fn: Any, *args: Any, what: str = "your function", in_place: bool = Fals
         changed = [i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)]
         if changed:
             label = _argument_name(fn, changed[0], len(args))
-            raise Wrong(f"{name} changed its input {label} in place: after the call it no longer holds what "
-                        "it was given. The caller's data must stay as it was, so build the result as a new "
-                        "array instead of writing into the input (no +=, -=, [...] = or out= on it).")
+            raise Wrong(
+                f"{name} changed its input {label} in place: after the call it no longer holds what "
+                "it was given. The caller's data must stay as it was, so build the result as a new "
+                "array instead of writing into the input (no +=, -=, [...] = or out= on it)."
+            )
     if result is None:
         raise Wrong(f"{name} returned None: is a `return` missing?")
     return result
 
 
-def expect_value_error(fn: Any, *args: Any, what: str = "your function", names_shapes: bool = False,
-                       inputs: str = "", naming: str = "both shapes") -> str:
+def expect_value_error(
+    fn: Any,
+    *args: Any,
+    what: str = "your function",
+    names_shapes: bool = False,
+    inputs: str = "",
+    naming: str = "both shapes",
+) -> str:
     """Raise Wrong unless fn(*args) raises ValueError (a shape mismatch, say); return its message.
 
     With names_shapes, the message must name every input's shape. `inputs` says in words what the
@@ -68,15 +77,21 @@ def expect_value_error(fn: Any, *args: Any, what: str = "your function", names_s
         if names_shapes:
             missing = [s for s in shapes if s and not mentions_shape(message, s)]
             if missing:
-                raise Wrong(f"For {inputs}, {what} raised ValueError, but its message does not "
-                            f"name the shape {missing[0]}. Put both shapes in the message, so the reader sees "
-                            "what does not fit.") from None
+                raise Wrong(
+                    f"For {inputs}, {what} raised ValueError, but its message does not "
+                    f"name the shape {missing[0]}. Put both shapes in the message, so the reader sees "
+                    "what does not fit."
+                ) from None
         return message
     except BaseException as exc:
-        raise Wrong(f"For {inputs}, {what} raised {clip(type(exc).__name__, 60)}; raise "
-                    f"ValueError for inputs that do not fit, naming {naming}.") from None
-    raise Wrong(f"For {inputs}, {what} returned a result, but those inputs do not fit together: "
-                f"raise ValueError naming {naming}.")
+        raise Wrong(
+            f"For {inputs}, {what} raised {clip(type(exc).__name__, 60)}; raise "
+            f"ValueError for inputs that do not fit, naming {naming}."
+        ) from None
+    raise Wrong(
+        f"For {inputs}, {what} returned a result, but those inputs do not fit together: "
+        f"raise ValueError naming {naming}."
+    )
 
 
 def _shape_of(x: Any) -> tuple[int, ...]:
@@ -97,8 +112,10 @@ def _raised_hint(name: str, exc: BaseException, args: tuple) -> str:
     kind = clip(type(exc).__name__, 60)
     inputs = f" (when called with {_describe_args(args)})" if args else ""
     if isinstance(exc, SystemExit):
-        return (f"{name} raised SystemExit{inputs}: it called exit() or sys.exit(). "
-                "A function should return its result instead.")
+        return (
+            f"{name} raised SystemExit{inputs}: it called exit() or sys.exit(). "
+            "A function should return its result instead."
+        )
     if isinstance(exc, RecursionError):
         return f"{name} raised RecursionError{inputs}: it calls itself without end."
     return f"{name} raised {kind}: {short(exc)}{inputs}."
@@ -119,8 +136,10 @@ def _describe_args(args: tuple) -> str:
 def _argument_name(fn: Any, index: int, count: int) -> str:
     try:
         params = list(inspect.signature(fn).parameters.values())
-        if index < len(params) and params[index].kind in (params[index].POSITIONAL_ONLY,
-                                                          params[index].POSITIONAL_OR_KEYWORD):
+        if index < len(params) and params[index].kind in (
+            params[index].POSITIONAL_ONLY,
+            params[index].POSITIONAL_OR_KEYWORD,
+        ):
             return f"`{params[index].name}`"
     except (TypeError, ValueError):
         pass
@@ -158,7 +177,9 @@ def _same(a: Any, b: Any) -> bool:
             if not isinstance(b, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
                 return False
             b = b.detach().to(a.device)
-            both_nan = torch.isnan(a) & torch.isnan(b) if a.is_floating_point() else torch.zeros_like(a, dtype=torch.bool)
+            both_nan = (
+                torch.isnan(a) & torch.isnan(b) if a.is_floating_point() else torch.zeros_like(a, dtype=torch.bool)
+            )
             return bool(((a.detach() == b) | both_nan).all())
         if isinstance(a, np.ndarray):
             if not isinstance(b, np.ndarray) or a.shape != b.shape or a.dtype != b.dtype:

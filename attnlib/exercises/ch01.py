@@ -1,4 +1,5 @@
 """Checkers for chapter 1: the vector, its length and the angle between two arrows."""
+
 from __future__ import annotations
 
 import math
@@ -6,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, describe, exercise, expect_word, normal_word, to_number, to_numpy
 from ..data import VOCAB, VOCAB_2D
+from . import Wrong, call, describe, exercise, expect_word, normal_word, to_number, to_numpy
 
 # Private copies: the learner's code never sees these objects.
 _VOCAB_2D = {word: (float(v[0]), float(v[1])) for word, v in VOCAB_2D.items()}
@@ -28,6 +29,7 @@ def _gap(a: float, b: float) -> float:
 
 
 # --- ch01.angle_between --------------------------------------------------------------
+
 
 def _cosine(a: Any, b: Any) -> float:
     products = sum(float(x) * float(y) for x, y in zip(a, b))
@@ -95,22 +97,39 @@ def _between_mutates(a: Any, b: Any) -> float:
 
 # Two, three and four entries; a right angle, opposite arrows, and arrows that point exactly the
 # same way, where rounding can push the cosine a hair past 1 (or -1) and math.acos refuses it.
-BETWEEN_CASES = [([1.0, 0.0], [0.0, 2.0]), ([3.0, 0.5], [0.5, 3.0]), ([2.0, 1.0], [-4.0, -2.0]),
-                 ([0.9, 0.0, 0.3, 0.1], [0.8, 0.0, 0.9, 0.1]), ([1.0, 2.0, 2.0], [2.0, -1.0, 0.5]),
-                 ([2.4, -2.8, -2.8], [7 * x for x in (2.4, -2.8, -2.8)]),
-                 ([1.1, 0.7, 0.3, 0.9], [3 * x for x in (1.1, 0.7, 0.3, 0.9)]),
-                 ([0.1, 0.2, 0.3], [-x for x in (0.1, 0.2, 0.3)]), ([0.1, 0.2, 0.3], [2 * x for x in (0.1, 0.2, 0.3)]),
-                 ([-1.0, 3.0], [2.0, 1.0])]
+BETWEEN_CASES = [
+    ([1.0, 0.0], [0.0, 2.0]),
+    ([3.0, 0.5], [0.5, 3.0]),
+    ([2.0, 1.0], [-4.0, -2.0]),
+    ([0.9, 0.0, 0.3, 0.1], [0.8, 0.0, 0.9, 0.1]),
+    ([1.0, 2.0, 2.0], [2.0, -1.0, 0.5]),
+    ([2.4, -2.8, -2.8], [7 * x for x in (2.4, -2.8, -2.8)]),
+    ([1.1, 0.7, 0.3, 0.9], [3 * x for x in (1.1, 0.7, 0.3, 0.9)]),
+    ([0.1, 0.2, 0.3], [-x for x in (0.1, 0.2, 0.3)]),
+    ([0.1, 0.2, 0.3], [2 * x for x in (0.1, 0.2, 0.3)]),
+    ([-1.0, 3.0], [2.0, 1.0]),
+]
 _BETWEEN_WANT = [math.degrees(math.acos(max(-1.0, min(1.0, _cosine(a, b))))) for a, b in BETWEEN_CASES]
 
 
-@exercise("ch01.angle_between", right=[_between_solution, _between_numpy, _between_hypot],
-          wrong=[_between_radians, _between_cosine, _between_no_lengths, _between_first_two, _between_unclipped,
-                 _between_atan2, _between_no_return, _between_mutates],
-          catches="radians; the cosine instead of the angle; no division by the lengths; only the first two "
-                  "entries; no guard for a cosine rounded past 1 (math domain error on parallel arrows); the "
-                  "2-D directions from the x axis subtracted; no return; a function that changes its input",
-          solution="return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))")
+@exercise(
+    "ch01.angle_between",
+    right=[_between_solution, _between_numpy, _between_hypot],
+    wrong=[
+        _between_radians,
+        _between_cosine,
+        _between_no_lengths,
+        _between_first_two,
+        _between_unclipped,
+        _between_atan2,
+        _between_no_return,
+        _between_mutates,
+    ],
+    catches="radians; the cosine instead of the angle; no division by the lengths; only the first two "
+    "entries; no guard for a cosine rounded past 1 (math domain error on parallel arrows); the "
+    "2-D directions from the x axis subtracted; no return; a function that changes its input",
+    solution="return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))",
+)
 def _angle_between(fn: Any) -> None:
     for (a, b), want in zip(BETWEEN_CASES, _BETWEEN_WANT):
         shown = f"{_vec_text(a)} and {_vec_text(b)}"
@@ -118,54 +137,72 @@ def _angle_between(fn: Any) -> None:
             got = call(fn, list(a), list(b), what="your function `angle_between`")
         except Wrong as wrong:
             if "domain" in str(wrong):
-                raise Wrong(f"For {shown}, which point exactly the same way (or exactly opposite), math.acos "
-                            "refused your cosine: rounding made it a hair larger than 1 (or smaller than -1). "
-                            "Keep the cosine between -1 and 1 before you take math.acos.") from None
+                raise Wrong(
+                    f"For {shown}, which point exactly the same way (or exactly opposite), math.acos "
+                    "refused your cosine: rounding made it a hair larger than 1 (or smaller than -1). "
+                    "Keep the cosine between -1 and 1 before you take math.acos."
+                ) from None
             raise
         if isinstance(got, (list, tuple, str)):
-            raise Wrong(f"For {shown} your `angle_between` returned {describe(got)}; return one number, the "
-                        "angle in degrees.")
+            raise Wrong(
+                f"For {shown} your `angle_between` returned {describe(got)}; return one number, the angle in degrees."
+            )
         value = to_number(got, f"For {shown}, what your `angle_between` returned")
         if not math.isfinite(value):
             raise Wrong(f"For {shown} your `angle_between` gave {value}; a finite number of degrees is wanted.")
         if math.isclose(value, want, abs_tol=1e-3, rel_tol=1e-6):  # acos is steep near 0° and 180°
             continue
         if want > 1e-6 and math.isclose(value, math.radians(want), abs_tol=1e-6):
-            raise Wrong(f"For {shown} your `angle_between` gave {value:.4g}: that is in radians. Convert it to "
-                        "degrees (section 'Similar meaning: the angle between two arrows').")
+            raise Wrong(
+                f"For {shown} your `angle_between` gave {value:.4g}: that is in radians. Convert it to "
+                "degrees (section 'Similar meaning: the angle between two arrows')."
+            )
         if math.isclose(value, math.cos(math.radians(want)), abs_tol=1e-6):
-            raise Wrong(f"For {shown} your `angle_between` gave {value:.4g}, the cosine of the angle. Turn the "
-                        "cosine back into an angle, in degrees.")
+            raise Wrong(
+                f"For {shown} your `angle_between` gave {value:.4g}, the cosine of the angle. Turn the "
+                "cosine back into an angle, in degrees."
+            )
         if len(a) > 2 and math.isclose(value, _between_solution(a[:2], b[:2]), abs_tol=1e-6):
-            raise Wrong(f"For {shown}, arrows of {len(a)} numbers, your `angle_between` used only the first two. "
-                        "The recipe takes every pair of entries.")
-        raise Wrong(f"For {shown} your `angle_between` gave {value:.4g}°, which is not the angle between them. "
-                    "Check each step: the products of matching entries, their sum, the division by both "
-                    "lengths, then the angle (section 'Similar meaning: the angle between two arrows').")
+            raise Wrong(
+                f"For {shown}, arrows of {len(a)} numbers, your `angle_between` used only the first two. "
+                "The recipe takes every pair of entries."
+            )
+        raise Wrong(
+            f"For {shown} your `angle_between` gave {value:.4g}°, which is not the angle between them. "
+            "Check each step: the products of matching entries, their sum, the division by both "
+            "lengths, then the angle (section 'Similar meaning: the angle between two arrows')."
+        )
 
 
 # --- ch01.closest_to_sat: a prediction -----------------------------------------------------
 
 _VOCAB = {word: tuple(float(x) for x in v) for word, v in VOCAB.items()}
-_SAT_GAPS = {w: math.degrees(math.acos(max(-1.0, min(1.0, _cosine(_VOCAB["sat"], v)))))
-             for w, v in _VOCAB.items() if w != "sat"}
+_SAT_GAPS = {
+    w: math.degrees(math.acos(max(-1.0, min(1.0, _cosine(_VOCAB["sat"], v))))) for w, v in _VOCAB.items() if w != "sat"
+}
 _CLOSEST = min(_SAT_GAPS, key=_SAT_GAPS.get)
 
 
-@exercise("ch01.closest_to_sat", right=["ran", " Ran ", "RAN", "'ran'"],
-          wrong=["drove", "on", "kitten", "sat", "lion", 3],
-          catches="another action word whose numbers look close (drove), the small word 'on', an animal, "
-                  "sat itself, a word outside the vocabulary, a number",
-          solution="answer = min(angles, key=angles.get)")
+@exercise(
+    "ch01.closest_to_sat",
+    right=["ran", " Ran ", "RAN", "'ran'"],
+    wrong=["drove", "on", "kitten", "sat", "lion", 3],
+    catches="another action word whose numbers look close (drove), the small word 'on', an animal, "
+    "sat itself, a word outside the vocabulary, a number",
+    solution="answer = min(angles, key=angles.get)",
+)
 def _closest(answer: Any) -> None:
     word = normal_word(answer) if isinstance(answer, str) else None
     if word == "sat":
-        raise Wrong("Every arrow points exactly its own way: the angle from sat to sat is 0°. Pick one of the "
-                    "OTHER words.")
+        raise Wrong(
+            "Every arrow points exactly its own way: the angle from sat to sat is 0°. Pick one of the OTHER words."
+        )
     if word in _VOCAB and word != _CLOSEST:
-        raise Wrong(f"The angle between sat and {word!r} is about {_SAT_GAPS[word]:.0f}°; another word's "
-                    "arrow is closer than that. Compute the angle for every word, not just the ones that "
-                    "look alike.")
+        raise Wrong(
+            f"The angle between sat and {word!r} is about {_SAT_GAPS[word]:.0f}°; another word's "
+            "arrow is closer than that. Compute the angle for every word, not just the ones that "
+            "look alike."
+        )
     expect_word(answer, _CLOSEST, sorted(_SAT_GAPS))
 
 
@@ -175,18 +212,22 @@ _TRUCK = _VOCAB_2D["truck"]
 _TRUCK_LENGTH = math.hypot(*_TRUCK)
 
 
-@exercise("ch01.longer_arrow", right=[[1.6, 5.4], (2.0, 6.0), np.array([2.4, 8.1]), [3, 9]],
-          wrong=[[0.8, 2.7], [2.7, 0.8], [-1.6, -5.4], [1.0, 6.0], [1.0, 3.0], [1.6, 5.4, 0.0], [[1.6, 5.4]]],
-          catches="truck itself (not twice as long), x and y swapped, the opposite direction, a long arrow "
-                  "nearer car than truck, a direction right but too short, three numbers, a nested list",
-          solution="answer = [2 * x for x in attnlib.VOCAB_2D[\"truck\"]]")
+@exercise(
+    "ch01.longer_arrow",
+    right=[[1.6, 5.4], (2.0, 6.0), np.array([2.4, 8.1]), [3, 9]],
+    wrong=[[0.8, 2.7], [2.7, 0.8], [-1.6, -5.4], [1.0, 6.0], [1.0, 3.0], [1.6, 5.4, 0.0], [[1.6, 5.4]]],
+    catches="truck itself (not twice as long), x and y swapped, the opposite direction, a long arrow "
+    "nearer car than truck, a direction right but too short, three numbers, a nested list",
+    solution='answer = [2 * x for x in attnlib.VOCAB_2D["truck"]]',
+)
 def _longer_arrow(answer: Any) -> None:
     if callable(answer):
         raise Wrong("Give the vector itself, two numbers such as [1.0, 2.0], not a function.")
     got = to_numpy(answer, "your vector")
     if got.shape != (2,):
-        raise Wrong(f"Your vector has shape {got.shape}; a drawing-vocabulary vector is a plain list of two "
-                    "numbers [x, y].")
+        raise Wrong(
+            f"Your vector has shape {got.shape}; a drawing-vocabulary vector is a plain list of two numbers [x, y]."
+        )
     if not np.all(np.isfinite(got)):
         raise Wrong("Your vector contains inf or nan; give two ordinary numbers.")
     x, y = float(got[0]), float(got[1])
@@ -197,12 +238,18 @@ def _longer_arrow(answer: Any) -> None:
     nearest = min(gaps, key=gaps.get)
     if nearest != "truck":
         if gaps["truck"] > 90:
-            raise Wrong(f"The angle between your arrow and truck's is about {gaps['truck']:.0f}°: it points "
-                        "nearly the opposite way. Keep truck's direction (section 'Similar meaning: the angle "
-                        "between two arrows').")
-        raise Wrong(f"Your arrow is about {gaps['truck']:.0f}° from truck's but only {gaps[nearest]:.0f}° from "
-                    f"{nearest}'s. Its direction must stay closest to truck's.")
+            raise Wrong(
+                f"The angle between your arrow and truck's is about {gaps['truck']:.0f}°: it points "
+                "nearly the opposite way. Keep truck's direction (section 'Similar meaning: the angle "
+                "between two arrows')."
+            )
+        raise Wrong(
+            f"Your arrow is about {gaps['truck']:.0f}° from truck's but only {gaps[nearest]:.0f}° from "
+            f"{nearest}'s. Its direction must stay closest to truck's."
+        )
     length = math.hypot(x, y)
     if length < 2 * _TRUCK_LENGTH - 1e-9:
-        raise Wrong(f"The direction is right, but your arrow is {length:.3g} long; it must be at least "
-                    f"{2 * _TRUCK_LENGTH:.3g} long, twice truck's {_TRUCK_LENGTH:.3g} (section 'How long is an arrow?').")
+        raise Wrong(
+            f"The direction is right, but your arrow is {length:.3g} long; it must be at least "
+            f"{2 * _TRUCK_LENGTH:.3g} long, twice truck's {_TRUCK_LENGTH:.3g} (section 'How long is an arrow?')."
+        )

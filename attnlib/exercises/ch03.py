@@ -1,4 +1,5 @@
 """Checkers for chapter 3: the set ℝ and shape tags such as X ∈ ℝ^{n×d_model}."""
+
 from __future__ import annotations
 
 import re
@@ -12,31 +13,56 @@ from . import Wrong, describe, exercise, expect_shape, to_shape
 READ_SHAPES = [(5, 2), (7,), (1, 6)]
 
 
-@exercise("ch03.read_shapes", right=[list(READ_SHAPES), [[5, 2], [7], [1, 6]], tuple(READ_SHAPES),
-                                     [(np.int64(5), np.int64(2)), (np.int64(7),), (np.int64(1), np.int64(6))]],
-          wrong=[[(2, 5), (7,), (6, 1)], [(5, 2), 7, (1, 6)], [(5, 2), (7, 1), (1, 6)], [(5, 2), (1, 6)],
-                 [(5, 2), (1, 7), (1, 6)], [(5, 2), (7,), (6,)]],
-          catches="columns first, (7) without the comma, v read as a grid (7×1 or 1×7), a missing tag, "
-                  "the one-row grid M read as a list",
-          solution="answer = [(5, 2), (7,), (1, 6)]")
+@exercise(
+    "ch03.read_shapes",
+    right=[
+        list(READ_SHAPES),
+        [[5, 2], [7], [1, 6]],
+        tuple(READ_SHAPES),
+        [(np.int64(5), np.int64(2)), (np.int64(7),), (np.int64(1), np.int64(6))],
+    ],
+    wrong=[
+        [(2, 5), (7,), (6, 1)],
+        [(5, 2), 7, (1, 6)],
+        [(5, 2), (7, 1), (1, 6)],
+        [(5, 2), (1, 6)],
+        [(5, 2), (1, 7), (1, 6)],
+        [(5, 2), (7,), (6,)],
+    ],
+    catches="columns first, (7) without the comma, v read as a grid (7×1 or 1×7), a missing tag, "
+    "the one-row grid M read as a list",
+    solution="answer = [(5, 2), (7,), (1, 6)]",
+)
 def _read_shapes(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
         raise Wrong("Give a list of THREE shapes, one per tag, in the order P, v, M.")
     for name, got, want in zip("PvM", answer, READ_SHAPES):
         got = to_shape(got, f"The shape of {name}", len(want))
         if name == "v" and len(got) == 2 and 7 in got:
-            raise Wrong("The superscript of v holds ONE number, so its shape has one entry: "
-                        "v is a plain list of numbers, not a grid.")
+            raise Wrong(
+                "The superscript of v holds ONE number, so its shape has one entry: "
+                "v is a plain list of numbers, not a grid."
+            )
         if name == "M" and len(got) == 1:
-            raise Wrong("The superscript of M holds two numbers, 1 × 6: M is a grid with one row, and its shape "
-                        "has two entries (section 'The superscript is a size label').")
+            raise Wrong(
+                "The superscript of M holds two numbers, 1 × 6: M is a grid with one row, and its shape "
+                "has two entries (section 'The superscript is a size label')."
+            )
         expect_shape(got, want, what=f"The shape of {name}")
 
 
 # The printed array P in the notebook has 2 rows and 3 columns.
 TAG_SHAPE = (2, 3)
 
-_LATEX = [(r"\notin", "∉"), (r"\mathbb{R}", "ℝ"), (r"\mathbb R", "ℝ"), (r"\times", "×"), (r"\in", "∈"), ("$", ""), ("\\", "")]
+_LATEX = [
+    (r"\notin", "∉"),
+    (r"\mathbb{R}", "ℝ"),
+    (r"\mathbb R", "ℝ"),
+    (r"\times", "×"),
+    (r"\in", "∈"),
+    ("$", ""),
+    ("\\", ""),
+]
 
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹ˣ", "0123456789×")
@@ -47,7 +73,7 @@ def _unsuperscript(text: str) -> str:
     match = re.search(r"[⁰¹²³⁴⁵⁶⁷⁸⁹ˣ]+", text)
     if not match or "^" in text:
         return text.translate(_SUPERSCRIPTS)
-    return text[:match.start()] + "^{" + match.group(0).translate(_SUPERSCRIPTS) + "}" + text[match.end():]
+    return text[: match.start()] + "^{" + match.group(0).translate(_SUPERSCRIPTS) + "}" + text[match.end() :]
 
 
 def parse_tag(text: str) -> tuple[str, tuple[int, ...]]:
@@ -56,43 +82,55 @@ def parse_tag(text: str) -> tuple[str, tuple[int, ...]]:
         text = text.replace(old, new)
     text = _unsuperscript(text.strip())
     if "^" not in text:
-        raise Wrong("A tag looks like P ∈ ℝ^{rows×cols}; there is no ^ in yours. "
-                    "You may type it as plain text, e.g. \"R^(rows x cols)\".")
+        raise Wrong(
+            "A tag looks like P ∈ ℝ^{rows×cols}; there is no ^ in yours. "
+            'You may type it as plain text, e.g. "R^(rows x cols)".'
+        )
     before, after = text.split("^", 1)
     before = before.strip()
-    if not (before.endswith("ℝ") or before.endswith("R")):
+    if not (before.endswith(("ℝ", "R"))):
         raise Wrong("The superscript belongs on ℝ (type R if you have no ℝ key): the set of real numbers.")
     statement = re.fullmatch(r"(?:([^\W\d]\w*)\s*(?:∈|in)\s*)?[ℝR]", before)
     if statement is None:
         said = re.sub(r"\s*[ℝR]$", "", before).strip()
-        raise Wrong(f"{said[:40]!r} before ℝ is not a shape tag: a tag says that the array is IN the set, "
-                    "with ∈ (type \"in\" if you have no ∈ key), such as \"P ∈ ℝ^{rows×cols}\".")
+        raise Wrong(
+            f"{said[:40]!r} before ℝ is not a shape tag: a tag says that the array is IN the set, "
+            'with ∈ (type "in" if you have no ∈ key), such as "P ∈ ℝ^{rows×cols}".'
+        )
     name = [statement.group(1)] if statement.group(1) else []
     inside = after.strip().strip("{}()[] ")
     parts = [p.strip() for p in re.split(r"[×xX*,]", inside)]
     if not parts or not all(re.fullmatch(r"\d+", p) for p in parts):
-        raise Wrong(f"The superscript {after.strip()[:40]!r} should be whole numbers joined by ×, "
-                    "such as {4×2}; the numbers count rows and columns.")
+        raise Wrong(
+            f"The superscript {after.strip()[:40]!r} should be whole numbers joined by ×, "
+            "such as {4×2}; the numbers count rows and columns."
+        )
     return (name[0] if name else ""), tuple(int(p) for p in parts)
 
 
-@exercise("ch03.tag_of_array", right=["P ∈ ℝ^{2×3}", r"P \in \mathbb{R}^{2 \times 3}", "R^(2x3)", " ℝ^{2 × 3} "],
-          wrong=["P ∈ ℝ^{3×2}", "P ∈ ℝ^{6}", (2, 3), "P ∈ 2×3", "Q ∈ ℝ^{2×3}", "P ∈ ℝ^{2}"],
-          catches="rows and columns swapped, the count of all numbers, a bare shape, no ℝ, the wrong name, "
-                  "only the rows",
-          solution='answer = "P ∈ ℝ^{2×3}"')
+@exercise(
+    "ch03.tag_of_array",
+    right=["P ∈ ℝ^{2×3}", r"P \in \mathbb{R}^{2 \times 3}", "R^(2x3)", " ℝ^{2 × 3} "],
+    wrong=["P ∈ ℝ^{3×2}", "P ∈ ℝ^{6}", (2, 3), "P ∈ 2×3", "Q ∈ ℝ^{2×3}", "P ∈ ℝ^{2}"],
+    catches="rows and columns swapped, the count of all numbers, a bare shape, no ℝ, the wrong name, only the rows",
+    solution='answer = "P ∈ ℝ^{2×3}"',
+)
 def _tag_of_array(answer: Any) -> None:
     if isinstance(answer, (tuple, list)):
-        raise Wrong("That is a shape; a tag is TEXT in quotes that wraps the shape, "
-                    "like \"P ∈ ℝ^{rows×cols}\" (you may type \"R^(rows x cols)\").")
+        raise Wrong(
+            "That is a shape; a tag is TEXT in quotes that wraps the shape, "
+            'like "P ∈ ℝ^{rows×cols}" (you may type "R^(rows x cols)").'
+        )
     if not isinstance(answer, str):
-        raise Wrong(f"Write the tag as text in quotes, like \"P ∈ ℝ^{{...}}\", not {describe(answer)}.")
+        raise Wrong(f'Write the tag as text in quotes, like "P ∈ ℝ^{{...}}", not {describe(answer)}.')
     name, dims = parse_tag(answer)
     if name and name != "P":
         raise Wrong(f"The tag names {name[:20]!r}, but the array is called P.")
     if dims == (TAG_SHAPE[0] * TAG_SHAPE[1],):
-        raise Wrong(f"The number {dims[0]} is how many numbers P holds in all. The tag of a grid gives rows and "
-                    "columns separately: ℝ^{rows×cols}.")
+        raise Wrong(
+            f"The number {dims[0]} is how many numbers P holds in all. The tag of a grid gives rows and "
+            "columns separately: ℝ^{rows×cols}."
+        )
     expect_shape(dims, TAG_SHAPE, what="The shape in your tag")
 
 
@@ -103,14 +141,14 @@ TRUE_TAGS = frozenset({"a", "d"})
 _TAG_CHOICES = "abcde"
 _FALSE_TAG_HINTS = {
     "b": "Tag (b), ℝ^{3}, is legal, but it is the tag of a plain list of 3 numbers. Look at the brackets in "
-         "the printout: each number sits in a bracket of its own, so c is a grid (section 'The superscript "
-         "is a size label').",
+    "the printout: each number sits in a bracket of its own, so c is a grid (section 'The superscript "
+    "is a size label').",
     "c": "Tag (c) is legal, but it says 1 row and 3 columns. Rows come first: count the lines of the printout.",
     "e": "Tag (e) is legal, but d_model = 4 here, and c has only one column.",
 }
 _MISSING_HINTS = {
     "a": "A true tag is missing: the one that says exactly what the printout shows, rows then columns.",
-    "d": "A true tag is missing. A letter in a superscript stands for a count: what is n for \"the cat sat\"?",
+    "d": 'A true tag is missing. A letter in a superscript stands for a count: what is n for "the cat sat"?',
 }
 
 
@@ -121,24 +159,33 @@ def _letters(answer: Any) -> set[str]:
     elif isinstance(answer, (list, tuple, set, frozenset)) and all(isinstance(p, str) for p in answer):
         parts = [p.strip().strip("()").strip().lower() for p in answer]
     elif isinstance(answer, (list, tuple, set, frozenset)):
-        raise Wrong("Answer with the letters of the true tags, each in quotes, such as [\"a\", \"c\"]: "
-                    f"your list holds {describe(next(p for p in answer if not isinstance(p, str)))}, not a letter.")
+        raise Wrong(
+            'Answer with the letters of the true tags, each in quotes, such as ["a", "c"]: '
+            f"your list holds {describe(next(p for p in answer if not isinstance(p, str)))}, not a letter."
+        )
     else:
-        raise Wrong("Answer with the letters of the true tags, as text or a list such as [\"a\", \"c\"]; "
-                    f"your answer is {describe(answer)}.")
+        raise Wrong(
+            'Answer with the letters of the true tags, as text or a list such as ["a", "c"]; '
+            f"your answer is {describe(answer)}."
+        )
     unknown = [p for p in parts if p not in _TAG_CHOICES]
     if unknown:
-        raise Wrong(f"Not one of the letters a to e: {', '.join(repr(u[:20]) for u in unknown[:3])}. Answer with "
-                    "the letters of the true tags, such as [\"a\", \"c\"].")
+        raise Wrong(
+            f"Not one of the letters a to e: {', '.join(repr(u[:20]) for u in unknown[:3])}. Answer with "
+            'the letters of the true tags, such as ["a", "c"].'
+        )
     return set(parts)
 
 
-@exercise("ch03.true_tags", right=[["a", "d"], ("d", "a"), "ad", "a, d", {"a", "d"}, ["(a)", "(D)"]],
-          wrong=[["a"], ["a", "b"], ["a", "b", "d"], ["a", "d", "e"], ["a", "c", "d"], ["c"], [], ["d"]],
-          catches="the column read as a plain list (b), rows and columns swapped (c), n confused with "
-                  "d_model or with the rows of c (e), a letter not trusted to stand for a count (d missing), "
-                  "the printed shape left out (a missing)",
-          solution='answer = ["a", "d"]')
+@exercise(
+    "ch03.true_tags",
+    right=[["a", "d"], ("d", "a"), "ad", "a, d", {"a", "d"}, ["(a)", "(D)"]],
+    wrong=[["a"], ["a", "b"], ["a", "b", "d"], ["a", "d", "e"], ["a", "c", "d"], ["c"], [], ["d"]],
+    catches="the column read as a plain list (b), rows and columns swapped (c), n confused with "
+    "d_model or with the rows of c (e), a letter not trusted to stand for a count (d missing), "
+    "the printed shape left out (a missing)",
+    solution='answer = ["a", "d"]',
+)
 def _true_tags(answer: Any) -> None:
     chosen = _letters(answer)
     if not chosen:
@@ -163,24 +210,37 @@ _ATTENTION_HINTS = {
 }
 
 
-@exercise("ch03.attention_shapes",
-          right=[dict(ATTENTION_SHAPES), {k: list(v) for k, v in ATTENTION_SHAPES.items()},
-                 {k: tuple(np.int64(d) for d in v) for k, v in reversed(list(ATTENTION_SHAPES.items()))}],
-          wrong=[dict(ATTENTION_SHAPES, Z=(6, 4)), dict(ATTENTION_SHAPES, W_V=(6, 3)),
-                 dict(ATTENTION_SHAPES, S=(6, 4)), dict(ATTENTION_SHAPES, K=(4, 6)),
-                 dict(ATTENTION_SHAPES, K=(6, 8)), dict(ATTENTION_SHAPES, Z=(6, 8)), dict(ATTENTION_SHAPES, W_V=(8, 4)),
-                 {"W_V": (8, 3), "K": (6, 4)}],
-          catches="d_k and d_v confused (Z or W_V with d_k), W_V counting words, S as n × d_k, K transposed, "
-                  "K or Z with d_model, a missing name",
-          solution='answer = {"W_V": (d_model, d_v), "K": (n, d_k), "S": (n, n), "Z": (n, d_v)}')
+@exercise(
+    "ch03.attention_shapes",
+    right=[
+        dict(ATTENTION_SHAPES),
+        {k: list(v) for k, v in ATTENTION_SHAPES.items()},
+        {k: tuple(np.int64(d) for d in v) for k, v in reversed(list(ATTENTION_SHAPES.items()))},
+    ],
+    wrong=[
+        dict(ATTENTION_SHAPES, Z=(6, 4)),
+        dict(ATTENTION_SHAPES, W_V=(6, 3)),
+        dict(ATTENTION_SHAPES, S=(6, 4)),
+        dict(ATTENTION_SHAPES, K=(4, 6)),
+        dict(ATTENTION_SHAPES, K=(6, 8)),
+        dict(ATTENTION_SHAPES, Z=(6, 8)),
+        dict(ATTENTION_SHAPES, W_V=(8, 4)),
+        {"W_V": (8, 3), "K": (6, 4)},
+    ],
+    catches="d_k and d_v confused (Z or W_V with d_k), W_V counting words, S as n × d_k, K transposed, "
+    "K or Z with d_model, a missing name",
+    solution='answer = {"W_V": (d_model, d_v), "K": (n, d_k), "S": (n, n), "Z": (n, d_v)}',
+)
 def _attention_shapes(answer: Any) -> None:
     if not isinstance(answer, dict):
-        raise Wrong("Give a dictionary with one shape per name, like "
-                    "{\"W_V\": (?, ?), \"K\": (?, ?), \"S\": (?, ?), \"Z\": (?, ?)}.")
+        raise Wrong(
+            'Give a dictionary with one shape per name, like {"W_V": (?, ?), "K": (?, ?), "S": (?, ?), "Z": (?, ?)}.'
+        )
     missing = [k for k in ATTENTION_SHAPES if k not in answer]
     if missing:
-        raise Wrong(f"The dictionary has no shape for {', '.join(missing)}; "
-                    f"it needs the keys {', '.join(ATTENTION_SHAPES)}.")
+        raise Wrong(
+            f"The dictionary has no shape for {', '.join(missing)}; it needs the keys {', '.join(ATTENTION_SHAPES)}."
+        )
     for name, want in ATTENTION_SHAPES.items():
         got = answer[name]
         got = to_shape(got, f"The shape of {name}", len(want))

@@ -4,6 +4,7 @@ The chapter's two generic matrices are called M and N (A is the attention matrix
 Every expected answer is computed here, at import, from private constants: a learner's function
 only ever receives copies, and a function that changes its inputs is told so.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,54 +19,78 @@ SECTION_INNER = "the section “The inner numbers must match”"
 
 # --- ch04.by_hand: a 2×3 matrix times a 3×2 matrix -----------------------------------
 
-_HAND_M = np.array([[1.0, 2.0, 0.0],
-                    [3.0, -1.0, 2.0]])
-_HAND_N = np.array([[2.0, 1.0],
-                    [0.0, 4.0],
-                    [5.0, -2.0]])
-_HAND_MN = _HAND_M @ _HAND_N                 # [[2, 9], [16, -5]]
-_HAND_SHORT = _HAND_M[:, :2] @ _HAND_N[:2]   # the last of the three products dropped
+_HAND_M = np.array([[1.0, 2.0, 0.0], [3.0, -1.0, 2.0]])
+_HAND_N = np.array([[2.0, 1.0], [0.0, 4.0], [5.0, -2.0]])
+_HAND_MN = _HAND_M @ _HAND_N  # [[2, 9], [16, -5]]
+_HAND_SHORT = _HAND_M[:, :2] @ _HAND_N[:2]  # the last of the three products dropped
 
 
-@exercise("ch04.by_hand",
-          right=[[[2, 9], [16, -5]], ((2.0, 9.0), (16.0, -5.0)), _HAND_MN.copy(),
-                 torch_form(_HAND_MN, "float32"), torch_form(_HAND_MN, "bfloat16")],
-          wrong=[_HAND_MN.T.tolist(), (_HAND_N @ _HAND_M).tolist(), _HAND_SHORT.tolist(),
-                 [[2, 9], [16, -1]], [2, 9, 16, -5], [["2", "9"], ["16", "-5"]], [[2, 9], [16]]],
-          catches="the transposed product, N times M (3×3), a cell missing its third product, "
-                  "one arithmetic slip, the right numbers flat instead of 2×2, numbers as text, ragged rows",
-          solution="answer = [[1*2 + 2*0 + 0*5,    1*1 + 2*4 + 0*(-2)],")
+@exercise(
+    "ch04.by_hand",
+    right=[
+        [[2, 9], [16, -5]],
+        ((2.0, 9.0), (16.0, -5.0)),
+        _HAND_MN.copy(),
+        torch_form(_HAND_MN, "float32"),
+        torch_form(_HAND_MN, "bfloat16"),
+    ],
+    wrong=[
+        _HAND_MN.T.tolist(),
+        (_HAND_N @ _HAND_M).tolist(),
+        _HAND_SHORT.tolist(),
+        [[2, 9], [16, -1]],
+        [2, 9, 16, -5],
+        [["2", "9"], ["16", "-5"]],
+        [[2, 9], [16]],
+    ],
+    catches="the transposed product, N times M (3×3), a cell missing its third product, "
+    "one arithmetic slip, the right numbers flat instead of 2×2, numbers as text, ragged rows",
+    solution="answer = [[1*2 + 2*0 + 0*5,    1*1 + 2*4 + 0*(-2)],",
+)
 def _by_hand(answer: Any) -> None:
     got = to_numpy(answer)
     expect_structure(got, _HAND_MN, "Your answer")
     if got.shape == (3, 3):
-        raise Wrong("Your answer is 3×3, the shape of N times M. Order matters: the rows come from M "
-                    f"and the columns from N, so MN has (rows of M) × (columns of N); see {SECTION_INNER}.")
+        raise Wrong(
+            "Your answer is 3×3, the shape of N times M. Order matters: the rows come from M "
+            f"and the columns from N, so MN has (rows of M) × (columns of N); see {SECTION_INNER}."
+        )
     if got.shape == (4,) or got.shape == (1, 4) or got.shape == (4, 1):
-        raise Wrong(f"Your answer has shape {got.shape}: give the four numbers as a grid, a list of two rows "
-                    "with two numbers each.")
+        raise Wrong(
+            f"Your answer has shape {got.shape}: give the four numbers as a grid, a list of two rows "
+            "with two numbers each."
+        )
     if got.shape != (2, 2):
-        raise Wrong(f"Your answer has shape {got.shape}. M is 2×3 and N is 3×2: the inner 3s must match "
-                    f"and then disappear, and the outer numbers give the shape; see {SECTION_INNER}.")
+        raise Wrong(
+            f"Your answer has shape {got.shape}. M is 2×3 and N is 3×2: the inner 3s must match "
+            f"and then disappear, and the outer numbers give the shape; see {SECTION_INNER}."
+        )
     if not np.all(np.isfinite(got)):
         raise Wrong("Your answer contains inf or nan; every cell is a sum of three ordinary products.")
     if np.allclose(got, _HAND_MN):
         return
     if np.allclose(got, _HAND_MN.T):
-        raise Wrong("Rows and columns are swapped: cell (i, j) uses row i of M and column j of N, so "
-                    f"cell (0, 1) pairs row 0 of M with column 1 of N; see {SECTION_CELL}.")
+        raise Wrong(
+            "Rows and columns are swapped: cell (i, j) uses row i of M and column j of N, so "
+            f"cell (0, 1) pairs row 0 of M with column 1 of N; see {SECTION_CELL}."
+        )
     if np.allclose(got, _HAND_SHORT):
-        raise Wrong("Every cell is short of a term. M has 3 columns and N has 3 rows, so each cell is "
-                    "the sum of three products: did you drop the last one?")
+        raise Wrong(
+            "Every cell is short of a term. M has 3 columns and N has 3 rows, so each cell is "
+            "the sum of three products: did you drop the last one?"
+        )
     expect_structure(got, _HAND_MN, "Your answer", values=True)
     bad = [(int(i), int(j)) for i, j in np.argwhere(~np.isclose(got, _HAND_MN))]
     cells = ", ".join(str(c) for c in bad)
-    raise Wrong(f"The shape is right, but cell{'s' if len(bad) > 1 else ''} {cells} "
-                f"{'are' if len(bad) > 1 else 'is'} off. Redo {'them' if len(bad) > 1 else 'it'}: "
-                "row i of M times column j of N: three products, each with its sign, then one sum.")
+    raise Wrong(
+        f"The shape is right, but cell{'s' if len(bad) > 1 else ''} {cells} "
+        f"{'are' if len(bad) > 1 else 'is'} off. Redo {'them' if len(bad) > 1 else 'it'}: "
+        "row i of M times column j of N: three products, each with its sign, then one sum."
+    )
 
 
 # --- ch04.my_matmul: write matrix multiplication with loops ----------------------------
+
 
 def _matmul_solution(M: Any, N: Any) -> list[list[float]]:
     rows, inner = len(M), len(M[0])
@@ -90,7 +115,7 @@ def _matmul_zip(M: Any, N: Any) -> tuple:
 
 
 def _matmul_numpy(M: Any, N: Any) -> np.ndarray:
-    return np.asarray(M) @ np.asarray(N)   # numpy's own message names neither shape
+    return np.asarray(M) @ np.asarray(N)  # numpy's own message names neither shape
 
 
 def _matmul_no_shape_check(M: Any, N: Any) -> list[list[float]]:
@@ -145,7 +170,7 @@ def _matmul_no_return(M: Any, N: Any) -> None:
 
 
 def _matmul_zeroes_input(M: Any, N: Any) -> list[list[float]]:
-    M[:] = 0   # changes the caller's matrix, then multiplies the zeroed one
+    M[:] = 0  # changes the caller's matrix, then multiplies the zeroed one
     return _matmul_solution(M, N)
 
 
@@ -157,8 +182,15 @@ def _matmul_scribbles_after(M: Any, N: Any) -> list[list[float]]:
 
 def _hidden_pairs() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     rng = np.random.default_rng(404)
-    shapes = [((2, 3), (3, 2)), ((1, 4), (4, 3)), ((2, 4), (4, 1)), ((3, 1), (1, 2)), ((1, 1), (1, 1)),
-              ((4, 2), (2, 5)), ((3, 3), (3, 3))]
+    shapes = [
+        ((2, 3), (3, 2)),
+        ((1, 4), (4, 3)),
+        ((2, 4), (4, 1)),
+        ((3, 1), (1, 2)),
+        ((1, 1), (1, 1)),
+        ((4, 2), (2, 5)),
+        ((3, 3), (3, 3)),
+    ]
     pairs = []
     for a, b in shapes:
         M = rng.integers(-3, 4, size=a).astype(float)
@@ -174,32 +206,52 @@ _MATMUL_PAIRS = _hidden_pairs()
 _MATMUL_BAD = [((2, 3), (4, 5)), ((1, 4), (3, 2)), ((3, 1), (2, 3)), ((2, 2), (3, 3)), ((5, 2), (3, 4))]
 
 
-@exercise("ch04.my_matmul", right=[_matmul_solution, _matmul_numpy_checked, _matmul_zip],
-          wrong=[_matmul_numpy, _matmul_no_shape_check, _matmul_vague_message, _matmul_one_shape,
-                 _matmul_type_error, _matmul_square_only, _matmul_wrong_index, _matmul_off_by_one,
-                 _matmul_transposed, _matmul_no_return, _matmul_zeroes_input, _matmul_scribbles_after],
-          catches="square-only loops (1-row, 1-column and inner-1 cases), N[k][i] for N[k][j], a dropped last "
-                  "product, the transposed result, no shape check (silent or IndexError), TypeError instead of "
-                  "ValueError, a message naming no shape or one shape (numpy's own), a missing return, "
-                  "a function that changes M or N",
-          solution="row.append(sum(M[i][t] * N[t][j] for t in range(inner)))")
+@exercise(
+    "ch04.my_matmul",
+    right=[_matmul_solution, _matmul_numpy_checked, _matmul_zip],
+    wrong=[
+        _matmul_numpy,
+        _matmul_no_shape_check,
+        _matmul_vague_message,
+        _matmul_one_shape,
+        _matmul_type_error,
+        _matmul_square_only,
+        _matmul_wrong_index,
+        _matmul_off_by_one,
+        _matmul_transposed,
+        _matmul_no_return,
+        _matmul_zeroes_input,
+        _matmul_scribbles_after,
+    ],
+    catches="square-only loops (1-row, 1-column and inner-1 cases), N[k][i] for N[k][j], a dropped last "
+    "product, the transposed result, no shape check (silent or IndexError), TypeError instead of "
+    "ValueError, a message naming no shape or one shape (numpy's own), a missing return, "
+    "a function that changes M or N",
+    solution="row.append(sum(M[i][t] * N[t][j] for t in range(inner)))",
+)
 def _my_matmul(fn: Any) -> None:
     for M, N, want in _MATMUL_PAIRS:
         a, b = M.shape, N.shape
         got = call(fn, M, N, what="Your function `my_matmul`")
         got = to_numpy(got, f"For shapes {a} and {b} the result")
         if got.shape != want.shape:
-            raise Wrong(f"For shapes {a} and {b} your result has shape {got.shape}, but it should be "
-                        f"{want.shape}: one row per row of M, one column per column of N. Do your loops run "
-                        f"over the right lengths? See {SECTION_INNER}.")
+            raise Wrong(
+                f"For shapes {a} and {b} your result has shape {got.shape}, but it should be "
+                f"{want.shape}: one row per row of M, one column per column of N. Do your loops run "
+                f"over the right lengths? See {SECTION_INNER}."
+            )
         if not np.allclose(got, want) and np.allclose(got, want.T):
-            raise Wrong(f"For shapes {a} and {b} your result is the product flipped: your cell (i, j) holds "
-                        "what belongs in cell (j, i). Row i of M and column j of N make cell (i, j).")
+            raise Wrong(
+                f"For shapes {a} and {b} your result is the product flipped: your cell (i, j) holds "
+                "what belongs in cell (j, i). Row i of M and column j of N make cell (i, j)."
+            )
         if not np.all(np.isfinite(got)) or not np.allclose(got, want):
             i, j = (int(x) for x in np.argwhere(~np.isclose(got, want))[0])
-            raise Wrong(f"For shapes {a} and {b} cell ({i}, {j}) of your result is wrong. It must pair row {i} "
-                        f"of M with column {j} of N, entry by entry, and add all of the products; check which "
-                        f"loop variable picks the row, which the column, and how far k runs ({SECTION_CELL}).")
+            raise Wrong(
+                f"For shapes {a} and {b} cell ({i}, {j}) of your result is wrong. It must pair row {i} "
+                f"of M with column {j} of N, entry by entry, and add all of the products; check which "
+                f"loop variable picks the row, which the column, and how far k runs ({SECTION_CELL})."
+            )
     for a, b in _MATMUL_BAD:
         expect_value_error(fn, np.ones(a), np.ones(b), what="your function", names_shapes=True)
 
@@ -211,52 +263,68 @@ _SHAPE_ANSWERS: list[Any] = [(3, 2), (5, 8), (1, 1), (3, 3), "illegal"]
 
 
 def _is_illegal_word(item: Any) -> bool:
-    return isinstance(item, str) and item.strip().strip("\"'“”").lower() in ("illegal", "not allowed",
-                                                                             "impossible")
+    return isinstance(item, str) and item.strip().strip("\"'“”").lower() in ("illegal", "not allowed", "impossible")
 
 
-@exercise("ch04.shapes",
-          right=[list(_SHAPE_ANSWERS), [[3, 2], [5, 8], [1, 1], [3, 3], "Illegal"],
-                 ((3, 2), (5, 8), (1, 1), (3, 3), " ILLEGAL "),
-                 [np.array([3, 2]), (np.int64(5), np.int64(8)), (1, 1), [3, 3], "illegal"]],
-          wrong=[[(2, 3), (8, 5), (1, 1), (3, 3), "illegal"],
-                 [(3, 2), (5, 8), (1, 1), (3, 3), (6, 2)],
-                 [(3, 2), (5, 8), (3, 3), (1, 1), "illegal"],
-                 [(3, 2), (5, 8), (1, 1), (3, 3)],
-                 [(4, 4), (4, 4), (3, 3), (1, 1), "illegal"],
-                 [(3, 2), (5, 8), 1, (3, 3), "illegal"],
-                 [(3, 2), (5, 8), (1, 1), (3, 3), "legal"]],
-          catches="shapes written columns-first, the inner numbers given as the shape, (c) and (d) swapped "
-                  "(same shapes, opposite order), the illegal product given a shape, a missing answer, "
-                  "1×1 written as a bare number",
-          solution='answer = [(3, 2), (5, 8), (1, 1), (3, 3), "illegal"]')
+@exercise(
+    "ch04.shapes",
+    right=[
+        list(_SHAPE_ANSWERS),
+        [[3, 2], [5, 8], [1, 1], [3, 3], "Illegal"],
+        ((3, 2), (5, 8), (1, 1), (3, 3), " ILLEGAL "),
+        [np.array([3, 2]), (np.int64(5), np.int64(8)), (1, 1), [3, 3], "illegal"],
+    ],
+    wrong=[
+        [(2, 3), (8, 5), (1, 1), (3, 3), "illegal"],
+        [(3, 2), (5, 8), (1, 1), (3, 3), (6, 2)],
+        [(3, 2), (5, 8), (3, 3), (1, 1), "illegal"],
+        [(3, 2), (5, 8), (1, 1), (3, 3)],
+        [(4, 4), (4, 4), (3, 3), (1, 1), "illegal"],
+        [(3, 2), (5, 8), 1, (3, 3), "illegal"],
+        [(3, 2), (5, 8), (1, 1), (3, 3), "legal"],
+    ],
+    catches="shapes written columns-first, the inner numbers given as the shape, (c) and (d) swapped "
+    "(same shapes, opposite order), the illegal product given a shape, a missing answer, "
+    "1×1 written as a bare number",
+    solution='answer = [(3, 2), (5, 8), (1, 1), (3, 3), "illegal"]',
+)
 def _shapes(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != len(_SHAPE_ANSWERS):
         count = f"{len(answer)} answers" if isinstance(answer, (list, tuple)) else describe(answer)
-        raise Wrong(f"Give a list of {len(_SHAPE_ANSWERS)} answers, one per product (a) to (e), each a shape "
-                    f"such as (2, 7) or the word \"illegal\"; yours is {count}.")
+        raise Wrong(
+            f"Give a list of {len(_SHAPE_ANSWERS)} answers, one per product (a) to (e), each a shape "
+            f'such as (2, 7) or the word "illegal"; yours is {count}.'
+        )
     for letter, (a, b), item, want in zip("abcde", SHAPE_QUESTIONS, answer, _SHAPE_ANSWERS):
         what = f"Product ({letter}), {a[0]}×{a[1]} times {b[0]}×{b[1]}:"
         if want == "illegal":
             if _is_illegal_word(item):
                 continue
-            raise Wrong(f"{what} compare the inner numbers, the columns of the first and the rows of the "
-                        "second. When they differ there is no product: answer with the word \"illegal\".")
+            raise Wrong(
+                f"{what} compare the inner numbers, the columns of the first and the rows of the "
+                'second. When they differ there is no product: answer with the word "illegal".'
+            )
         if isinstance(item, str):
-            raise Wrong(f"{what} the inner numbers match here ({a[1]} and {b[0]}), so this product is legal: "
-                        "give its shape as a tuple (rows, columns).")
+            raise Wrong(
+                f"{what} the inner numbers match here ({a[1]} and {b[0]}), so this product is legal: "
+                "give its shape as a tuple (rows, columns)."
+            )
         shape = to_shape(item, f"The shape of product ({letter})", 2)
         if len(shape) != 2:
             raise Wrong(f"{what} give the shape as a tuple of two whole numbers, (rows, columns).")
         if shape == want:
             continue
         if shape == (a[1], b[0]):
-            raise Wrong(f"{what} those are the inner numbers, which must match and then disappear. "
-                        "The outer numbers give the shape.")
+            raise Wrong(
+                f"{what} those are the inner numbers, which must match and then disappear. "
+                "The outer numbers give the shape."
+            )
         if shape == tuple(reversed(want)):
             raise Wrong(f"{what} the right numbers in the wrong order: rows come first, then columns.")
-        raise Wrong(f"{what} not right yet. The result keeps the rows of the first matrix and the columns "
-                    f"of the second; see {SECTION_INNER}.")
+        raise Wrong(
+            f"{what} not right yet. The result keeps the rows of the first matrix and the columns "
+            f"of the second; see {SECTION_INNER}."
+        )
 
 
 # --- ch04.design_w: design a W whose columns mean something --------------------------------
@@ -264,40 +332,56 @@ def _shapes(answer: Any) -> None:
 # Column 0: "motion" = vehicle + action.  Column 1: "creature" = animal - vehicle.
 
 _FEATURES = ("animal", "vehicle", "small", "action")
-_W_DESIGN = np.array([[0.0, 1.0],
-                      [1.0, -1.0],
-                      [0.0, 0.0],
-                      [1.0, 0.0]])
+_W_DESIGN = np.array([[0.0, 1.0], [1.0, -1.0], [0.0, 0.0], [1.0, 0.0]])
 _COLUMNS = ("column 0 (motion)", "column 1 (creature)")
 _CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W the chapter prints
 
 
-@exercise("ch04.design_w",
-          right=[[[0, 1], [1, -1], [0, 0], [1, 0]], _W_DESIGN.copy(), ((0.0, 1.0), (1.0, -1.0), (0.0, 0.0), (1.0, 0.0)),
-                 torch_form(_W_DESIGN, "float32"), torch_form(_W_DESIGN, "bfloat16")],
-          wrong=[_W_DESIGN.T.tolist(), _W_DESIGN[:, ::-1].tolist(), [[0, 1], [1, 1], [0, 0], [1, 0]],
-                 [[1, 0], [0, -1], [0, 0], [1, 0]], [[0, 1], [1, -1], [0, 0], [0, 0]],
-                 [[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], [0, 1, 1, -1, 0, 0, 1, 0]],
-          catches="W written with features as columns (2×4), the two columns in the other order, "
-                  "+vehicle for -vehicle, a feature read from the wrong row, a forgotten feature, "
-                  "the chapter's own W, the numbers flat",
-          solution="W_design = np.array([[0, 1],")
+@exercise(
+    "ch04.design_w",
+    right=[
+        [[0, 1], [1, -1], [0, 0], [1, 0]],
+        _W_DESIGN.copy(),
+        ((0.0, 1.0), (1.0, -1.0), (0.0, 0.0), (1.0, 0.0)),
+        torch_form(_W_DESIGN, "float32"),
+        torch_form(_W_DESIGN, "bfloat16"),
+    ],
+    wrong=[
+        _W_DESIGN.T.tolist(),
+        _W_DESIGN[:, ::-1].tolist(),
+        [[0, 1], [1, 1], [0, 0], [1, 0]],
+        [[1, 0], [0, -1], [0, 0], [1, 0]],
+        [[0, 1], [1, -1], [0, 0], [0, 0]],
+        [[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]],
+        [0, 1, 1, -1, 0, 0, 1, 0],
+    ],
+    catches="W written with features as columns (2×4), the two columns in the other order, "
+    "+vehicle for -vehicle, a feature read from the wrong row, a forgotten feature, "
+    "the chapter's own W, the numbers flat",
+    solution="W_design = np.array([[0, 1],",
+)
 def _design_w(answer: Any) -> None:
     got = to_numpy(answer, "Your W")
     expect_structure(got, _W_DESIGN, "Your W")
     if got.shape == (2, 4):
-        raise Wrong("Your W is 2×4. X has d_model = 4 columns, so W needs 4 rows, one per feature, and one "
-                    f"column per new number; see {SECTION_INNER}.")
+        raise Wrong(
+            "Your W is 2×4. X has d_model = 4 columns, so W needs 4 rows, one per feature, and one "
+            f"column per new number; see {SECTION_INNER}."
+        )
     if got.ndim != 2 or got.shape != (4, 2):
-        raise Wrong(f"Your W has shape {got.shape}, but it should be 4×2: one row per feature (animal, vehicle, "
-                    "small, action) and one column per new number.")
+        raise Wrong(
+            f"Your W has shape {got.shape}, but it should be 4×2: one row per feature (animal, vehicle, "
+            "small, action) and one column per new number."
+        )
     if not np.all(np.isfinite(got)):
         raise Wrong("Your W contains inf or nan.")
     if np.allclose(got, _W_DESIGN):
         return
     if np.allclose(got, _CHAPTER_W):
-        raise Wrong("That is the chapter's W (small animal, action). This one should make two other numbers: "
-                    "motion in column 0 and creature in column 1.")
+        raise Wrong(
+            "That is the chapter's W (small animal, action). This one should make two other numbers: "
+            "motion in column 0 and creature in column 1."
+        )
     if np.allclose(got, _W_DESIGN[:, ::-1]):
         raise Wrong("Your two columns are in the other order: column 0 of XW should be the motion score.")
     expect_structure(got, _W_DESIGN, "Your W", values=True)
@@ -305,10 +389,12 @@ def _design_w(answer: Any) -> None:
         bad = [f for f, g, w in zip(_FEATURES, got[:, j], _W_DESIGN[:, j]) if not np.isclose(g, w)]
         if bad:
             rows = f"the row for {bad[0]!r} is" if len(bad) == 1 else f"the rows for {', '.join(map(repr, bad))} are"
-            raise Wrong(f"In {column} of W, {rows} not right yet. "
-                        "Each entry of W says how much of the feature of its row goes into the new number of its "
-                        "column: feed a word "
-                        "that has only that feature through your W and compare with what the column should say.")
+            raise Wrong(
+                f"In {column} of W, {rows} not right yet. "
+                "Each entry of W says how much of the feature of its row goes into the new number of its "
+                "column: feed a word "
+                "that has only that feature through your W and compare with what the column should say."
+            )
 
 
 # --- ch04.row_view: a prediction with the row view ---------------------------------------
@@ -318,33 +404,47 @@ _ROW_X = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 1.0]])
 _ROW_XW = _ROW_X @ _ROW_W
 
 
-@exercise("ch04.row_view",
-          right=[_ROW_XW.tolist(), tuple(map(tuple, _ROW_XW.tolist())), _ROW_XW.copy(), torch_form(_ROW_XW, "float32")],
-          wrong=[(_ROW_X.T @ _ROW_W).tolist(), _ROW_XW[::-1].tolist(), _ROW_W.tolist(),
-                 [[0, 3], [2, 1], [1, 5]], [[0, 3], [4, 2], [-1, 4]], _ROW_XW.T.tolist()],
-          catches="the amounts read down X's columns instead of along its rows (XᵀW), the right rows in the "
-                  "wrong order, W itself, a weight of 2 forgotten, one row of W left out of a sum, the "
-                  "result transposed",
-          solution="answer = [1 * W[1], 2 * W[0], 1 * W[0] + 1 * W[2]]")
+@exercise(
+    "ch04.row_view",
+    right=[_ROW_XW.tolist(), tuple(map(tuple, _ROW_XW.tolist())), _ROW_XW.copy(), torch_form(_ROW_XW, "float32")],
+    wrong=[
+        (_ROW_X.T @ _ROW_W).tolist(),
+        _ROW_XW[::-1].tolist(),
+        _ROW_W.tolist(),
+        [[0, 3], [2, 1], [1, 5]],
+        [[0, 3], [4, 2], [-1, 4]],
+        _ROW_XW.T.tolist(),
+    ],
+    catches="the amounts read down X's columns instead of along its rows (XᵀW), the right rows in the "
+    "wrong order, W itself, a weight of 2 forgotten, one row of W left out of a sum, the "
+    "result transposed",
+    solution="answer = [1 * W[1], 2 * W[0], 1 * W[0] + 1 * W[2]]",
+)
 def _row_view(answer: Any) -> None:
     got = to_numpy(answer)
     expect_structure(got, _ROW_XW, "Your answer")
     if got.shape != (3, 2):
         if got.shape == (2, 3):
-            raise Wrong("Your answer is 2×3. XW has one row per row of X (3) and one column per column of W "
-                        f"(2): 3×2; see {SECTION_INNER}.")
+            raise Wrong(
+                "Your answer is 2×3. XW has one row per row of X (3) and one column per column of W "
+                f"(2): 3×2; see {SECTION_INNER}."
+            )
         raise Wrong(f"Your answer has shape {got.shape}; XW is 3×2, one row per row of X.")
     if not np.all(np.isfinite(got)):
         raise Wrong("Your answer contains inf or nan; every row is a sum of rows of W.")
     if np.allclose(got, _ROW_XW):
         return
     if np.allclose(got, _ROW_X.T @ _ROW_W):
-        raise Wrong("You read the amounts down the columns of X. The amounts for row i of XW come from "
-                    "row i of X, read along the row.")
+        raise Wrong(
+            "You read the amounts down the columns of X. The amounts for row i of XW come from "
+            "row i of X, read along the row."
+        )
     if sorted(map(tuple, got.round(9))) == sorted(map(tuple, _ROW_XW.round(9))):
         raise Wrong("You have the right rows in the wrong order: row i of XW belongs to row i of X.")
     expect_structure(got, _ROW_XW, "Your answer", values=True)
     for i in range(3):
         if not np.allclose(got[i], _ROW_XW[i]):
-            raise Wrong(f"Row {i} is not right yet: which rows of W does row {i} of X ask for, and how much of "
-                        "each? (section 'A row of XW is a weighted sum of W's rows').")
+            raise Wrong(
+                f"Row {i} is not right yet: which rows of W does row {i} of X ask for, and how much of "
+                "each? (section 'A row of XW is a weighted sum of W's rows')."
+            )

@@ -5,6 +5,7 @@ imported: before any learner code runs, and never from an object the learner han
 Torch tensors and torch.Size are accepted as answers, but torch is never imported here (tests/test_ch05.py
 tries those forms), so `check` stays fast without it.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -21,47 +22,53 @@ SECTION_HEADS = 'the section "d_k, d_v and heads"'
 
 # --- ch05.q_by_hand: Q = X W_Q for a tiny X --------------------------------------------
 
-HAND_X = np.array([[1.0, 0.0, 2.0],
-                   [0.0, 1.0, 1.0]])
-HAND_W_Q = np.array([[1.0, 0.0],
-                     [0.0, 2.0],
-                     [1.0, 1.0]])
+HAND_X = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0]])
+HAND_W_Q = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
 _HAND_Q = HAND_X @ HAND_W_Q  # the expected answer, fixed at import
 
 
 @exercise(
     "ch05.q_by_hand",
-    right=[[[3, 2], [1, 3]], ((3.0, 2.0), (1.0, 3.0)), _HAND_Q.copy(), _HAND_Q.astype(np.float32),
-           _HAND_Q.astype(int)],
-    wrong=[_HAND_Q.T.tolist(),                        # rows and columns swapped
-           (HAND_W_Q @ HAND_X).tolist(),              # W_Q X, the wrong order
-           [[3, 2], [1, 2]],                          # one cell slipped
-           (HAND_X[:, :2] @ HAND_W_Q[:2, :]).tolist(),  # the third product forgotten
-           [3, 2, 1, 3],                              # the right numbers, flat
-           [[3, 2]],                                  # only the first word
-           [["3", "2"], ["1", "3"]],                  # text
-           [[3 + 0j, 2], [1, 3]]],                    # a complex number
+    right=[[[3, 2], [1, 3]], ((3.0, 2.0), (1.0, 3.0)), _HAND_Q.copy(), _HAND_Q.astype(np.float32), _HAND_Q.astype(int)],
+    wrong=[
+        _HAND_Q.T.tolist(),  # rows and columns swapped
+        (HAND_W_Q @ HAND_X).tolist(),  # W_Q X, the wrong order
+        [[3, 2], [1, 2]],  # one cell slipped
+        (HAND_X[:, :2] @ HAND_W_Q[:2, :]).tolist(),  # the third product forgotten
+        [3, 2, 1, 3],  # the right numbers, flat
+        [[3, 2]],  # only the first word
+        [["3", "2"], ["1", "3"]],  # text
+        [[3 + 0j, 2], [1, 3]],
+    ],  # a complex number
     catches="Q transposed, W_Q X instead of X W_Q, the third product left out, one slipped cell, "
-            "the right numbers flat or only the first row, numbers written as text or complex",
-    solution="answer = [[1*1 + 0*0 + 2*1, 1*0 + 0*2 + 2*1],")
+    "the right numbers flat or only the first row, numbers written as text or complex",
+    solution="answer = [[1*1 + 0*0 + 2*1, 1*0 + 0*2 + 2*1],",
+)
 def _q_by_hand(answer: Any) -> None:
     got = to_numpy(answer, "Your Q")
     expect_structure(got, _HAND_Q, "Your Q")
     if got.shape == (3, 3):
-        raise Wrong("Your Q is 3×3: that is W_Q times X. The order is Q = X W_Q, so Q has one row "
-                    f"per word, as in {SECTION_LENSES}.")
+        raise Wrong(
+            "Your Q is 3×3: that is W_Q times X. The order is Q = X W_Q, so Q has one row "
+            f"per word, as in {SECTION_LENSES}."
+        )
     if got.shape == (1, 2) or got.shape == (2,):
         raise Wrong("Your Q has one row, but the sentence has two words: Q needs one row per word.")
     if got.shape == (4,):
-        raise Wrong("Your Q is flat (4 numbers in one list). Write it as a list of rows, one row "
-                    "per word: [[…, …], […, …]].")
+        raise Wrong(
+            "Your Q is flat (4 numbers in one list). Write it as a list of rows, one row per word: [[…, …], […, …]]."
+        )
     if got.shape == (2, 2) and np.all(np.isfinite(got)) and not np.allclose(got, _HAND_Q):
         if np.allclose(got, _HAND_Q.T):
-            raise Wrong("Rows and columns are swapped. Row i of Q belongs to word i: it is row i "
-                        "of X times each column of W_Q in turn.")
+            raise Wrong(
+                "Rows and columns are swapped. Row i of Q belongs to word i: it is row i "
+                "of X times each column of W_Q in turn."
+            )
         if np.allclose(got, HAND_X[:, :2] @ HAND_W_Q[:2, :]):
-            raise Wrong("Each cell of Q is a whole row of X times a whole column of W_Q: three "
-                        "products, then their sum. One product per cell is missing.")
+            raise Wrong(
+                "Each cell of Q is a whole row of X times a whole column of W_Q: three "
+                "products, then their sum. One product per cell is missing."
+            )
     expect_array(got, _HAND_Q, "Your Q")
 
 
@@ -73,50 +80,70 @@ _W_SHAPES = ((SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_K), (SHAPES
 
 @exercise(
     "ch05.w_shapes",
-    right=[list(_W_SHAPES), ((6, 3), (6, 3), (6, 4)), [[6, 3], [6, 3], [6, 4]],
-           [np.ones((6, 3)).shape, np.ones((6, 3)).shape, np.ones((6, 4)).shape],
-           np.array([[6, 3], [6, 3], [6, 4]]), [(np.int64(6), np.int64(3))] * 2 + [(6, 4)]],
-    wrong=[[(5, 3), (5, 3), (5, 4)],      # n rows: the shapes of Q, K, V instead
-           [(3, 6), (3, 6), (4, 6)],      # transposed
-           [(6, 3), (6, 3), (6, 3)],      # d_v ignored
-           [(6, 3), (6, 4), (6, 4)],      # W_K given d_v
-           [(6, 4), (6, 4), (6, 3)],      # d_k and d_v swapped
-           [(6, 3), (6, 4)],              # only two shapes
-           [(6, 3), (6, 3), (6, 4.5)],    # not a whole number
-           [("6", "3"), (6, 3), (6, 4)]],  # text
+    right=[
+        list(_W_SHAPES),
+        ((6, 3), (6, 3), (6, 4)),
+        [[6, 3], [6, 3], [6, 4]],
+        [np.ones((6, 3)).shape, np.ones((6, 3)).shape, np.ones((6, 4)).shape],
+        np.array([[6, 3], [6, 3], [6, 4]]),
+        [(np.int64(6), np.int64(3))] * 2 + [(6, 4)],
+    ],
+    wrong=[
+        [(5, 3), (5, 3), (5, 4)],  # n rows: the shapes of Q, K, V instead
+        [(3, 6), (3, 6), (4, 6)],  # transposed
+        [(6, 3), (6, 3), (6, 3)],  # d_v ignored
+        [(6, 3), (6, 4), (6, 4)],  # W_K given d_v
+        [(6, 4), (6, 4), (6, 3)],  # d_k and d_v swapped
+        [(6, 3), (6, 4)],  # only two shapes
+        [(6, 3), (6, 3), (6, 4.5)],  # not a whole number
+        [("6", "3"), (6, 3), (6, 4)],
+    ],  # text
     catches="n rows (the shapes of Q, K, V), every shape transposed, d_v ignored or given to W_K, "
-            "d_k and d_v swapped, a missing shape, non-whole numbers and text",
-    solution="answer = [(6, 3), (6, 3), (6, 4)]")
+    "d_k and d_v swapped, a missing shape, non-whole numbers and text",
+    solution="answer = [(6, 3), (6, 3), (6, 4)]",
+)
 def _w_shapes(answer: Any) -> None:
     items = to_items(answer)
     if len(items) != 3:
-        raise Wrong("Give three shapes, in the order W_Q, W_K, W_V: a list of three pairs such as "
-                    "[(1, 2), (1, 2), (1, 2)].")
+        raise Wrong(
+            "Give three shapes, in the order W_Q, W_K, W_V: a list of three pairs such as [(1, 2), (1, 2), (1, 2)]."
+        )
     names = ["W_Q", "W_K", "W_V"]
     got = [to_shape(item, f"Your shape for {name}", 2) for name, item in zip(names, items)]
     for name, (shape, want) in zip(names, zip(got, _W_SHAPES)):
         if len(shape) != 2:
-            raise Wrong(f"Your shape for {name} has {len(shape)} number(s); a matrix has two, "
-                        "rows first, then columns.")
+            raise Wrong(
+                f"Your shape for {name} has {len(shape)} number(s); a matrix has two, rows first, then columns."
+            )
         rows, cols = shape
         if shape == want:
             continue
         if (rows, cols) == (want[1], want[0]):
-            raise Wrong(f"{name} {shape} has rows and columns swapped. X is (n, d_model), so every "
-                        f"lens needs d_model rows; its columns give the width of the result "
-                        f"({SECTION_LENSES}).")
+            raise Wrong(
+                f"{name} {shape} has rows and columns swapped. X is (n, d_model), so every "
+                f"lens needs d_model rows; its columns give the width of the result "
+                f"({SECTION_LENSES})."
+            )
         if rows == SHAPES_N:
-            raise Wrong(f"{name} has {rows} rows: that is n, the number of words (the rows of Q, K "
-                        "and V). A weight matrix does not depend on how many words there are; its "
-                        "rows must match the columns of X.")
+            raise Wrong(
+                f"{name} has {rows} rows: that is n, the number of words (the rows of Q, K "
+                "and V). A weight matrix does not depend on how many words there are; its "
+                "rows must match the columns of X."
+            )
         if rows == want[0] and name == "W_V":
-            raise Wrong(f"{name} {shape}: the values should have d_v = {SHAPES_D_V} numbers per "
-                        "word, and the columns of W_V set that width.")
+            raise Wrong(
+                f"{name} {shape}: the values should have d_v = {SHAPES_D_V} numbers per "
+                "word, and the columns of W_V set that width."
+            )
         if rows == want[0]:
-            raise Wrong(f"{name} {shape}: queries and keys both need d_k = {SHAPES_D_K} numbers "
-                        "per word, so W_Q and W_K have d_k columns.")
-        raise Wrong(f"Your shape for {name} {shape} is not right yet: rows first (they must match "
-                    f"the columns of X), then columns (the width you want out). See {SECTION_LENSES}.")
+            raise Wrong(
+                f"{name} {shape}: queries and keys both need d_k = {SHAPES_D_K} numbers "
+                "per word, so W_Q and W_K have d_k columns."
+            )
+        raise Wrong(
+            f"Your shape for {name} {shape} is not right yet: rows first (they must match "
+            f"the columns of X), then columns (the width you want out). See {SECTION_LENSES}."
+        )
 
 
 # --- ch05.head_w_q: the shape of one head's W_Q in GPT-2 small ---------------------------
@@ -128,18 +155,21 @@ _HEAD_W_Q = (HEADS_D_MODEL, HEADS_D_MODEL // HEADS_H)
 @exercise(
     "ch05.head_w_q",
     right=[(768, 64), [768, 64], np.zeros((768, 64)).shape, (768, 768 // 12), np.array([768, 64])],
-    wrong=[(64, 768),        # transposed
-           (768, 768),       # the width of all heads together
-           (768, 12),        # h as the width
-           (64, 64),         # d_k rows
-           (768, 768 * 12),  # multiplied instead of shared
-           (12, 64),         # h rows
-           64,               # d_k alone, not a shape
-           (768, 64.5),      # not a whole number
-           (768, 768 / 12)],  # a decimal 64.0: / instead of //
+    wrong=[
+        (64, 768),  # transposed
+        (768, 768),  # the width of all heads together
+        (768, 12),  # h as the width
+        (64, 64),  # d_k rows
+        (768, 768 * 12),  # multiplied instead of shared
+        (12, 64),  # h rows
+        64,  # d_k alone, not a shape
+        (768, 64.5),  # not a whole number
+        (768, 768 / 12),
+    ],  # a decimal 64.0: / instead of //
     catches="the shape transposed, all heads' width d_model, h or d_model·h as the width, d_k or h "
-            "as the rows, d_k alone instead of a shape, non-whole numbers, a decimal 64.0 from /",
-    solution="answer = (d_model, d_model // h)")
+    "as the rows, d_k alone instead of a shape, non-whole numbers, a decimal 64.0 from /",
+    solution="answer = (d_model, d_model // h)",
+)
 def _head_w_q(answer: Any) -> None:
     shape = to_shape(answer, "Your shape", 2)
     if len(shape) != 2:
@@ -149,22 +179,31 @@ def _head_w_q(answer: Any) -> None:
     if shape == _HEAD_W_Q:
         return
     if shape == _HEAD_W_Q[::-1]:
-        raise Wrong("Rows and columns are swapped. A lens has one row per column of X, and its "
-                    f"columns give the width of one query ({SECTION_LENSES}).")
+        raise Wrong(
+            "Rows and columns are swapped. A lens has one row per column of X, and its "
+            f"columns give the width of one query ({SECTION_LENSES})."
+        )
     if rows != d_model:
-        raise Wrong(f"Your W_Q has {rows} rows. Every lens, in every head, reads the whole word: "
-                    f"it needs one row per column of X ({SECTION_LENSES}).")
+        raise Wrong(
+            f"Your W_Q has {rows} rows. Every lens, in every head, reads the whole word: "
+            f"it needs one row per column of X ({SECTION_LENSES})."
+        )
     if cols == d_model:
-        raise Wrong(f"Your W_Q has {cols} columns: the width of all {h} heads together. One head's queries "
-                    f"get only that head's share of the d_model numbers ({SECTION_HEADS}).")
+        raise Wrong(
+            f"Your W_Q has {cols} columns: the width of all {h} heads together. One head's queries "
+            f"get only that head's share of the d_model numbers ({SECTION_HEADS})."
+        )
     if cols == h:
-        raise Wrong(f"Your W_Q has {cols} columns: that is h, the number of heads. The columns of W_Q give d_k, the number "
-                    f"of numbers in one query of one head ({SECTION_HEADS}).")
+        raise Wrong(
+            f"Your W_Q has {cols} columns: that is h, the number of heads. The columns of W_Q give d_k, the number "
+            f"of numbers in one query of one head ({SECTION_HEADS})."
+        )
     if cols == d_model * h:
-        raise Wrong("That many columns is more than a word has numbers. The heads share the "
-                    f"d_model numbers between them; they do not each get all of them ({SECTION_HEADS}).")
-    raise Wrong(f"The rows are right; the columns are not yet. They are d_k for one head: see "
-                f"{SECTION_HEADS}.")
+        raise Wrong(
+            "That many columns is more than a word has numbers. The heads share the "
+            f"d_model numbers between them; they do not each get all of them ({SECTION_HEADS})."
+        )
+    raise Wrong(f"The rows are right; the columns are not yet. They are d_k for one head: see {SECTION_HEADS}.")
 
 
 # --- ch05.cat_changes: which cells of the fit table change when "kitten" becomes "cat" ------
@@ -203,51 +242,65 @@ def _mask(rows: list[int] = (), cols: list[int] = (), cells: list[tuple[int, int
 @exercise(
     "ch05.cat_changes",
     right=[_CHANGES.tolist(), _CHANGES.copy(), _CHANGES.astype(int).tolist(), _CHANGES.astype(float)],
-    wrong=[_ROW_AND_COLUMN.tolist(),                       # forgets the all-zero query and key of "mat"
-           _mask(cols=[_SWAP_AT]),                         # only the key changes
-           _mask(rows=[_SWAP_AT]),                         # only the query changes
-           _mask(cells=[(_SWAP_AT, _SWAP_AT)]),            # only the diagonal cell
-           np.ones((6, 6), dtype=bool).tolist(),           # everything changes
-           (_FIT_CAT - _FIT_KITTEN).round(2).tolist(),     # the differences, not True/False
-           _CHANGES[:5, :5].tolist()],                     # the wrong size
+    wrong=[
+        _ROW_AND_COLUMN.tolist(),  # forgets the all-zero query and key of "mat"
+        _mask(cols=[_SWAP_AT]),  # only the key changes
+        _mask(rows=[_SWAP_AT]),  # only the query changes
+        _mask(cells=[(_SWAP_AT, _SWAP_AT)]),  # only the diagonal cell
+        np.ones((6, 6), dtype=bool).tolist(),  # everything changes
+        (_FIT_CAT - _FIT_KITTEN).round(2).tolist(),  # the differences, not True/False
+        _CHANGES[:5, :5].tolist(),
+    ],  # the wrong size
     catches="the whole row and column of the swapped word (forgetting that 'mat' has an all-zero "
-            "query and key), only its column, only its row, only its diagonal cell, every cell, "
-            "the table of differences instead of True/False, a grid of the wrong size",
-    solution="answer = fit_cat != fit_kitten")
+    "query and key), only its column, only its row, only its diagonal cell, every cell, "
+    "the table of differences instead of True/False, a grid of the wrong size",
+    solution="answer = fit_cat != fit_kitten",
+)
 def _cat_changes(answer: Any) -> None:
     n = len(_WORDS)
     got = to_numpy(answer, "your grid", allow_bool=True)
     if got.shape != (n, n):
-        raise Wrong(f"Your grid has shape {got.shape}, but the fit table of the {n}-word sentence is "
-                    f"{n}×{n}: one True/False per cell.")
+        raise Wrong(
+            f"Your grid has shape {got.shape}, but the fit table of the {n}-word sentence is "
+            f"{n}×{n}: one True/False per cell."
+        )
     if not np.all(np.isfinite(got)) or not np.all(np.isin(got, [0.0, 1.0])):
-        raise Wrong("Give True (changes) or False (stays) for every cell, or 1 and 0, not the fit "
-                    "values or their differences.")
+        raise Wrong(
+            "Give True (changes) or False (stays) for every cell, or 1 and 0, not the fit values or their differences."
+        )
     said = got.astype(bool)
     if np.array_equal(said, _CHANGES):
         return
     if not said.any():
-        raise Wrong(f"Your grid marks no cell as changing. The word at position {_SWAP_AT} has a new vector, "
-                    f"so its query and its key are new: which cells use them? See {SECTION_FIT}.")
+        raise Wrong(
+            f"Your grid marks no cell as changing. The word at position {_SWAP_AT} has a new vector, "
+            f"so its query and its key are new: which cells use them? See {SECTION_FIT}."
+        )
     k = _SWAP_AT
     row_marked = np.delete(said[k, :], k).any()  # the swapped word's row, its own cell left out
     col_marked = np.delete(said[:, k], k).any()
     if not row_marked or not col_marked:
         missing = "row" if not row_marked else "column"
         part = "query" if not row_marked else "key"
-        raise Wrong(f"Your grid marks nothing in the {missing} of the swapped word (position {k}) beyond "
-                    f"its own cell. The lenses stay, but the word's vector is new: what does that do "
-                    f"to its {part}? See {SECTION_FIT}.")
+        raise Wrong(
+            f"Your grid marks nothing in the {missing} of the swapped word (position {k}) beyond "
+            f"its own cell. The lenses stay, but the word's vector is new: what does that do "
+            f"to its {part}? See {SECTION_FIT}."
+        )
     extra = np.argwhere(said & ~_CHANGES)
     if len(extra):
         i, j = (int(k) for k in extra[0])
-        raise Wrong(f"You marked cell ({i}, {j}) as changing, but it stays. Look at the query of "
-                    f"{_name(i)} and the key of {_name(j)}: is either of them all zeros, or "
-                    f"unchanged? ({len(extra)} cell(s) like this.)")
+        raise Wrong(
+            f"You marked cell ({i}, {j}) as changing, but it stays. Look at the query of "
+            f"{_name(i)} and the key of {_name(j)}: is either of them all zeros, or "
+            f"unchanged? ({len(extra)} cell(s) like this.)"
+        )
     missed = np.argwhere(~said & _CHANGES)
     i, j = (int(k) for k in missed[0])
-    raise Wrong(f"Cell ({i}, {j}), the query of {_name(i)} against the key of {_name(j)}, does "
-                f"change. ({len(missed)} cell(s) like this.) One of the two vectors in it is new.")
+    raise Wrong(
+        f"Cell ({i}, {j}), the query of {_name(i)} against the key of {_name(j)}, does "
+        f"change. ({len(missed)} cell(s) like this.) One of the two vectors in it is new."
+    )
 
 
 def _name(i: int) -> str:
@@ -263,18 +316,27 @@ _SAT_ROW_SWAPPED = (_X_RUNNING @ _W_Q)[_WORDS.index("sat")] @ (_X_RUNNING @ _W_K
 _SWAPPED_BEST = _WORDS[int(np.argmax(_SAT_ROW_SWAPPED))]
 
 
-@exercise("ch05.swap_slots", right=["sat", " Sat", "SAT", "'sat'"],
-          wrong=["kitten", "on", "the", "mat", "dog", 2],
-          catches="kitten (the answer with the slots in place), on (the other action-ish word), the, mat "
-                  "(all-zero key), a word outside the sentence, a position instead of a word",
-          solution="answer = words[int(np.argmax(row_sat))]")
+@exercise(
+    "ch05.swap_slots",
+    right=["sat", " Sat", "SAT", "'sat'"],
+    wrong=["kitten", "on", "the", "mat", "dog", 2],
+    catches="kitten (the answer with the slots in place), on (the other action-ish word), the, mat "
+    "(all-zero key), a word outside the sentence, a position instead of a word",
+    solution="answer = words[int(np.argmax(row_sat))]",
+)
 def _swap_slots(answer: Any) -> None:
     word = normal_word(answer) if isinstance(answer, str) else None
     if word == "kitten":
-        raise Wrong("That is the best fit with the lenses as they are. With the key's columns swapped, "
-                    "slot 0 of every key holds what slot 1 held before, and slot 0 of a query still meets "
-                    "slot 0 of a key. Redo sat's row with the swapped keys.")
+        raise Wrong(
+            "That is the best fit with the lenses as they are. With the key's columns swapped, "
+            "slot 0 of every key holds what slot 1 held before, and slot 0 of a query still meets "
+            "slot 0 of a key. Redo sat's row with the swapped keys."
+        )
     if word == "mat":
         raise Wrong("mat's key is [0, 0] in either order: its fit with every query is 0.")
-    expect_word(answer, _SWAPPED_BEST, list(dict.fromkeys(_WORDS)),
-                section="the section 'Why three lenses', on which slot meets which")
+    expect_word(
+        answer,
+        _SWAPPED_BEST,
+        list(dict.fromkeys(_WORDS)),
+        section="the section 'Why three lenses', on which slot meets which",
+    )

@@ -1,14 +1,14 @@
 """Checkers for chapter 9: softmax and the attention matrix A."""
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, expect_word, to_numpy
 from ..core import scale, scores, softmax
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
-
+from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, expect_word, to_numpy
 
 # ch09.by_hand -----------------------------------------------------------------
 
@@ -16,13 +16,22 @@ BY_HAND_SCORES = np.array([0.0, 2.0, -1.0])
 BY_HAND = np.exp(BY_HAND_SCORES) / np.exp(BY_HAND_SCORES).sum()  # [0.114, 0.844, 0.042]
 
 
-@exercise("ch09.by_hand",
-          right=[BY_HAND, [0.114, 0.844, 0.042], tuple(BY_HAND.tolist()), BY_HAND.astype(np.float32)],
-          wrong=[np.exp(BY_HAND_SCORES), BY_HAND_SCORES / BY_HAND_SCORES.sum(), np.sort(BY_HAND),
-                 [1 / 3, 1 / 3, 1 / 3], [0.11, 0.84, 0.04], BY_HAND[::-1].copy(), [0.114, 0.844]],
-          catches="e^x not divided by the total, scores divided by their total, the right weights "
-                  "sorted or reversed, equal shares, rounded to 2 decimals, a weight left out",
-          solution="answer = e / total")
+@exercise(
+    "ch09.by_hand",
+    right=[BY_HAND, [0.114, 0.844, 0.042], tuple(BY_HAND.tolist()), BY_HAND.astype(np.float32)],
+    wrong=[
+        np.exp(BY_HAND_SCORES),
+        BY_HAND_SCORES / BY_HAND_SCORES.sum(),
+        np.sort(BY_HAND),
+        [1 / 3, 1 / 3, 1 / 3],
+        [0.11, 0.84, 0.04],
+        BY_HAND[::-1].copy(),
+        [0.114, 0.844],
+    ],
+    catches="e^x not divided by the total, scores divided by their total, the right weights "
+    "sorted or reversed, equal shares, rounded to 2 decimals, a weight left out",
+    solution="answer = e / total",
+)
 def _by_hand(answer: Any) -> None:
     got = to_numpy(answer, "your weights")
     expect_structure(got, BY_HAND, "your weights", atol=1e-3, rtol=0)
@@ -32,16 +41,22 @@ def _by_hand(answer: Any) -> None:
         if np.allclose(got, BY_HAND, atol=1e-2):
             raise Wrong("Close, but rounded too coarsely: give each weight to three decimals.")
         if np.any(got < 0):
-            raise Wrong("A weight is negative. e to any power is positive, so every softmax weight is "
-                        "too: look again at step 1 of 'From scores to shares'.")
+            raise Wrong(
+                "A weight is negative. e to any power is positive, so every softmax weight is "
+                "too: look again at step 1 of 'From scores to shares'."
+            )
         if np.allclose(got, np.sort(BY_HAND), atol=1e-3) or np.allclose(got, BY_HAND[::-1], atol=1e-3):
-            raise Wrong("The right numbers in the wrong order. Weight j belongs to score j: "
-                        "keep the order of the scores [0, 2, -1].")
+            raise Wrong(
+                "The right numbers in the wrong order. Weight j belongs to score j: "
+                "keep the order of the scores [0, 2, -1]."
+            )
         if np.allclose(got, 1 / 3, atol=1e-3):
             raise Wrong("Equal shares ignore the scores. A bigger score must get a bigger share.")
         if not np.isclose(got.sum(), 1.0, atol=2e-3):
-            raise Wrong(f"Your weights add up to {got.sum():.4g}, not 1, so step 3 of 'From scores to "
-                        "shares' is missing or divides by something other than the total of the e^x.")
+            raise Wrong(
+                f"Your weights add up to {got.sum():.4g}, not 1, so step 3 of 'From scores to "
+                "shares' is missing or divides by something other than the total of the e^x."
+            )
     if got.ndim == 1 and got.size != BY_HAND.size:
         raise Wrong(f"Your answer has {got.size} number(s); there is one weight per score, three in all.")
     expect_array(got, BY_HAND, what="your weights", atol=1e-3, rtol=0)
@@ -51,17 +66,17 @@ def _by_hand(answer: Any) -> None:
 
 # Hidden inputs: each catches a class of wrong softmax (see `catches` below).
 _STABLE_CASES = (
-    np.array([1.0, 2.0, 3.0]),                                   # one row, small scores
-    np.array([1000.0, 1001.0, 1002.0]),                          # overflows without the max-subtraction
-    np.array([-1000.0, -1001.0, -1002.0]),                       # underflows to 0/0 without it
-    np.array([5.0]),                                             # a single score
-    np.array([[1000.0, 998.0, 1001.0]]),                         # a 1-row matrix: the columns would give 1s
-    np.array([[2.0], [-1.0], [1000.0]]),                         # one score per row: every weight is 1
-    np.array([[1.0, 2.0, 3.0], [1000.0, 1000.0, 1000.0]]),       # 2×3, a small row beside a huge one
+    np.array([1.0, 2.0, 3.0]),  # one row, small scores
+    np.array([1000.0, 1001.0, 1002.0]),  # overflows without the max-subtraction
+    np.array([-1000.0, -1001.0, -1002.0]),  # underflows to 0/0 without it
+    np.array([5.0]),  # a single score
+    np.array([[1000.0, 998.0, 1001.0]]),  # a 1-row matrix: the columns would give 1s
+    np.array([[2.0], [-1.0], [1000.0]]),  # one score per row: every weight is 1
+    np.array([[1.0, 2.0, 3.0], [1000.0, 1000.0, 1000.0]]),  # 2×3, a small row beside a huge one
     np.array([[0.0, 1.0, 2.0], [5.0, 3.0, 1.0], [-1.0, 0.0, 4.0]]),  # square
-    np.array([[2.0, -1.0], [0.5, 0.5], [3.0, 1.0], [-2.0, 0.0]]),    # 4×2, more rows than columns
+    np.array([[2.0, -1.0], [0.5, 0.5], [3.0, 1.0], [-2.0, 0.0]]),  # 4×2, more rows than columns
     np.array([[1000.0, -1000.0, 0.0, 999.0], [-500.0, -501.0, -502.0, -503.0]]),  # rows far apart
-    np.array([[-800.0, 0.0, 800.0], [3.0, 1.0, 2.0]]),           # the mean or the min would still overflow
+    np.array([[-800.0, 0.0, 800.0], [3.0, 1.0, 2.0]]),  # the mean or the min would still overflow
 )
 
 
@@ -127,15 +142,16 @@ def _no_return(x: Any) -> None:
     e / e.sum(axis=-1, keepdims=True)
 
 
-@exercise("ch09.stable_softmax",
-          right=[_stable, lambda x: softmax(x, axis=-1), _stable_rows_loop, _stable_np_max],
-          wrong=[_naive, _whole_array_max, _mean_shift, _columns, _axis_one, _no_keepdims, _in_place,
-                 _no_return],
-          catches="no max-subtraction (scores near ±1000 overflow or give 0/0), the whole array's max "
-                  "(rows 1500 apart), the mean or min instead of the max (a row [-800, 0, 800]), softmax "
-                  "down the columns (1-row, n×1 and non-square inputs), axis=1 (a 1-D row), no keepdims, "
-                  "a function that changes its input, a missing return",
-          solution="shifted = x - x.max(axis=-1, keepdims=True)")
+@exercise(
+    "ch09.stable_softmax",
+    right=[_stable, lambda x: softmax(x, axis=-1), _stable_rows_loop, _stable_np_max],
+    wrong=[_naive, _whole_array_max, _mean_shift, _columns, _axis_one, _no_keepdims, _in_place, _no_return],
+    catches="no max-subtraction (scores near ±1000 overflow or give 0/0), the whole array's max "
+    "(rows 1500 apart), the mean or min instead of the max (a row [-800, 0, 800]), softmax "
+    "down the columns (1-row, n×1 and non-square inputs), axis=1 (a 1-D row), no keepdims, "
+    "a function that changes its input, a missing return",
+    solution="shifted = x - x.max(axis=-1, keepdims=True)",
+)
 def _stable_softmax(fn: Any) -> None:
     for x, want in zip(_STABLE_CASES, _STABLE_WANT):
         case = f"softmax({x.tolist()})"
@@ -145,36 +161,51 @@ def _stable_softmax(fn: Any) -> None:
                 got = call(fn, given, what="your function `softmax`")
             except Wrong as hint:
                 if x.ndim == 2 and "broadcast" in str(hint):
-                    raise Wrong(f"{hint} The max of each row must stay a column that lines up with "
-                                "its row: use keepdims=True.") from None
+                    raise Wrong(
+                        f"{hint} The max of each row must stay a column that lines up with its row: use keepdims=True."
+                    ) from None
                 if x.ndim == 1 and "axis" in str(hint).lower():
-                    raise Wrong(f"{hint} A single row (1-D input) has only one axis: work along the "
-                                "last axis, axis=-1, so rows and matrices both work.") from None
+                    raise Wrong(
+                        f"{hint} A single row (1-D input) has only one axis: work along the "
+                        "last axis, axis=-1, so rows and matrices both work."
+                    ) from None
                 raise
             if not np.array_equal(given, x, equal_nan=True):
-                raise Wrong(f"Your function changed its input: after {case} the scores it was given were "
-                            "different. Compute the shifted scores into a new array (x - ..., not x -= ...), "
-                            "so the caller's scores stay as they were.")
+                raise Wrong(
+                    f"Your function changed its input: after {case} the scores it was given were "
+                    "different. Compute the shifted scores into a new array (x - ..., not x -= ...), "
+                    "so the caller's scores stay as they were."
+                )
             got = to_numpy(got, f"softmax of an input of shape {x.shape}")
         if got.shape != want.shape:
-            raise Wrong(f"The result for {case} has shape {got.shape}, but softmax keeps the shape of its "
-                        f"input, {x.shape}. Use keepdims=True when you take the max and the sum of each row.")
+            raise Wrong(
+                f"The result for {case} has shape {got.shape}, but softmax keeps the shape of its "
+                f"input, {x.shape}. Use keepdims=True when you take the max and the sum of each row."
+            )
         with np.errstate(all="ignore"):
             if not np.all(np.isfinite(got)):
-                raise Wrong(f"The result for {case} contains inf or nan: np.exp overflowed, or a whole row "
-                            "underflowed to 0. Shift each row by its own largest score before np.exp "
-                            "(section 'Overflow, and the max trick'); a shift by the mean, the smallest "
-                            "score or the whole array's largest does not keep every row safe.")
+                raise Wrong(
+                    f"The result for {case} contains inf or nan: np.exp overflowed, or a whole row "
+                    "underflowed to 0. Shift each row by its own largest score before np.exp "
+                    "(section 'Overflow, and the max trick'); a shift by the mean, the smallest "
+                    "score or the whole array's largest does not keep every row safe."
+                )
             if got.ndim == 2 and np.allclose(got.sum(axis=0), 1) and not np.allclose(got.sum(axis=-1), 1):
-                raise Wrong(f"In {case} the columns add up to 1 instead of the rows. Work along the last "
-                            "axis, axis=-1, in both the max and the sum.")
+                raise Wrong(
+                    f"In {case} the columns add up to 1 instead of the rows. Work along the last "
+                    "axis, axis=-1, in both the max and the sum."
+                )
             if not np.allclose(got, want, atol=1e-9, rtol=1e-6):
                 if np.allclose(got.sum(axis=-1), 1):
-                    raise Wrong(f"The result for {case} has rows that add up to 1, but the shares are off. "
-                                "Shift each row by its own maximum, with keepdims=True so it lines up with "
-                                "its row.")
-                raise Wrong(f"The result for {case} is not right yet: each row should become e^x divided by "
-                            "the row's total of e^x (shift the row by its max first).")
+                    raise Wrong(
+                        f"The result for {case} has rows that add up to 1, but the shares are off. "
+                        "Shift each row by its own maximum, with keepdims=True so it lines up with "
+                        "its row."
+                    )
+                raise Wrong(
+                    f"The result for {case} is not right yet: each row should become e^x divided by "
+                    "the row's total of e^x (shift the row by its max first)."
+                )
 
 
 # ch09.doubled -------------------------------------------------------------------
@@ -200,28 +231,32 @@ _DOUBLED_ANSWER = _UNCHANGED[0]
 _SHARPEST = _WORDS[int(_A.max(axis=1).argmax())]
 
 
-@exercise("ch09.doubled", right=[_DOUBLED_ANSWER, f" {_DOUBLED_ANSWER.upper()} ", f'"{_DOUBLED_ANSWER}"',
-                                 _DOUBLED_ANSWER.capitalize()],
-          wrong=[w for w in _OPTIONS if w != _DOUBLED_ANSWER] + ["none"],
-          catches="every other word of the sentence (each has unequal scores, so its row sharpens), "
-                  "\"none\", and words outside the sentence",
-          solution="A_doubled = attnlib.softmax(2 * S_scaled)")
+@exercise(
+    "ch09.doubled",
+    right=[_DOUBLED_ANSWER, f" {_DOUBLED_ANSWER.upper()} ", f'"{_DOUBLED_ANSWER}"', _DOUBLED_ANSWER.capitalize()],
+    wrong=[w for w in _OPTIONS if w != _DOUBLED_ANSWER] + ["none"],
+    catches="every other word of the sentence (each has unequal scores, so its row sharpens), "
+    '"none", and words outside the sentence',
+    solution="A_doubled = attnlib.softmax(2 * S_scaled)",
+)
 def _doubled(answer: Any) -> None:
     if isinstance(answer, str):
         word = answer.strip().strip("\"'“”").lower()
         if word in ("none", "no row", "nothing", "no", "no word"):
-            raise Wrong("One row does stay exactly the same. Think about a row in which doubling has no "
-                        "gaps to widen.")
+            raise Wrong("One row does stay exactly the same. Think about a row in which doubling has no gaps to widen.")
         if word == _SHARPEST and word != _DOUBLED_ANSWER:
-            raise Wrong(f"Row \"{word}\" changes: doubling every score doubles the gaps between them, and "
-                        "softmax amplifies gaps (section 'Three properties, three reasons'), so its largest "
-                        "weight grows even closer to 1.")
+            raise Wrong(
+                f'Row "{word}" changes: doubling every score doubles the gaps between them, and '
+                "softmax amplifies gaps (section 'Three properties, three reasons'), so its largest "
+                "weight grows even closer to 1."
+            )
         if word in _OPTIONS and word != _DOUBLED_ANSWER:
-            raise Wrong(f"Row \"{word}\" changes too: its scores are not all equal, so doubling widens the "
-                        "gaps between them and softmax moves weight towards its larger scores.")
+            raise Wrong(
+                f'Row "{word}" changes too: its scores are not all equal, so doubling widens the '
+                "gaps between them and softmax moves weight towards its larger scores."
+            )
         if word not in _OPTIONS:
-            raise Wrong(f"{word[:40]!r} is not a word of the sentence; the choices are: "
-                        f"{', '.join(_OPTIONS)}.")
+            raise Wrong(f"{word[:40]!r} is not a word of the sentence; the choices are: {', '.join(_OPTIONS)}.")
     expect_word(answer, _DOUBLED_ANSWER, _OPTIONS)
 
 
@@ -232,12 +267,14 @@ GAP = float(np.log(GAP_WEIGHTS[0] / GAP_WEIGHTS[1]))  # the ratio 3 is e to the 
 _WHERE_GAP = "the section 'Three properties, and the fact behind them'"
 
 
-@exercise("ch09.gap",
-          right=[GAP, np.log(3.0), round(GAP, 2), np.float32(GAP), [GAP]],
-          wrong=[0.4, 3.0, -GAP, float(np.log10(3.0)), float(np.exp(3.0)), 2.0, "1.1"],
-          catches="the gap between the weights; the ratio itself; mat's score minus kitten's; the base-10 "
-                  "logarithm; e to the ratio; the ratio minus 1; text",
-          solution="answer = np.log(0.6 / 0.2)")
+@exercise(
+    "ch09.gap",
+    right=[GAP, np.log(3.0), round(GAP, 2), np.float32(GAP), [GAP]],
+    wrong=[0.4, 3.0, -GAP, float(np.log10(3.0)), float(np.exp(3.0)), 2.0, "1.1"],
+    catches="the gap between the weights; the ratio itself; mat's score minus kitten's; the base-10 "
+    "logarithm; e to the ratio; the ratio minus 1; text",
+    solution="answer = np.log(0.6 / 0.2)",
+)
 def _gap(answer: Any) -> None:
     if isinstance(answer, str):
         raise Wrong("Your answer is text; write the number without quotes.")
@@ -245,22 +282,55 @@ def _gap(answer: Any) -> None:
     if got.size == 1 and np.all(np.isfinite(got)):
         value = float(got.reshape(()))
         slips = [
-            (0.4, ("That is the gap between the two WEIGHTS. The question asks for the gap between "
-                   "their SCORES: how does a ratio of weights depend on a gap of scores? "
-                   f"See {_WHERE_GAP}.")),
-            (3.0, ("That is the ratio of the two weights. The ratio is e to the gap: the gap is the "
-                   "number you raise e to, so undo the e.")),
-            (-GAP, ("The size is right, but the sign is not: kitten has the larger weight, so its "
-                    "score is the larger one.")),
-            (float(np.log10(3.0)), ("That is a base-10 logarithm. The ratio of two weights is e to the "
-                                    "gap, so you need the logarithm that undoes e^x, the natural one.")),
-            (float(np.exp(3.0)), ("You raised e to the ratio. It goes the other way round: the ratio IS "
-                                  "e to the gap.")),
-            (2.0, ("Subtracting does not undo e^x. The ratio of two weights is e to the gap between "
-                   "their scores: which function turns e^x back into x?")),
+            (
+                0.4,
+                (
+                    "That is the gap between the two WEIGHTS. The question asks for the gap between "
+                    "their SCORES: how does a ratio of weights depend on a gap of scores? "
+                    f"See {_WHERE_GAP}."
+                ),
+            ),
+            (
+                3.0,
+                (
+                    "That is the ratio of the two weights. The ratio is e to the gap: the gap is the "
+                    "number you raise e to, so undo the e."
+                ),
+            ),
+            (
+                -GAP,
+                (
+                    "The size is right, but the sign is not: kitten has the larger weight, so its "
+                    "score is the larger one."
+                ),
+            ),
+            (
+                float(np.log10(3.0)),
+                (
+                    "That is a base-10 logarithm. The ratio of two weights is e to the "
+                    "gap, so you need the logarithm that undoes e^x, the natural one."
+                ),
+            ),
+            (
+                float(np.exp(3.0)),
+                ("You raised e to the ratio. It goes the other way round: the ratio IS e to the gap."),
+            ),
+            (
+                2.0,
+                (
+                    "Subtracting does not undo e^x. The ratio of two weights is e to the gap between "
+                    "their scores: which function turns e^x back into x?"
+                ),
+            ),
         ]
         for slip, hint in slips:
             if np.isclose(value, slip, atol=1e-3, rtol=1e-3):
                 raise Wrong(hint)
-    expect_number(got, GAP, what="your gap", atol=0.006, rtol=0,
-                  hint=f"The ratio of two weights of a row is e to the gap between their scores; see {_WHERE_GAP}.")
+    expect_number(
+        got,
+        GAP,
+        what="your gap",
+        atol=0.006,
+        rtol=0,
+        hint=f"The ratio of two weights of a row is e to the gap between their scores; see {_WHERE_GAP}.",
+    )

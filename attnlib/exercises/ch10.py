@@ -1,4 +1,5 @@
 """Checkers for chapter 10: mixing the content, Z = AV."""
+
 from __future__ import annotations
 
 import math
@@ -7,9 +8,19 @@ from typing import Any
 
 import numpy as np
 
-from . import (Wrong, call, describe, exercise, expect_array, expect_number, expect_pair, expect_structure,
-               expect_value_error, to_numpy)
 from ..core import self_attention as _reference
+from . import (
+    Wrong,
+    call,
+    describe,
+    exercise,
+    expect_array,
+    expect_number,
+    expect_pair,
+    expect_structure,
+    expect_value_error,
+    to_numpy,
+)
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:
@@ -18,21 +29,20 @@ def _close(got: np.ndarray, want: np.ndarray) -> bool:
 
 # --- one row of Z by hand ----------------------------------------------------------
 
-A_EX = np.array([[0.5, 0.25, 0.25],
-                 [0.1, 0.2, 0.7],
-                 [0.6, 0.3, 0.1]])
-V_EX = np.array([[2.0, 0.0],
-                 [0.0, 4.0],
-                 [1.0, 1.0]])
+A_EX = np.array([[0.5, 0.25, 0.25], [0.1, 0.2, 0.7], [0.6, 0.3, 0.1]])
+V_EX = np.array([[2.0, 0.0], [0.0, 4.0], [1.0, 1.0]])
 ROW = 1  # the second row, word 1 in Python's counting
 _Z_ROW = A_EX[ROW] @ V_EX  # [0.9, 1.5]
 
 
-@exercise("ch10.z_row", right=[[0.9, 1.5], np.array([0.9, 1.5]), (0.9, 1.5), np.float32([0.9, 1.5])],
-          wrong=[[0.8, 1.1], [1.25, 1.25], [1.3, 1.3], [1.0, 5 / 3], [3.0, 5.0], [1.5, 0.9], [1.0, 1.0]],
-          catches="column 1 of A used as the weights, row 0 or row 2 instead of row 1, the plain average, the "
-                  "unweighted sum, the two numbers swapped, a single value row copied",
-          solution="answer = [0.1 * 2 + 0.2 * 0 + 0.7 * 1,")
+@exercise(
+    "ch10.z_row",
+    right=[[0.9, 1.5], np.array([0.9, 1.5]), (0.9, 1.5), np.float32([0.9, 1.5])],
+    wrong=[[0.8, 1.1], [1.25, 1.25], [1.3, 1.3], [1.0, 5 / 3], [3.0, 5.0], [1.5, 0.9], [1.0, 1.0]],
+    catches="column 1 of A used as the weights, row 0 or row 2 instead of row 1, the plain average, the "
+    "unweighted sum, the two numbers swapped, a single value row copied",
+    solution="answer = [0.1 * 2 + 0.2 * 0 + 0.7 * 1,",
+)
 def _z_row(answer: Any) -> None:
     got = to_numpy(answer, "your row")
     want = _Z_ROW
@@ -41,24 +51,33 @@ def _z_row(answer: Any) -> None:
         if np.allclose(got, want, atol=2e-3, rtol=0):  # bfloat16 keeps about 3 digits
             return
         if _close(got, A_EX[:, ROW] @ V_EX):
-            raise Wrong("You used column 1 of A as the weights. Word i's weights are ROW i of A "
-                        "(they add up to 1 across the row).")
+            raise Wrong(
+                "You used column 1 of A as the weights. Word i's weights are ROW i of A "
+                "(they add up to 1 across the row)."
+            )
         if _close(got, A_EX[0] @ V_EX):
             raise Wrong("That is row 0, the first word. The exercise asks for row 1, the second word.")
         if _close(got, A_EX[2] @ V_EX):
             raise Wrong("That is row 2, the third word: rows count from 0, so row 1 is the second row of A.")
         if _close(got, V_EX.mean(axis=0)):
-            raise Wrong("That is the plain average of the value rows. Multiply each value row by its "
-                        "weight from row 1 of A before adding.")
+            raise Wrong(
+                "That is the plain average of the value rows. Multiply each value row by its "
+                "weight from row 1 of A before adding."
+            )
         if _close(got, V_EX.sum(axis=0)):
-            raise Wrong("That is the sum of the value rows without weights. Multiply each value row "
-                        "by its weight first.")
+            raise Wrong(
+                "That is the sum of the value rows without weights. Multiply each value row by its weight first."
+            )
         if _close(got, want[::-1]):
-            raise Wrong("The right two numbers in the wrong order: the first number of z comes from the "
-                        "first numbers of the value rows.")
+            raise Wrong(
+                "The right two numbers in the wrong order: the first number of z comes from the "
+                "first numbers of the value rows."
+            )
         if any(_close(got, v) for v in V_EX):
-            raise Wrong("That is one value row copied whole. Row 1 of A spreads its weight over all three "
-                        "words: blend all three value rows.")
+            raise Wrong(
+                "That is one value row copied whole. Row 1 of A spreads its weight over all three "
+                "words: blend all three value rows."
+            )
     expect_array(got, want, what="your row")
 
 
@@ -72,19 +91,25 @@ def _overflow_case() -> tuple[np.ndarray, ...]:
     """Scores near 25,000 with gaps of about 1: e^x overflows unless each row's max is subtracted first."""
     u = np.array([1.5, -1.0, 0.5, 2.0, -0.5])
     w = np.array([0.3, -0.7, 1.1, 0.0, 0.6])
-    X = np.stack([np.full(5, 30.0), u, w], axis=1)            # n = 5, d_model = 3
-    W_Q = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])      # d_k = 2
+    X = np.stack([np.full(5, 30.0), u, w], axis=1)  # n = 5, d_model = 3
+    W_Q = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])  # d_k = 2
     W_K = np.array([[40.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
-    W_V = np.array([[0.1, 0.0, -0.05, 0.02],                  # d_v = 4
-                    [1.0, -0.5, 0.0, 2.0],
-                    [0.0, 1.5, 1.0, -1.0]])
+    W_V = np.array(
+        [
+            [0.1, 0.0, -0.05, 0.02],  # d_v = 4
+            [1.0, -0.5, 0.0, 2.0],
+            [0.0, 1.5, 1.0, -1.0],
+        ]
+    )
     return X, W_Q, W_K, W_V
 
 
 def _cases() -> list[tuple[np.ndarray, ...]]:
     rng = np.random.default_rng(10)
-    cases = [(rng.normal(size=(n, d)), rng.normal(size=(d, k)), rng.normal(size=(d, k)), rng.normal(size=(d, v)))
-             for n, d, k, v in _SHAPES]
+    cases = [
+        (rng.normal(size=(n, d)), rng.normal(size=(d, k)), rng.normal(size=(d, k)), rng.normal(size=(d, v)))
+        for n, d, k, v in _SHAPES
+    ]
     return cases + [_overflow_case()]
 
 
@@ -189,8 +214,10 @@ def _z_from(result: Any, want_shape: tuple[int, int]) -> np.ndarray:
         Z, A = to_numpy(Z, "the Z your function returned"), to_numpy(A, "the A your function returned")
         n = want_shape[0]
         if Z.shape == (n, n) and A.shape == want_shape and want_shape != (n, n):
-            raise Wrong("Your function returned the pair in the other order, (A, Z). Return Z first: "
-                        "(Z, A), as the statement says.")
+            raise Wrong(
+                "Your function returned the pair in the other order, (A, Z). Return Z first: "
+                "(Z, A), as the statement says."
+            )
         if Z.ndim == 2 and A.ndim == 2:
             return Z
     if isinstance(result, tuple):
@@ -216,44 +243,62 @@ def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
     if X.shape[1] != d_k and _close(Z, _softmax_rows(S / np.sqrt(X.shape[1])) @ V):
         raise Wrong("You scaled by √d_model. d_k is the width of Q and K, not of X.")
     if V.shape[1] != d_k and _close(Z, _softmax_rows(S / np.sqrt(V.shape[1])) @ V):
-        raise Wrong("You scaled by √d_v, the width of the values. The scaling tames the scores, whose "
-                    "size comes from the width of the queries and keys (chapter 8).")
+        raise Wrong(
+            "You scaled by √d_v, the width of the values. The scaling tames the scores, whose "
+            "size comes from the width of the queries and keys (chapter 8)."
+        )
     if Z.shape[0] == V.shape[0] and _close(Z, _softmax_rows(S / np.sqrt(d_k)).T @ V):
-        raise Wrong("You blended with A transposed. Word i's weights are row i of A, so Z = A @ V, "
-                    "not A.T @ V.")
+        raise Wrong("You blended with A transposed. Word i's weights are row i of A, so Z = A @ V, not A.T @ V.")
 
 
 _NAMES = ("X", "W_Q", "W_K", "W_V")
 
 
-@exercise("ch10.self_attention",
-          right=[_solution, _solution_z_only, _reference, _solution_as_list, _solution_loops],
-          wrong=[_no_scaling, _divide_by_d_k, _scale_by_d_model, _softmax_down_columns, _transposed_scores,
-                 _no_max_shift, _returns_weights, _zeroes_W_V, _shifts_X_in_place, _no_return,
-                 _blends_with_transpose, _scale_by_d_v],
-          catches="no √d_k, d_k or √d_model instead of √d_k, softmax down the columns, S = KQᵀ (all by "
-                  "non-square shapes with d_k ≠ d_v ≠ d_model and n = 1), √d_v instead of √d_k, A.T @ V, no max-subtraction (scores "
-                  "near 25,000), returning A, changing X or W_V in place, a missing return, no ValueError "
-                  "for a W_Q with the wrong number of rows",
-          solution="S = Q @ K.T / np.sqrt(d_k)")
+@exercise(
+    "ch10.self_attention",
+    right=[_solution, _solution_z_only, _reference, _solution_as_list, _solution_loops],
+    wrong=[
+        _no_scaling,
+        _divide_by_d_k,
+        _scale_by_d_model,
+        _softmax_down_columns,
+        _transposed_scores,
+        _no_max_shift,
+        _returns_weights,
+        _zeroes_W_V,
+        _shifts_X_in_place,
+        _no_return,
+        _blends_with_transpose,
+        _scale_by_d_v,
+    ],
+    catches="no √d_k, d_k or √d_model instead of √d_k, softmax down the columns, S = KQᵀ (all by "
+    "non-square shapes with d_k ≠ d_v ≠ d_model and n = 1), √d_v instead of √d_k, A.T @ V, no max-subtraction (scores "
+    "near 25,000), returning A, changing X or W_V in place, a missing return, no ValueError "
+    "for a W_Q with the wrong number of rows",
+    solution="S = Q @ K.T / np.sqrt(d_k)",
+)
 def _self_attention(fn: Any) -> None:
     for case, want in zip(_SA_CASES, _SA_WANT):
         X, W_Q, W_K, W_V = case
         n, d_model, d_k, d_v = X.shape[0], X.shape[1], W_Q.shape[1], W_V.shape[1]
         label = f"Z for n={n}, d_model={d_model}, d_k={d_k}, d_v={d_v}"
-        got = call(fn, *case, what="your function `self_attention`")   # on private copies
+        got = call(fn, *case, what="your function `self_attention`")  # on private copies
         Z = _z_from(got, want.shape)
         if _close(Z, want):
             continue
         if Z.shape == want.shape and not np.all(np.isfinite(Z)):
-            raise Wrong(f"{label} contains inf or nan: these hidden inputs have scores near 25,000, and "
-                        "e^x overflows. Subtract each row's largest score before np.exp (chapter 9, "
-                        "'Overflow, and the max trick').")
+            raise Wrong(
+                f"{label} contains inf or nan: these hidden inputs have scores near 25,000, and "
+                "e^x overflows. Subtract each row's largest score before np.exp (chapter 9, "
+                "'Overflow, and the max trick')."
+            )
         if Z.shape == want.shape or Z.shape == (n, n):
             _diagnose(Z, *case)
         if Z.shape != want.shape:
-            raise Wrong(f"{label} has shape {Z.shape}, but it should be (n, d_v) = {want.shape}. "
-                        "Check which weight matrix makes V, and that Z = A @ V.")
+            raise Wrong(
+                f"{label} has shape {Z.shape}, but it should be (n, d_v) = {want.shape}. "
+                "Check which weight matrix makes V, and that Z = A @ V."
+            )
         expect_array(Z, want, what=label)
     X, W_Q, W_K, W_V = (M.copy() for M in _SA_CASES[0])
     expect_value_error(fn, X, np.ones((X.shape[1] + 1, 2)), W_K, W_V, what="your function `self_attention`")
@@ -271,11 +316,12 @@ def _letters(answer: Any) -> set[str]:
         tokens = [t for t in re.findall(r"[A-Za-z]+", answer) if t.lower() not in ("and", "or")]
     elif isinstance(answer, (list, tuple, set, frozenset)):
         if not all(isinstance(t, str) for t in answer):
-            raise Wrong("Give the names as text in quotes, such as [\"Q\", \"K\"].")
+            raise Wrong('Give the names as text in quotes, such as ["Q", "K"].')
         tokens = [t.strip() for t in answer]
     else:
-        raise Wrong(f"Your answer should be a list of names in quotes, such as [\"Q\", \"K\"], "
-                    f"but it is {describe(answer)}.")
+        raise Wrong(
+            f'Your answer should be a list of names in quotes, such as ["Q", "K"], but it is {describe(answer)}.'
+        )
     names = {t.upper() for t in tokens}
     unknown = sorted(names - set(_PIECES))
     if unknown:
@@ -285,11 +331,13 @@ def _letters(answer: Any) -> set[str]:
     return names
 
 
-@exercise("ch10.what_changes", right=[["V", "Z"], ("Z", "V"), {"V", "Z"}, "V, Z", "v and z"],
-          wrong=[["V"], ["Z"], ["V", "A", "Z"], list(_PIECES), ["A", "Z"], ["V", "S", "A", "Z"], ["Q", "V", "Z"]],
-          catches="forgetting V or Z, thinking S or A depend on the values, thinking Q or K change, "
-                  "everything changes",
-          solution="Z_new, A_new = attnlib.self_attention(X, W_Q, W_K, W_V_new)")
+@exercise(
+    "ch10.what_changes",
+    right=[["V", "Z"], ("Z", "V"), {"V", "Z"}, "V, Z", "v and z"],
+    wrong=[["V"], ["Z"], ["V", "A", "Z"], list(_PIECES), ["A", "Z"], ["V", "S", "A", "Z"], ["Q", "V", "Z"]],
+    catches="forgetting V or Z, thinking S or A depend on the values, thinking Q or K change, everything changes",
+    solution="Z_new, A_new = attnlib.self_attention(X, W_Q, W_K, W_V_new)",
+)
 def _what_changes(answer: Any) -> None:
     names = _letters(answer)
     if names == _CHANGES:
@@ -297,9 +345,11 @@ def _what_changes(answer: Any) -> None:
     if names & {"Q", "K"}:
         raise Wrong("Q and K are made from X with W_Q and W_K (chapter 5), and none of those changed.")
     if names & {"S", "A"}:
-        raise Wrong("Look at the formula A = softmax(QKᵀ/√d_k) again (section 'The whole formula on the "
-                    "running example'): which of its letters is made with W_V? Who attends to whom is decided "
-                    "before the values come in.")
+        raise Wrong(
+            "Look at the formula A = softmax(QKᵀ/√d_k) again (section 'The whole formula on the "
+            "running example'): which of its letters is made with W_V? Who attends to whom is decided "
+            "before the values come in."
+        )
     if "V" not in names:
         raise Wrong("V itself is made with W_V: V = XW_V.")
     raise Wrong("V changes, and something is computed from V. Follow it one more step.")
@@ -311,36 +361,46 @@ N_FLOPS, D_K, D_V = 2000, 64, 128
 FLOPS = 2 * N_FLOPS**2 * D_K + 2 * N_FLOPS**2 * D_V  # 1,536,000,000
 
 
-@exercise("ch10.flops", right=[FLOPS, 1.536e9, float(FLOPS), np.int64(FLOPS)],
-          wrong=[N_FLOPS**2 * (D_K + D_V), 2 * N_FLOPS**2 * D_K, 2 * N_FLOPS**2 * D_V,
-                 2 * N_FLOPS * (D_K + D_V), 2 * N_FLOPS**2 * (D_K + D_V) * 2, 1.5e9],
-          catches="multiply-adds counted as 1 FLOP, only QKᵀ, only AV, n instead of n², "
-                  "counted twice, rounded to 1.5e9",
-          solution="answer = 2 * n**2 * d_k + 2 * n**2 * d_v")
+@exercise(
+    "ch10.flops",
+    right=[FLOPS, 1.536e9, float(FLOPS), np.int64(FLOPS)],
+    wrong=[
+        N_FLOPS**2 * (D_K + D_V),
+        2 * N_FLOPS**2 * D_K,
+        2 * N_FLOPS**2 * D_V,
+        2 * N_FLOPS * (D_K + D_V),
+        2 * N_FLOPS**2 * (D_K + D_V) * 2,
+        1.5e9,
+    ],
+    catches="multiply-adds counted as 1 FLOP, only QKᵀ, only AV, n instead of n², counted twice, rounded to 1.5e9",
+    solution="answer = 2 * n**2 * d_k + 2 * n**2 * d_v",
+)
 def _flops(answer: Any) -> None:
     got = to_numpy(answer, "your count")
     if got.size == 1 and math.isfinite(float(got.reshape(()))):
         value = float(got.reshape(()))
         slips = {
-            N_FLOPS**2 * (D_K + D_V): "That is half: every multiply-add counts as 2 FLOPs (one multiply, "
-                                      "one add).",
+            N_FLOPS**2 * (D_K + D_V): "That is half: every multiply-add counts as 2 FLOPs (one multiply, one add).",
             2 * N_FLOPS**2 * D_K: "That counts only the scores QKᵀ. Add the work of the blend AV.",
             2 * N_FLOPS**2 * D_V: "That counts only the blend AV. Add the work of the scores QKᵀ.",
             2 * N_FLOPS * (D_K + D_V): "That grows only like n. Every word is scored against every word: "
-                                       "the count grows like n².",
+            "the count grows like n².",
             4 * N_FLOPS**2 * (D_K + D_V): "That is twice the count: a multiply-add is 2 FLOPs, counted once.",
             4 * N_FLOPS**2 * D_V: "That uses d_v in both products. The scores QKᵀ pair vectors of d_k numbers; "
-                                  "only the blend AV works on vectors of d_v numbers.",
+            "only the blend AV works on vectors of d_v numbers.",
             4 * N_FLOPS**2 * D_K: "That uses d_k in both products. Only the scores QKᵀ pair vectors of d_k "
-                                  "numbers; the blend AV works on vectors of d_v numbers.",
+            "numbers; the blend AV works on vectors of d_v numbers.",
         }
         for slip, hint in slips.items():
             if math.isclose(value, slip, rel_tol=1e-9):
                 raise Wrong(hint)
         if not math.isclose(value, FLOPS, rel_tol=1e-6) and math.isclose(value, FLOPS, rel_tol=0.05):
-            raise Wrong(f"Your count {value:.4g} is close but not exact: give the whole number, not a "
-                        "rounded one.")
-    expect_number(got, FLOPS, what="your count", rtol=1e-6,
-                  factors={"2": 2}, hint="See 'The cost: every word against every word', which counts the "
-                                         "FLOPs of each of the two products.")
-
+            raise Wrong(f"Your count {value:.4g} is close but not exact: give the whole number, not a rounded one.")
+    expect_number(
+        got,
+        FLOPS,
+        what="your count",
+        rtol=1e-6,
+        factors={"2": 2},
+        hint="See 'The cost: every word against every word', which counts the FLOPs of each of the two products.",
+    )

@@ -1,4 +1,5 @@
 """Checkers for chapter 13: word order and positional encodings."""
+
 from __future__ import annotations
 
 import math
@@ -6,15 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_array, to_numpy
 from ..core import self_attention
 from ..data import running_lenses, sentence_matrix, words
+from . import Wrong, call, exercise, expect_array, to_numpy
 
 # --- predict where the rows of Z go when the words are shuffled (no positions) ------------
 
 _OLD = words("the kitten sat on the mat")
-_ORDER = [2, 0, 1, 3, 4, 5]                       # new word k is old word _ORDER[k]
-_NEW = [_OLD[k] for k in _ORDER]                  # "sat the kitten on the mat"
+_ORDER = [2, 0, 1, 3, 4, 5]  # new word k is old word _ORDER[k]
+_NEW = [_OLD[k] for k in _ORDER]  # "sat the kitten on the mat"
 _W = running_lenses()
 _Z_OLD = self_attention(sentence_matrix(_OLD), *_W)[0]
 _Z_NEW = self_attention(sentence_matrix(_NEW), *_W)[0]
@@ -23,14 +24,16 @@ _INVERSE = [int(k) for k in np.argsort(_ORDER)]
 
 def _row_indices(answer: Any) -> list[int]:
     if isinstance(answer, (list, tuple)) and any(isinstance(a, (str, bytes)) for a in answer):
-        raise Wrong("Your answer holds text; write the row numbers without quotes, e.g. 3 rather than \"3\".")
+        raise Wrong('Your answer holds text; write the row numbers without quotes, e.g. 3 rather than "3".')
     got = to_numpy(answer, "your answer")
     if got.ndim != 1 or got.size != len(_OLD):
-        raise Wrong(f"Your answer should be {len(_OLD)} row numbers, one for each row of the new Z, "
-                    f"but it has shape {got.shape}.")
+        raise Wrong(
+            f"Your answer should be {len(_OLD)} row numbers, one for each row of the new Z, "
+            f"but it has shape {got.shape}."
+        )
     if not np.all(np.isfinite(got)) or not np.allclose(got, np.round(got)):
         raise Wrong("Your answer should hold whole row numbers such as 0 or 3.")
-    rows = [int(round(float(v))) for v in got]
+    rows = [round(float(v)) for v in got]
     if rows == [k + 1 for k in _ORDER] or rows == [k + 1 for k in _INVERSE]:
         raise Wrong("Python counts rows from 0: the first row of Z is row 0, the last is row 5.")
     if any(r < 0 or r >= len(_OLD) for r in rows):
@@ -38,24 +41,32 @@ def _row_indices(answer: Any) -> list[int]:
     return rows
 
 
-@exercise("ch13.shuffled_rows",
-          right=[[2, 0, 1, 3, 4, 5], (2, 4, 1, 3, 0, 5), np.array([2, 0, 1, 3, 0, 5]), [2.0, 0.0, 1.0, 3.0, 4.0, 5.0]],
-          wrong=[[0, 1, 2, 3, 4, 5], _INVERSE, [3, 1, 2, 4, 5, 6], [2, 0, 1], [1, 2, 0, 3, 4, 5], [2, 0, 1, 3, 4, 4]],
-          catches="nothing moves (identity), the inverse permutation, rows counted from 1, only the moved rows, "
-                  "a row that is not the same word",
-          solution="answer = [2, 0, 1, 3, 4, 5]")
+@exercise(
+    "ch13.shuffled_rows",
+    right=[[2, 0, 1, 3, 4, 5], (2, 4, 1, 3, 0, 5), np.array([2, 0, 1, 3, 0, 5]), [2.0, 0.0, 1.0, 3.0, 4.0, 5.0]],
+    wrong=[[0, 1, 2, 3, 4, 5], _INVERSE, [3, 1, 2, 4, 5, 6], [2, 0, 1], [1, 2, 0, 3, 4, 5], [2, 0, 1, 3, 4, 4]],
+    catches="nothing moves (identity), the inverse permutation, rows counted from 1, only the moved rows, "
+    "a row that is not the same word",
+    solution="answer = [2, 0, 1, 3, 4, 5]",
+)
 def _shuffled_rows(answer: Any) -> None:
     rows = _row_indices(answer)
     if rows == list(range(len(_OLD))):
-        raise Wrong("With that answer no row of Z moves. The words moved: without positions, does each "
-                    "word's row of Z stay with its word or with its place? See the section on the experiment.")
+        raise Wrong(
+            "With that answer no row of Z moves. The words moved: without positions, does each "
+            "word's row of Z stay with its word or with its place? See the section on the experiment."
+        )
     if rows == _INVERSE:
-        raise Wrong("That is the move the other way round: for each OLD row you said where it went. "
-                    "The question asks, for each NEW row, which old row it equals.")
+        raise Wrong(
+            "That is the move the other way round: for each OLD row you said where it went. "
+            "The question asks, for each NEW row, which old row it equals."
+        )
     for k, r in enumerate(rows):
         if not np.allclose(_Z_OLD[r], _Z_NEW[k]):
-            raise Wrong(f"Row {k} of the new Z belongs to the word \"{_NEW[k]}\", but old row {r} belongs to "
-                        f"\"{_OLD[r]}\". Follow each word to where it went.")
+            raise Wrong(
+                f'Row {k} of the new Z belongs to the word "{_NEW[k]}", but old row {r} belongs to '
+                f'"{_OLD[r]}". Follow each word to where it went.'
+            )
 
 
 # --- one row of the sinusoidal positional encoding ---------------------------------------
@@ -71,11 +82,12 @@ def _pe_row(pos: int, d_model: int) -> np.ndarray:
     return row
 
 
-_EXPECTED = [_pe_row(p, d) for p, d in _CASES]   # computed before any learner code runs
+_EXPECTED = [_pe_row(p, d) for p, d in _CASES]  # computed before any learner code runs
 
 
 def _right_torch(pos: int, d_model: int) -> Any:
     import torch
+
     i = torch.arange(0, d_model, 2, dtype=torch.float64)
     angle = pos / 10000 ** (i / d_model)
     return torch.stack([torch.sin(angle), torch.cos(angle)], dim=1).reshape(-1)
@@ -83,6 +95,7 @@ def _right_torch(pos: int, d_model: int) -> Any:
 
 def _right_library(pos: int, d_model: int) -> np.ndarray:
     from ..positions import positional_encoding
+
     return positional_encoding(pos + 1, d_model)[pos]
 
 
@@ -124,7 +137,7 @@ def _times_not_divided(pos: int, d_model: int) -> np.ndarray:
 
 def _degrees(pos: int, d_model: int) -> np.ndarray:
     i = np.arange(0, d_model, 2)
-    angle = np.radians(pos / 10000 ** (i / d_model))     # the angle read as degrees
+    angle = np.radians(pos / 10000 ** (i / d_model))  # the angle read as degrees
     return np.stack([np.sin(angle), np.cos(angle)], axis=1).reshape(-1)
 
 
@@ -132,44 +145,60 @@ def _off_by_one(pos: int, d_model: int) -> np.ndarray:
     return _pe_row(pos + 1, d_model)
 
 
-@exercise("ch13.pe_row", right=[_pe_row, _right_torch, _right_library, _right_list],
-          wrong=[_swapped, _column_index_exponent, _i_not_2i, _halves, _times_not_divided, _off_by_one, _degrees],
-          catches="sine and cosine swapped, the exponent j/d_model per column instead of 2i/d_model per pair, "
-                  "i/d_model, all sines then all cosines, multiplying by the speed, counting positions from 1, the angle taken as degrees; "
-                  "pos = 0, d_model = 2 and a far position 1000 are among the cases (the inputs are ints, so "
-                  "nothing can be changed in place)",
-          solution="angle = pos / 10000 ** (2 * i / d_model)")
+@exercise(
+    "ch13.pe_row",
+    right=[_pe_row, _right_torch, _right_library, _right_list],
+    wrong=[_swapped, _column_index_exponent, _i_not_2i, _halves, _times_not_divided, _off_by_one, _degrees],
+    catches="sine and cosine swapped, the exponent j/d_model per column instead of 2i/d_model per pair, "
+    "i/d_model, all sines then all cosines, multiplying by the speed, counting positions from 1, the angle taken as degrees; "
+    "pos = 0, d_model = 2 and a far position 1000 are among the cases (the inputs are ints, so "
+    "nothing can be changed in place)",
+    solution="angle = pos / 10000 ** (2 * i / d_model)",
+)
 def _pe_row_checker(fn: Any) -> None:
     for (pos, d_model), want in zip(_CASES, _EXPECTED):
         got = to_numpy(call(fn, pos, d_model, what="your function `pe_row`"), f"pe_row({pos}, {d_model})")
         label = f"pe_row({pos}, {d_model})"
         if got.shape != want.shape:
-            raise Wrong(f"Your {label} has shape {got.shape}, but it should be a flat row of d_model = {d_model} numbers.")
+            raise Wrong(
+                f"Your {label} has shape {got.shape}, but it should be a flat row of d_model = {d_model} numbers."
+            )
         if np.allclose(got, want, atol=1e-9):
             continue
         if np.allclose(got, _swapped(pos, d_model), atol=1e-9):
             raise Wrong(f"In {label} sines and cosines are swapped: the even columns 0, 2, 4, ... hold the sines.")
         if np.allclose(got, _halves(pos, d_model), atol=1e-9):
-            raise Wrong(f"Your {label} puts all the sines first and all the cosines after. They alternate: "
-                        "column 2i is a sine and column 2i+1 the cosine of the same angle.")
+            raise Wrong(
+                f"Your {label} puts all the sines first and all the cosines after. They alternate: "
+                "column 2i is a sine and column 2i+1 the cosine of the same angle."
+            )
         if np.allclose(got, _degrees(pos, d_model), atol=1e-9):
-            raise Wrong(f"Your {label} treats the angle as degrees. np.sin and np.cos (and math.sin, math.cos) take "
-                        "radians, and the formula's angle is already in radians: see the section on the "
-                        "turning arrow.")
+            raise Wrong(
+                f"Your {label} treats the angle as degrees. np.sin and np.cos (and math.sin, math.cos) take "
+                "radians, and the formula's angle is already in radians: see the section on the "
+                "turning arrow."
+            )
         if np.allclose(got, _pe_row(pos + 1, d_model), atol=1e-9):
-            raise Wrong(f"Your {label} is the row of position {pos + 1}: positions count from 0, and pos = 0 gives "
-                        "sines of 0 and cosines of 0.")
-        if np.allclose(got, _column_index_exponent(pos, d_model), atol=1e-9) or \
-                np.allclose(got, _i_not_2i(pos, d_model), atol=1e-9):
-            raise Wrong(f"In {label} the speeds are off: a sine and its cosine share one angle, and the exponent "
-                        "of 10000 uses 2i, the even column of the pair, over d_model. See the formula in the "
-                        "section on sinusoidal encodings.")
+            raise Wrong(
+                f"Your {label} is the row of position {pos + 1}: positions count from 0, and pos = 0 gives "
+                "sines of 0 and cosines of 0."
+            )
+        if np.allclose(got, _column_index_exponent(pos, d_model), atol=1e-9) or np.allclose(
+            got, _i_not_2i(pos, d_model), atol=1e-9
+        ):
+            raise Wrong(
+                f"In {label} the speeds are off: a sine and its cosine share one angle, and the exponent "
+                "of 10000 uses 2i, the even column of the pair, over d_model. See the formula in the "
+                "section on sinusoidal encodings."
+            )
         off = np.flatnonzero(~np.isclose(got, want, atol=1e-9))
         if off.size:
             column = int(off[0])
             kind = "sine" if column % 2 == 0 else "cosine"
-            raise Wrong(f"Your {label} differs from the formula in {off.size} of its {d_model} columns, first in "
-                        f"column {column}, the {kind} of pair i = {column // 2}. Recompute that pair's angle as the "
-                        "section on sinusoidal encodings defines it, in radians, and check which column takes its "
-                        "sine and which its cosine.")
+            raise Wrong(
+                f"Your {label} differs from the formula in {off.size} of its {d_model} columns, first in "
+                f"column {column}, the {kind} of pair i = {column // 2}. Recompute that pair's angle as the "
+                "section on sinusoidal encodings defines it, in radians, and check which column takes its "
+                "sine and which its cosine."
+            )
         expect_array(got, want, what=label, atol=1e-9)

@@ -1,4 +1,5 @@
 """Checkers for chapter 14: learning the lenses."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -13,24 +14,30 @@ _QUERY = 3
 _KEY = 2
 
 
-@exercise("ch14.expected_key", right=[2, 2.0, np.int64(2), np.array(2)],
-          wrong=[3, 4, 1, 0, 5],
-          catches="the word itself (3), the next word (4), two back (1), the first word (0), the last word (5)",
-          solution="answer = 2")
+@exercise(
+    "ch14.expected_key",
+    right=[2, 2.0, np.int64(2), np.array(2)],
+    wrong=[3, 4, 1, 0, 5],
+    catches="the word itself (3), the next word (4), two back (1), the first word (0), the last word (5)",
+    solution="answer = 2",
+)
 def _expected_key(answer: Any) -> None:
     key = to_count(answer, "your answer (the position of a key, counted from 0)")
     hints = {
         _QUERY: "That is the query itself. The task asks each word for the features of another word.",
-        _QUERY + 1: "That is the next word. The causal mask hides it: a word may look only at itself and earlier words.",
+        _QUERY
+        + 1: "That is the next word. The causal mask hides it: a word may look only at itself and earlier words.",
         _QUERY - 2: "That is two words back. Which word's features is position 3 asked to bring in?",
         0: "Position 0 is where the first word attends. Position 3 has a word right before it.",
     }
     if key != _KEY:
-        raise Wrong(hints.get(key, f"Position {key} is not the one: read the task's rule again, in the section "
-                                   "on the task."))
+        raise Wrong(
+            hints.get(key, f"Position {key} is not the one: read the task's rule again, in the section on the task.")
+        )
 
 
 # --- the average weight on the expected keys -----------------------------------------------
+
 
 def _weight_on(A: Any, keys: Any) -> float:
     rows = np.arange(len(keys))
@@ -50,7 +57,7 @@ def _cases() -> list[tuple[np.ndarray, list[int]]]:
 
 
 _HIDDEN = _cases()
-_WANT = [_weight_on(A, k) for A, k in _HIDDEN]   # computed before any learner code runs
+_WANT = [_weight_on(A, k) for A, k in _HIDDEN]  # computed before any learner code runs
 
 
 def _right_loop(A: Any, keys: Any) -> float:
@@ -62,6 +69,7 @@ def _right_loop(A: Any, keys: Any) -> float:
 
 def _right_torch(A: Any, keys: Any) -> Any:
     import torch
+
     A = torch.as_tensor(A)
     return A[torch.arange(len(keys)), torch.as_tensor(keys)].mean()
 
@@ -100,12 +108,15 @@ def _mutating(A: Any, keys: Any) -> float:
     return _weight_on(A, keys)
 
 
-@exercise("ch14.weight_on", right=[_weight_on, _right_loop, _right_torch, _right_list_comprehension],
-          wrong=[_transposed, _whole_columns, _strongest, _sum_not_mean, _hit_rate, _mutating, _skips_first_row],
-          catches="row and column swapped, whole columns averaged, the strongest weight instead of the expected "
-                  "one, the sum instead of the average, the share of rows whose strongest key is right, a function "
-                  "that zeroes A, row 0 left out (as the chapter's printout does); hidden A are soft (not one-hot), n = 1, 3, 5, 6, and keys in every order",
-          solution="return A[np.arange(len(keys)), keys].mean()")
+@exercise(
+    "ch14.weight_on",
+    right=[_weight_on, _right_loop, _right_torch, _right_list_comprehension],
+    wrong=[_transposed, _whole_columns, _strongest, _sum_not_mean, _hit_rate, _mutating, _skips_first_row],
+    catches="row and column swapped, whole columns averaged, the strongest weight instead of the expected "
+    "one, the sum instead of the average, the share of rows whose strongest key is right, a function "
+    "that zeroes A, row 0 left out (as the chapter's printout does); hidden A are soft (not one-hot), n = 1, 3, 5, 6, and keys in every order",
+    solution="return A[np.arange(len(keys)), keys].mean()",
+)
 def _weight_on_checker(fn: Any) -> None:
     for (A, keys), want in zip(_HIDDEN, _WANT):
         got = call(fn, A, keys, what="your function `weight_on`")
@@ -115,22 +126,44 @@ def _weight_on_checker(fn: Any) -> None:
         v = float(value.reshape(()))
         n = len(keys)
         if n == 1 and not np.isfinite(v):
-            raise Wrong("For an A of one row your function gives nan, the average of no numbers: it seems to "
-                        "leave out row 0. The question asks for the average over every row, row 0 included.")
+            raise Wrong(
+                "For an A of one row your function gives nan, the average of no numbers: it seems to "
+                "leave out row 0. The question asks for the average over every row, row 0 included."
+            )
         slips = [
             (_transposed, "Rows and columns are swapped: row i of A is query i, and its weight on key j is A[i, j]."),
-            (_strongest, "That is the strongest weight of each row, whichever key holds it. Take the weight on "
-                         "the EXPECTED key of each row."),
-            (_hit_rate, "That counts the rows whose strongest key is the expected one. The question asks for the "
-                        "weight itself, averaged over the rows."),
+            (
+                _strongest,
+                (
+                    "That is the strongest weight of each row, whichever key holds it. Take the weight on "
+                    "the EXPECTED key of each row."
+                ),
+            ),
+            (
+                _hit_rate,
+                (
+                    "That counts the rows whose strongest key is the expected one. The question asks for the "
+                    "weight itself, averaged over the rows."
+                ),
+            ),
             (_sum_not_mean, "That is the total over the rows. Divide by the number of rows to get the average."),
             (_whole_columns, "That averages whole columns of A. Take one weight per row: row i at column keys[i]."),
-            (_skips_first_row, "That leaves out row 0, as the chapter's printout did. The question asks for the "
-                               "average over every row, row 0 included."),
+            (
+                _skips_first_row,
+                (
+                    "That leaves out row 0, as the chapter's printout did. The question asks for the "
+                    "average over every row, row 0 included."
+                ),
+            ),
         ]
         if not np.isclose(v, want, atol=1e-9):
             for slip, hint in slips:
                 if np.isclose(v, slip(A, keys), atol=1e-9) and not np.isclose(slip(A, keys), want, atol=1e-9):
                     raise Wrong(hint)
-        expect_number(v, want, what=f"your average for an A with {n} row(s)", atol=1e-9,
-                      hint="Read the statement again: which weight of each row, and how are they combined?")
+        expect_number(
+            v,
+            want,
+            what=f"your average for an A with {n} row(s)",
+            atol=1e-9,
+            hint="Read the statement again: which weight of each row, and how are they combined?",
+        )

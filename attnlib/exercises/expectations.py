@@ -5,6 +5,7 @@ axis of length 1 too many or too few, the axes in another order, rows and column
 numbers sorted, reversed or permuted, the opposite sign, a common factor. Then rounding, then the
 first wrong entry, with how far off it is and in which direction, never the right value.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -18,8 +19,8 @@ import numpy as np
 from .answers import normal_word, to_number, to_numpy, to_shape
 from .hints import Wrong, describe, fmt, is_array, position_words, sentence_start, shape_words, show
 
-
 # --- rounding -----------------------------------------------------------------------
+
 
 def rounding_hint(answer: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> str:
     """A hint when `answer` is `expected` rounded (or cut) to fewer decimals than it needs, else ''."""
@@ -28,24 +29,32 @@ def rounding_hint(answer: Any, expected: Any, atol: float = 1e-6, rtol: float = 
         want = np.asarray(expected, dtype=np.float64)
     except Wrong:
         return ""
-    if got.shape != want.shape or got.size == 0 or not np.all(np.isfinite(got)) or np.allclose(got, want, atol=atol, rtol=rtol):
+    if (
+        got.shape != want.shape
+        or got.size == 0
+        or not np.all(np.isfinite(got))
+        or np.allclose(got, want, atol=atol, rtol=rtol)
+    ):
         return ""
     need = next((k for k in range(13) if np.allclose(np.round(want, k), want, atol=atol, rtol=rtol)), None)
     have = _decimals(got)
     if need is not None and have is not None and have < need:
-        scale = 10.0 ** have
+        scale = 10.0**have
         cut = np.trunc(want * scale) / scale
-        if np.all(np.isclose(got, np.round(want, have), rtol=0, atol=1e-9)
-                  | np.isclose(got, cut, rtol=0, atol=1e-9)):
+        if np.all(np.isclose(got, np.round(want, have), rtol=0, atol=1e-9) | np.isclose(got, cut, rtol=0, atol=1e-9)):
             places = "whole numbers" if have == 0 else f"{have} decimal{'s' if have > 1 else ''}"
-            return (f"Your numbers look rounded to {places}, which is too coarse here. Keep at least "
-                    f"{need} decimals, or give the unrounded result of the computation.")
+            return (
+                f"Your numbers look rounded to {places}, which is too coarse here. Keep at least "
+                f"{need} decimals, or give the unrounded result of the computation."
+            )
     sig = _significant(got)
     if sig is not None and sig >= 2 and np.all(want != 0):
         need_sig = next((s for s in range(1, 16) if np.allclose(_round_sig(want, s), want, atol=atol, rtol=rtol)), None)
         if need_sig is not None and sig < need_sig and np.allclose(got, _round_sig(want, sig), rtol=1e-12, atol=0):
-            return (f"Your number looks rounded to {sig} significant digits, which is too coarse here. "
-                    "Give it exactly, or with more digits.")
+            return (
+                f"Your number looks rounded to {sig} significant digits, which is too coarse here. "
+                "Give it exactly, or with more digits."
+            )
     return ""
 
 
@@ -70,8 +79,15 @@ def _significant(values: np.ndarray) -> int | None:
 
 # --- expectations ---------------------------------------------------------------------
 
-def expect_array(answer: Any, expected: Any, what: str = "your answer",
-                 atol: float = 1e-6, rtol: float = 1e-5, factors: dict[str, float] | None = None) -> None:
+
+def expect_array(
+    answer: Any,
+    expected: Any,
+    what: str = "your answer",
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    factors: dict[str, float] | None = None,
+) -> None:
     """Raise Wrong unless `answer` equals `expected`: structure first (axes, order, sign, a common
     factor, named in `factors` such as {"the number of heads": 8}), then rounding, then values."""
     expected = np.asarray(expected, dtype=float)
@@ -84,29 +100,41 @@ def expect_array(answer: Any, expected: Any, what: str = "your answer",
         if structure:
             raise Wrong(structure)
     if got.shape != expected.shape:
-        raise Wrong(f"{name} has shape {got.shape}, but it should have shape {expected.shape}, "
-                    f"{shape_words(expected.shape)}.")
+        raise Wrong(
+            f"{name} has shape {got.shape}, but it should have shape {expected.shape}, {shape_words(expected.shape)}."
+        )
     if not np.all(np.isfinite(got)):
         first = tuple(int(i) for i in np.argwhere(~np.isfinite(got))[0])
         where = f" at {position_words(first)}" if first else ""
         raise Wrong(f"{name} contains inf or nan{where}: something overflowed or divided by zero.")
     if _cut_to_whole(answer, got, expected):
-        raise Wrong(f"{name} holds whole numbers ({describe(answer)}): the decimals were cut off when it was "
-                    "made. Build it from floats (dtype=float) so that every number keeps its decimals.")
+        raise Wrong(
+            f"{name} holds whole numbers ({describe(answer)}): the decimals were cut off when it was "
+            "made. Build it from floats (dtype=float) so that every number keeps its decimals."
+        )
     rounded = rounding_hint(got, expected, atol=atol, rtol=rtol)
     if rounded:
         raise Wrong(rounded if got.size > 1 else rounded.replace("Your numbers look", "Your number looks"))
     bad = np.argwhere(~np.isclose(got, expected, atol=atol, rtol=rtol))
     if got.ndim:
         first = tuple(int(i) for i in bad[0])
-        raise Wrong(f"The shape is right, but {len(bad)} of {got.size} values differ. The first is "
-                    f"{position_words(first)}, where you have {fmt(got[first])}, "
-                    f"{_how_far(float(got[first]), float(expected[first]))}. Recompute that entry carefully.")
+        raise Wrong(
+            f"The shape is right, but {len(bad)} of {got.size} values differ. The first is "
+            f"{position_words(first)}, where you have {fmt(got[first])}, "
+            f"{_how_far(float(got[first]), float(expected[first]))}. Recompute that entry carefully."
+        )
     raise Wrong(f"{name} is {fmt(got)}, {_how_far(float(got), float(expected))}. Recompute it carefully.")
 
 
-def expect_structure(answer: Any, expected: Any, what: str = "your answer", atol: float = 1e-6,
-                     rtol: float = 1e-5, factors: dict[str, float] | None = None, values: bool = False) -> None:
+def expect_structure(
+    answer: Any,
+    expected: Any,
+    what: str = "your answer",
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    factors: dict[str, float] | None = None,
+    values: bool = False,
+) -> None:
     """Raise Wrong when `answer` holds the expected numbers in another arrangement (see `structure_hint`).
 
     A grader calls it before checking shapes; with values=True (after its own exercise-specific
@@ -123,34 +151,54 @@ def expect_structure(answer: Any, expected: Any, what: str = "your answer", atol
         raise Wrong(hint)
 
 
-def structure_hint(got: np.ndarray, expected: np.ndarray, name: str = "Your answer", atol: float = 1e-6,
-                   rtol: float = 1e-5, factors: dict[str, float] | None = None) -> str:
+def structure_hint(
+    got: np.ndarray,
+    expected: np.ndarray,
+    name: str = "Your answer",
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    factors: dict[str, float] | None = None,
+) -> str:
     """What is wrong with the arrangement of the right numbers, in words, or '' when it is not that.
 
     Tried in order: an axis of length 1 too many or too few, rows and columns swapped, the axes in
     another order, the numbers poured into another shape, then (same shape) the right numbers in
     another order, the opposite sign, and every number off by the same factor."""
+
     def same(a: np.ndarray, b: np.ndarray) -> bool:
         return a.shape == b.shape and bool(np.allclose(a, b, atol=atol, rtol=rtol))
 
     if got.shape != expected.shape and got.size == expected.size:
         if same(np.squeeze(got), np.squeeze(expected)):
             more, fewer = got.ndim > expected.ndim, got.ndim < expected.ndim
-            kind = ("an extra axis of length 1" if more else "an axis of length 1 missing" if fewer
-                    else "its axes of length 1 in other places")
-            return (f"{name} holds the right numbers, but with {kind}: its shape is {got.shape}, and it should "
-                    f"be {expected.shape}, {shape_words(expected.shape)}.")
+            kind = (
+                "an extra axis of length 1"
+                if more
+                else "an axis of length 1 missing"
+                if fewer
+                else "its axes of length 1 in other places"
+            )
+            return (
+                f"{name} holds the right numbers, but with {kind}: its shape is {got.shape}, and it should "
+                f"be {expected.shape}, {shape_words(expected.shape)}."
+            )
         if got.ndim == expected.ndim == 2 and same(got.T, expected):
-            return (f"{name} has shape {got.shape}, but it should have shape {expected.shape}. It holds the right "
-                    "numbers with rows and columns swapped.")
+            return (
+                f"{name} has shape {got.shape}, but it should have shape {expected.shape}. It holds the right "
+                "numbers with rows and columns swapped."
+            )
         if got.ndim == expected.ndim and 2 < got.ndim <= 5:
             for order in itertools.permutations(range(got.ndim)):
                 if same(got.transpose(order), expected):
-                    return (f"{name} holds the right numbers with its axes in another order: its shape is "
-                            f"{got.shape}, and it should be {expected.shape}. Check which axis each size belongs to.")
+                    return (
+                        f"{name} holds the right numbers with its axes in another order: its shape is "
+                        f"{got.shape}, and it should be {expected.shape}. Check which axis each size belongs to."
+                    )
         if same(got.reshape(expected.shape), expected):
-            return (f"{name} holds the right numbers, but arranged in shape {got.shape}; it should have shape "
-                    f"{expected.shape}, {shape_words(expected.shape)}.")
+            return (
+                f"{name} holds the right numbers, but arranged in shape {got.shape}; it should have shape "
+                f"{expected.shape}, {shape_words(expected.shape)}."
+            )
         return ""
     if got.shape != expected.shape:
         return ""
@@ -163,10 +211,15 @@ def structure_hint(got: np.ndarray, expected: np.ndarray, name: str = "Your answ
         if same(flat[::-1], want) or (got.ndim >= 1 and same(got[::-1], expected)):
             return f"{name} holds the right numbers in reverse order."
         if same(flat, np.sort(want)) or same(flat, np.sort(want)[::-1]):
-            return (f"{name} holds the right numbers, but sorted by size. They belong in another order: each "
-                    "number at the place it was computed for.")
-        if got.ndim == 2 and same(np.sort(got, axis=0), np.sort(expected, axis=0)) and \
-                sorted(map(tuple, got.tolist())) == sorted(map(tuple, expected.tolist())):
+            return (
+                f"{name} holds the right numbers, but sorted by size. They belong in another order: each "
+                "number at the place it was computed for."
+            )
+        if (
+            got.ndim == 2
+            and same(np.sort(got, axis=0), np.sort(expected, axis=0))
+            and sorted(map(tuple, got.tolist())) == sorted(map(tuple, expected.tolist()))
+        ):
             return f"{name} holds the right rows, but in another order: row i belongs to the i-th item."
         return f"{name} holds the right numbers, but in another order."
     if np.any(np.abs(want) > atol) and same(-got, expected):
@@ -194,8 +247,10 @@ def _factor_words(name: str, c: float, factors: dict[str, float] | None, several
             if value and math.isclose(c, size, rel_tol=1e-6):
                 return f"{name} is off by a factor of {label}: {every} {label} times {direction}."
     direction = "too large" if abs(c) > 1 else "too small"
-    return (f"{name} is off by one common factor: {every} {direction} by the same factor. Look for a step "
-            "that multiplies or divides everything.")
+    return (
+        f"{name} is off by one common factor: {every} {direction} by the same factor. Look for a step "
+        "that multiplies or divides everything."
+    )
 
 
 def _how_far(value: float, want: float) -> str:
@@ -228,8 +283,15 @@ def _cut_to_whole(answer: Any, got: np.ndarray, expected: np.ndarray) -> bool:
     return bool(np.allclose(got, np.trunc(expected)) or np.allclose(got, np.round(expected)))
 
 
-def expect_number(answer: Any, expected: float, what: str = "your answer", atol: float = 1e-6,
-                  rtol: float = 1e-4, hint: str = "", factors: dict[str, float] | None = None) -> None:
+def expect_number(
+    answer: Any,
+    expected: float,
+    what: str = "your answer",
+    atol: float = 1e-6,
+    rtol: float = 1e-4,
+    hint: str = "",
+    factors: dict[str, float] | None = None,
+) -> None:
     """Raise Wrong unless `answer` is one real number close to `expected`.
 
     The sign and a common factor are diagnosed first (`factors` names the candidates, such as
@@ -247,7 +309,9 @@ def expect_number(answer: Any, expected: float, what: str = "your answer", atol:
         for label, size in (factors or {}).items():
             for target, direction in ((size, "too large"), (1 / size, "too small")):
                 if size and math.isclose(c, target, rel_tol=max(rtol, 1e-9)):
-                    raise Wrong(f"{name} is off by a factor of {label}: it is {label} times {direction}. {hint}".strip())
+                    raise Wrong(
+                        f"{name} is off by a factor of {label}: it is {label} times {direction}. {hint}".strip()
+                    )
     rounded = rounding_hint(value, expected, atol=atol, rtol=rtol)
     if rounded:
         raise Wrong(rounded.replace("Your numbers look", "Your number looks"))
@@ -255,6 +319,7 @@ def expect_number(answer: Any, expected: float, what: str = "your answer", atol:
 
 
 # --- shapes, pairs and words ------------------------------------------------------------
+
 
 def expect_shape(answer: Any, expected: tuple[int, ...], what: str = "your answer") -> None:
     """Raise Wrong unless `answer` is a shape (tuple, list or torch.Size of whole numbers) equal to `expected`."""
@@ -277,14 +342,24 @@ def expect_pair(answer: Any, what: str = "your answer", n: int = 2) -> tuple:
     if isinstance(answer, (tuple, list)) and not (torch is not None and isinstance(answer, torch.Size)):
         if len(answer) == n:
             return tuple(answer)
-        raise Wrong(f"{name} holds {len(answer)} thing{'s' if len(answer) != 1 else ''}, but {n} are wanted "
-                    f"together, as a tuple ({example}) or a list [{example}].")
-    raise Wrong(f"{name} should be {n} things together, as a tuple ({example}) or a list [{example}], "
-                f"but it is {describe(answer)}.")
+        raise Wrong(
+            f"{name} holds {len(answer)} thing{'s' if len(answer) != 1 else ''}, but {n} are wanted "
+            f"together, as a tuple ({example}) or a list [{example}]."
+        )
+    raise Wrong(
+        f"{name} should be {n} things together, as a tuple ({example}) or a list [{example}], "
+        f"but it is {describe(answer)}."
+    )
 
 
-def expect_word(answer: Any, expected: str, options: Sequence[str], what: str = "your answer",
-                near: Sequence[str] | None = None, section: str = "") -> None:
+def expect_word(
+    answer: Any,
+    expected: str,
+    options: Sequence[str],
+    what: str = "your answer",
+    near: Sequence[str] | None = None,
+    section: str = "",
+) -> None:
     """Raise Wrong unless `answer` is the text `expected` (case, quotes and spaces ignored).
 
     `near` names the near misses that earn "a fair guess"; any other choice gets a neutral hint

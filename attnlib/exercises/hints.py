@@ -4,6 +4,7 @@ A hint says what is wrong in plain words and points back to the section that exp
 Echoes of a learner's value are cut to about ECHO_LIMIT characters, a whole hint to HINT_LIMIT,
 and `polish` capitalises every sentence, so a checker may write its hints in lower case.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -13,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-ECHO_LIMIT = 200        # characters of a learner's value a hint may echo
-HINT_LIMIT = 600        # characters of a whole hint, whatever a checker put in it
+ECHO_LIMIT = 200  # characters of a learner's value a hint may echo
+HINT_LIMIT = 600  # characters of a whole hint, whatever a checker put in it
 
 
 class Wrong(Exception):
@@ -27,12 +28,14 @@ _SENTENCE = re.compile(r"(?:^|(?<=[.!?])\s+)([a-z][a-z]*)(?=[\s,:;!?]|$)")
 
 def capitalise_sentences(text: str) -> str:
     """Capitalise the first word of every sentence, unless it is code (d_k, np.exp, x) or follows e.g."""
+
     def fix(match: re.Match) -> str:
         word = match.group(1)
-        before = text[:match.start(1)].rstrip()
+        before = text[: match.start(1)].rstrip()
         if before.endswith(_ABBREVIATIONS) or (len(word) == 1 and word != "a"):
             return match.group(0)
         return match.group(0)[: match.start(1) - match.start(0)] + word[0].upper() + word[1:]
+
     return _SENTENCE.sub(fix, text)
 
 
@@ -41,9 +44,19 @@ def polish(text: str, answer: Any = None) -> str:
     text = " ".join(text.split())
     if isinstance(answer, (str, bytes)) and ECHO_LIMIT < len(answer) <= 100 * HINT_LIMIT:
         raw = answer.decode("utf-8", "replace") if isinstance(answer, bytes) else answer
-        for echo in sorted({repr(raw), repr(raw.strip()), raw, raw.strip(), raw.strip().lower(),
-                            repr(raw.strip().lower()), repr(raw.strip().strip("\"'“”").lower())},
-                           key=len, reverse=True):
+        for echo in sorted(
+            {
+                repr(raw),
+                repr(raw.strip()),
+                raw,
+                raw.strip(),
+                raw.strip().lower(),
+                repr(raw.strip().lower()),
+                repr(raw.strip().strip("\"'“”").lower()),
+            },
+            key=len,
+            reverse=True,
+        ):
             echo = " ".join(echo.split())
             if len(echo) > ECHO_LIMIT and echo in text:
                 text = text.replace(echo, clip(echo))
@@ -107,7 +120,7 @@ def describe(x: Any) -> str:
     torch = sys.modules.get("torch")
     if x is None:
         return "None"
-    if isinstance(x, bool) or isinstance(x, np.bool_):
+    if isinstance(x, (bool, np.bool_)):
         return f"{x} (True/False)"
     if isinstance(x, str):
         return f"text of {len(x)} characters" if len(x) > 40 else f"the text {show(x)}"

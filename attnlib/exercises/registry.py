@@ -5,6 +5,7 @@ decorator: the checker, right answers in several forms, plausible wrong answers,
 the hidden cases catch, and the solution's key line. `check` runs the checker; a checker says an
 answer is off by raising `Wrong("hint")`.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -12,8 +13,8 @@ import pkgutil
 import re
 import textwrap
 import warnings
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,12 +24,13 @@ from .hints import Wrong, describe, is_array, polish, safe_str, shape_words, sho
 
 _PACKAGE = __name__.rpartition(".")[0]
 _CHAPTER_MODULE = re.compile(r"ch\d\d$")
-_SIZE_SLACK = 1000   # numbers beyond ten times the largest right answer an answer may hold before it is refused unread
+_SIZE_SLACK = 1000  # numbers beyond ten times the largest right answer an answer may hold before it is refused unread
 
 
 class Verdict:
     """What `check` returns: true for a right answer; shows nothing as a cell's result in Jupyter."""
-    __slots__ = ("ok", "message")
+
+    __slots__ = ("message", "ok")
 
     def __init__(self, ok: bool, message: str = "") -> None:
         self.ok = bool(ok)
@@ -37,7 +39,7 @@ class Verdict:
     def __bool__(self) -> bool:
         return self.ok
 
-    def __eq__(self, other: Any) -> Any:
+    def __eq__(self, other: object) -> Any:
         if isinstance(other, Verdict):
             return self.ok == other.ok
         if isinstance(other, (bool, int, np.bool_)):
@@ -60,12 +62,13 @@ class Verdict:
 @dataclass
 class Exercise:
     """One registered exercise: its checker and examples of right and wrong answers."""
+
     id: str
     checker: Callable[[Any], None]
     right: list = field(default_factory=list)
     wrong: list = field(default_factory=list)
-    catches: str = ""     # which plausible wrong answers the hidden cases are built to catch
-    solution: str = ""    # the solution cell's key code; no hint may contain it
+    catches: str = ""  # which plausible wrong answers the hidden cases are built to catch
+    solution: str = ""  # the solution cell's key code; no hint may contain it
 
 
 _REGISTRY: dict[str, Exercise] = {}
@@ -74,11 +77,13 @@ _loaded = False
 
 def exercise(exercise_id: str, right: list, wrong: list, catches: str = "", solution: str = "") -> Callable:
     """Register a checker under `exercise_id`, with examples of right and wrong answers."""
+
     def register(checker: Callable[[Any], None]) -> Callable[[Any], None]:
         if exercise_id in _REGISTRY:
             raise ValueError(f"exercise id {exercise_id!r} is registered twice")
         _REGISTRY[exercise_id] = Exercise(exercise_id, checker, list(right), list(wrong), catches, solution)
         return checker
+
     return register
 
 
@@ -106,6 +111,7 @@ def get(exercise_id: str) -> Exercise:
 
 # --- check ----------------------------------------------------------------------
 
+
 def check(exercise_id: str, answer: Any) -> Verdict:
     """Check a learner's answer: print ✓ or a hint and return a Verdict (true when right); never raise."""
     try:
@@ -113,8 +119,13 @@ def check(exercise_id: str, answer: Any) -> Verdict:
     except KeyboardInterrupt:
         raise
     except BaseException:  # even a failure while writing the hint must not take the notebook down
-        ok, message = False, ("✗ Not yet. The checker could not read your answer. "
-                              "Check the type and shape of what you gave against the exercise.")
+        ok, message = (
+            False,
+            (
+                "✗ Not yet. The checker could not read your answer. "
+                "Check the type and shape of what you gave against the exercise."
+            ),
+        )
     try:
         _say(message)
     except KeyboardInterrupt:
@@ -131,8 +142,10 @@ def _judge(exercise_id: Any, answer: Any) -> tuple[bool, str]:
     _load_all()
     if not isinstance(exercise_id, str) or exercise_id not in _REGISTRY:
         close = [i for i in _REGISTRY if i.split(".")[0] == safe_str(exercise_id).split(".")[0]]
-        return False, (f"✗ There is no exercise called {show(exercise_id)}. Check the spelling"
-                       f"{'; this chapter has: ' + ', '.join(close) if close else ''}.")
+        return False, (
+            f"✗ There is no exercise called {show(exercise_id)}. Check the spelling"
+            f"{'; this chapter has: ' + ', '.join(close) if close else ''}."
+        )
     if answer is None or answer is ...:
         return False, "✗ No answer yet: replace the placeholder (None or ...) with your answer and run the cell."
     ex = _REGISTRY[exercise_id]
@@ -157,6 +170,7 @@ def _say(message: str) -> None:
 
 # --- answers far too big: refused before they are read ------------------------------
 
+
 def _refuse_oversized(ex: Exercise, answer: Any) -> None:
     """Raise Wrong when the answer holds far more numbers (or text) than any right answer, without reading it all."""
     size = size_at_least(answer)
@@ -165,8 +179,10 @@ def _refuse_oversized(ex: Exercise, answer: Any) -> None:
         return
     kind = "characters of text" if isinstance(answer, str) else "numbers"
     wanted = _wanted(ex)
-    raise Wrong(f"Your answer holds {size:,} {kind} or more, far more than this exercise asks for"
-                f"{': it wants ' + wanted if wanted else ''}.")
+    raise Wrong(
+        f"Your answer holds {size:,} {kind} or more, far more than this exercise asks for"
+        f"{': it wants ' + wanted if wanted else ''}."
+    )
 
 
 def _largest_right(ex: Exercise) -> int | None:
@@ -186,15 +202,20 @@ def _largest_right(ex: Exercise) -> int | None:
 
 # --- hints for answers a checker could not read ---------------------------------------
 
+
 def _unreadable(ex: Exercise, answer: Any) -> str:
     """The hint for an answer the checker could not handle: what the answer is, what is wanted."""
     wanted = _wanted(ex)
     if callable(answer) and not is_array(answer):
-        return ("The checker could not use what your function returns. Check the type and shape "
-                f"of its result against the exercise{': it wants ' + wanted if wanted else ''}.")
-    return (f"The checker could not read your answer, which is {describe(answer)}. "
-            f"{'This exercise wants ' + wanted + '. ' if wanted else ''}"
-            "Check the type and shape of what you gave.")
+        return (
+            "The checker could not use what your function returns. Check the type and shape "
+            f"of its result against the exercise{': it wants ' + wanted if wanted else ''}."
+        )
+    return (
+        f"The checker could not read your answer, which is {describe(answer)}. "
+        f"{'This exercise wants ' + wanted + '. ' if wanted else ''}"
+        "Check the type and shape of what you gave."
+    )
 
 
 def _wanted(ex: Exercise) -> str:

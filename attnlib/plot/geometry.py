@@ -159,9 +159,7 @@ def moved_arrows(
             False,
         ):  # labels left and right of the axis are spread apart separately
             which = [i for i, v in enumerate(tips) if (v[0] >= 0) == side]
-            for i, y in zip(
-                which, _spread_out([float(tips[i][1]) for i in which], gap)
-            ):
+            for i, y in zip(which, _spread_out([float(tips[i][1]) for i in which], gap)):
                 label_y[i] = y
         for (name, v), y in zip(after.items(), label_y):
             _arrow(ax, (0, 0), v, word_colour(name), lw=2.8)
@@ -255,10 +253,7 @@ def row_combination(
             va="bottom",
         )
         _plane(ax, np.vstack([W, first, total]), xlabel, ylabel, pad=0.45, pad_low=0.35)
-        ax.set_title(
-            title
-            or f"{name}'s row of $X{w_name}$ is a weighted sum\nof the rows of {w_label}"
-        )
+        ax.set_title(title or f"{name}'s row of $X{w_name}$ is a weighted sum\nof the rows of {w_label}")
     return fig
 
 
@@ -270,10 +265,7 @@ def _spread_near(rows: list, reach: float) -> list[float]:
     )
     groups: list[list[int]] = []
     for i in order:
-        if (
-            groups
-            and float(rows[i][1][0]) - float(rows[groups[-1][-1]][1][0]) < 0.5 * reach
-        ):
+        if groups and float(rows[i][1][0]) - float(rows[groups[-1][-1]][1][0]) < 0.5 * reach:
             groups[-1].append(i)
         else:
             groups.append([i])
@@ -299,9 +291,7 @@ def query_key_arrows(
     """
     Q, K = _np(Q), _np(K)
     if Q.shape[1] != 2 or K.shape[1] != 2:
-        raise ValueError(
-            f"query_key_arrows draws 2-slot vectors, but Q has shape {Q.shape} and K {K.shape}"
-        )
+        raise ValueError(f"query_key_arrows draws 2-slot vectors, but Q has shape {Q.shape} and K {K.shape}")
     seen: dict[str, int] = {}
     for i, word in enumerate(words):
         seen.setdefault(word, i)
@@ -316,9 +306,7 @@ def query_key_arrows(
             label_y = _spread_near(rows, reach)
             for (word, v), y in zip(rows, label_y):
                 colour = word_colour(word)
-                if np.allclose(
-                    v, 0
-                ):  # a dot, labelled under the axis, clear of the short arrows
+                if np.allclose(v, 0):  # a dot, labelled under the axis, clear of the short arrows
                     ax.plot([0], [0], "o", color=colour, ms=7)
                     y = -0.09 * reach
                 else:
@@ -363,9 +351,7 @@ def transpose_mirror(M: Any, name: str = "K") -> Any:
                 if not (in_m or in_t):
                     continue
                 face = _tint(ORANGE, 0.3) if in_m else "none"
-                ax.add_patch(
-                    Rectangle((j, i), 1, 1, facecolor=face, edgecolor="0.3", lw=1.0)
-                )
+                ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor="0.3", lw=1.0))
                 if in_t:
                     ax.add_patch(
                         Rectangle(

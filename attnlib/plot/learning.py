@@ -40,9 +40,7 @@ def _block(
     ax.text(x + cols / 2, top + 0.3, label, ha="center", va="bottom", fontsize=12)
 
 
-def _step(
-    ax: Any, x: float, y_from: float, y_to: float, text: str, text_x: float
-) -> None:
+def _step(ax: Any, x: float, y_from: float, y_to: float, text: str, text_x: float) -> None:
     """A downward arrow from one row of blocks to the next, with what the step does to the right."""
     ax.add_patch(
         FancyArrowPatch(
@@ -72,9 +70,7 @@ def heads_flow(
     if title is None:
         title = "Split, attend, concatenate, mix with $W_O$"
     if d_model % h:
-        raise ValueError(
-            f"heads_flow: d_model = {d_model} is not a multiple of h = {h}"
-        )
+        raise ValueError(f"heads_flow: d_model = {d_model} is not a multiple of h = {h}")
     d_k = d_model // h
     colours = [_tint(_HEAD_COLOURS[k % len(_HEAD_COLOURS)], 0.75) for k in range(h)]
     by_column = [colours[j // d_k] for j in range(d_model)]
@@ -135,9 +131,7 @@ def heads_flow(
             text_x,
         )
         top -= step
-        _block(
-            ax, left, top, n, d_model, by_column, f"heads side by side   {n}×{d_model}"
-        )
+        _block(ax, left, top, n, d_model, by_column, f"heads side by side   {n}×{d_model}")
         _step(
             ax,
             left + d_model / 2,
@@ -246,9 +240,7 @@ def weight_by_position(
             edgecolor="white",
             label="positions never trained on",
         )
-        ax.axvspan(
-            trained_length - 0.5, positions[-1] + 0.5, color="0.5", alpha=0.12, lw=0
-        )
+        ax.axvspan(trained_length - 0.5, positions[-1] + 0.5, color="0.5", alpha=0.12, lw=0)
         ax.set_xticks(positions)
         ax.set_xlim(0.4, positions[-1] + 0.6)
         ax.set_ylim(0, 1.32)
