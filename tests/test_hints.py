@@ -196,9 +196,17 @@ def test_the_design_hint_uses_no_undefined_symbol(capsys):
     assert "(f, j)" not in text
 
 
-def test_a_fair_guess_never_leaves_one_candidate(capsys):
-    text = hint_for("ch01.closest_to_kitten", "cat", capsys)
-    assert "one other" not in text
+def test_a_fair_guess_never_leaves_one_candidate():
+    from attnlib.exercises import Wrong, expect_word
+
+    def hint(answer, options):
+        with pytest.raises(Wrong) as raised:
+            expect_word(answer, "ran", options, near=["drove"])
+        return str(raised.value)
+
+    assert "fair guess" in hint("drove", ["ran", "drove", "on"])  # two candidates remain
+    alone = hint("drove", ["ran", "drove"])  # naming it would leave one: no "fair guess"
+    assert "fair guess" not in alone and "ran" not in alone
 
 
 def test_an_integer_result_is_not_called_rounded(capsys):

@@ -197,6 +197,7 @@ def test_progress_shows_every_chapter_in_order_with_titles(record, capsys):
     assert sorted(shown.exercises) == exercise_ids()
     assert [e.id for e in shown.chapters[8].exercises] == [  # as chapter 9 asks them
         "ch09.by_hand",
+        "ch09.gap",
         "ch09.stable_softmax",
         "ch09.doubled",
     ]
@@ -205,7 +206,7 @@ def test_progress_shows_every_chapter_in_order_with_titles(record, capsys):
     assert "ch02.make_x" not in text
     titles = {c.number: c.title for c in shown.chapters}
     assert titles[9] == "Softmax and the attention matrix A"
-    assert titles[1] == "The vector, its direction and its length"
+    assert titles[1] == "The vector, its length and the angle between two arrows"
     assert all(e.status == "not started" for e in shown.exercises.values())
     assert shown.next == exercise_ids()[0]
 
@@ -219,13 +220,14 @@ def test_solved_tried_and_not_started_per_chapter(record, capsys):
     assert status == {
         ID: ("solved", 1),
         "ch09.stable_softmax": ("tried", 1),
+        "ch09.gap": ("not started", 0),
         "ch09.doubled": ("not started", 0),
     }
     assert nine.chapters[0].count("solved") == 1
     assert nine.next == "ch09.stable_softmax"  # the last one checked, still unsolved
     text = repr(nine)
     assert "Chapter 9: Softmax and the attention matrix A" in text
-    assert "1 solved, 1 tried, 1 not started" in text
+    assert "1 solved, 1 tried, 2 not started" in text
     assert "Next to try: ch09.stable_softmax" in text
     assert "ch10" not in text
 

@@ -336,8 +336,6 @@ WHERE_DISTANCE = "the section 'Why not subtraction?'"
     solution="answer = 5 + 17 - 2 * 9",
 )
 def _distance(answer: Any) -> None:
-    if isinstance(answer, bool):
-        raise Wrong("True/False is not a distance; one number is wanted.")
     got = to_numpy(answer, "Your squared distance")
     if got.size == 1:
         value = float(got.reshape(()))

@@ -62,9 +62,85 @@ def _by_hand(answer: Any) -> None:
     expect_array(got, BY_HAND, what="your weights", atol=1e-3, rtol=0)
 
 
-# ch09.stable_softmax ----------------------------------------------------------
+# --- ch09.gap: from two weights of a row back to the gap between their scores -------------------
+
+GAP_WEIGHTS = (0.6, 0.2)  # kitten, mat
+GAP = float(np.log(GAP_WEIGHTS[0] / GAP_WEIGHTS[1]))  # the ratio 3 is e to the gap: about 1.0986
+_WHERE_GAP = "the section 'Three properties, and the fact behind them'"
+
+
+@exercise(
+    "ch09.gap",
+    right=[GAP, np.log(3.0), round(GAP, 2), np.float32(GAP), [GAP]],
+    wrong=[0.4, 3.0, -GAP, float(np.log10(3.0)), float(np.exp(3.0)), 2.0, "1.1"],
+    catches="the gap between the weights; the ratio itself; mat's score minus kitten's; the base-10 "
+    "logarithm; e to the ratio; the ratio minus 1; text",
+    solution="answer = np.log(0.6 / 0.2)",
+)
+def _gap(answer: Any) -> None:
+    if isinstance(answer, str):
+        raise Wrong("Your answer is text; write the number without quotes.")
+    got = to_numpy(answer, "your gap")
+    if got.size == 1 and np.all(np.isfinite(got)):
+        value = float(got.reshape(()))
+        slips = [
+            (
+                0.4,
+                (
+                    "That is the gap between the two WEIGHTS. The question asks for the gap between "
+                    "their SCORES: how does a ratio of weights depend on a gap of scores? "
+                    f"See {_WHERE_GAP}."
+                ),
+            ),
+            (
+                3.0,
+                (
+                    "That is the ratio of the two weights. The ratio is e to the gap: the gap is the "
+                    "number you raise e to, so undo the e."
+                ),
+            ),
+            (
+                -GAP,
+                (
+                    "The size is right, but the sign is not: kitten has the larger weight, so its "
+                    "score is the larger one."
+                ),
+            ),
+            (
+                float(np.log10(3.0)),
+                (
+                    "That is a base-10 logarithm. The ratio of two weights is e to the "
+                    "gap, so you need the logarithm that undoes e^x, the natural one."
+                ),
+            ),
+            (
+                float(np.exp(3.0)),
+                ("You raised e to the ratio. It goes the other way round: the ratio IS e to the gap."),
+            ),
+            (
+                2.0,
+                (
+                    "Subtracting does not undo e^x. The ratio of two weights is e to the gap between "
+                    "their scores: which function turns e^x back into x?"
+                ),
+            ),
+        ]
+        for slip, hint in slips:
+            if np.isclose(value, slip, atol=1e-3, rtol=1e-3):
+                raise Wrong(hint)
+    expect_number(
+        got,
+        GAP,
+        what="your gap",
+        atol=0.006,
+        rtol=0,
+        hint=f"The ratio of two weights of a row is e to the gap between their scores; see {_WHERE_GAP}.",
+    )
+
 
 # Hidden inputs: each catches a class of wrong softmax (see `catches` below).
+# ch09.stable_softmax ----------------------------------------------------------
+
 _STABLE_CASES = (
     np.array([1.0, 2.0, 3.0]),  # one row, small scores
     np.array([1000.0, 1001.0, 1002.0]),  # overflows without the max-subtraction
@@ -258,79 +334,3 @@ def _doubled(answer: Any) -> None:
         if word not in _OPTIONS:
             raise Wrong(f"{word[:40]!r} is not a word of the sentence; the choices are: {', '.join(_OPTIONS)}.")
     expect_word(answer, _DOUBLED_ANSWER, _OPTIONS)
-
-
-# --- ch09.gap: from two weights of a row back to the gap between their scores -------------------
-
-GAP_WEIGHTS = (0.6, 0.2)  # kitten, mat
-GAP = float(np.log(GAP_WEIGHTS[0] / GAP_WEIGHTS[1]))  # the ratio 3 is e to the gap: about 1.0986
-_WHERE_GAP = "the section 'Three properties, and the fact behind them'"
-
-
-@exercise(
-    "ch09.gap",
-    right=[GAP, np.log(3.0), round(GAP, 2), np.float32(GAP), [GAP]],
-    wrong=[0.4, 3.0, -GAP, float(np.log10(3.0)), float(np.exp(3.0)), 2.0, "1.1"],
-    catches="the gap between the weights; the ratio itself; mat's score minus kitten's; the base-10 "
-    "logarithm; e to the ratio; the ratio minus 1; text",
-    solution="answer = np.log(0.6 / 0.2)",
-)
-def _gap(answer: Any) -> None:
-    if isinstance(answer, str):
-        raise Wrong("Your answer is text; write the number without quotes.")
-    got = to_numpy(answer, "your gap")
-    if got.size == 1 and np.all(np.isfinite(got)):
-        value = float(got.reshape(()))
-        slips = [
-            (
-                0.4,
-                (
-                    "That is the gap between the two WEIGHTS. The question asks for the gap between "
-                    "their SCORES: how does a ratio of weights depend on a gap of scores? "
-                    f"See {_WHERE_GAP}."
-                ),
-            ),
-            (
-                3.0,
-                (
-                    "That is the ratio of the two weights. The ratio is e to the gap: the gap is the "
-                    "number you raise e to, so undo the e."
-                ),
-            ),
-            (
-                -GAP,
-                (
-                    "The size is right, but the sign is not: kitten has the larger weight, so its "
-                    "score is the larger one."
-                ),
-            ),
-            (
-                float(np.log10(3.0)),
-                (
-                    "That is a base-10 logarithm. The ratio of two weights is e to the "
-                    "gap, so you need the logarithm that undoes e^x, the natural one."
-                ),
-            ),
-            (
-                float(np.exp(3.0)),
-                ("You raised e to the ratio. It goes the other way round: the ratio IS e to the gap."),
-            ),
-            (
-                2.0,
-                (
-                    "Subtracting does not undo e^x. The ratio of two weights is e to the gap between "
-                    "their scores: which function turns e^x back into x?"
-                ),
-            ),
-        ]
-        for slip, hint in slips:
-            if np.isclose(value, slip, atol=1e-3, rtol=1e-3):
-                raise Wrong(hint)
-    expect_number(
-        got,
-        GAP,
-        what="your gap",
-        atol=0.006,
-        rtol=0,
-        hint=f"The ratio of two weights of a row is e to the gap between their scores; see {_WHERE_GAP}.",
-    )

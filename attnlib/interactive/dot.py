@@ -1,4 +1,4 @@
-"""Chapter 7's figure: a real query against the running example's real keys; q · k = |q| × the shadow of k on q."""
+"""Chapter 7's figure: a real query against the running example's real keys; q · k is the length of q times the shadow of k on q."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def verdict(r: dict) -> str:
 def dot_product_arrows(
     query: str = "sat", key: str = "sat", theta: float = 40.0, k_length: float = 2.0
 ) -> InteractiveFigure:
-    """A real query q against the running example's keys, or a key of your own: q · k = |q| × shadow (chapter 7).
+    """A real query q against the running example's keys, or a key of your own: q · k = (length of q) × shadow (chapter 7).
 
     Pick a key by its word (positions counted from 0), or choose "your own k" and turn and stretch it.
     """
