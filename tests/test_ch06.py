@@ -2,14 +2,13 @@
 grids at one scale with the traced row, and the prerequisite map (drawn in the intro; its edges
 and labels are chapter 4–6 work) routes every edge around the boxes with typeset labels."""
 
-import itertools
 import re
 
 import matplotlib
 import numpy as np
 import pytest
 from helpers import hint_for
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from attnlib import check, plot
 from attnlib.exercises import ch06, get
@@ -138,52 +137,6 @@ def test_reflection_draws_both_grids_at_one_scale_with_the_traced_row():
     texts = [t.get_text() for t in ax.texts] + [fig._suptitle.get_text()]
     assert "$K$   3×2" in texts and r"$K^{\mathsf{T}}$   2×3" in texts
     matplotlib.pyplot.close(fig)
-
-
-# --- the prerequisite map -------------------------------------------------------------------
-
-
-def _boxes(ax):
-    return [p.get_bbox() for p in ax.patches if isinstance(p, FancyBboxPatch)]
-
-
-def _segments(arrow):
-    v = arrow.get_path().vertices  # for a path arrow, get_path is in display space; use the stored path
-    return list(itertools.pairwise(v))
-
-
-def _crosses(box, p, q, steps=200):
-    """True when the segment p–q passes strictly inside box (its ends may touch the edge)."""
-    for t in np.linspace(0, 1, steps)[1:-1]:
-        x, y = p + t * (q - p)
-        if box.x0 + 1e-6 < x < box.x1 - 1e-6 and box.y0 + 1e-6 < y < box.y1 - 1e-6:
-            return True
-    return False
-
-
-def test_prerequisite_map_edges_go_around_every_box_and_end_on_an_edge():
-    fig = plot.prerequisite_map()
-    ax = fig.axes[0]
-    boxes = _boxes(ax)
-    arrows = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
-    edges = sum(len(needs) for _, _, needs in plot.PREREQUISITES)
-    assert len(boxes) == len(plot.PREREQUISITES) and len(arrows) == edges
-    for arrow in arrows:
-        verts = arrow._path_original.vertices
-        for p, q in itertools.pairwise(verts):
-            assert not any(_crosses(b, np.array(p), np.array(q)) for b in boxes), (p, q)
-        tip = verts[-1]
-        on_edge = [b for b in boxes if b.x0 - 1e-6 <= tip[0] <= b.x1 + 1e-6 and b.y0 - 1e-6 <= tip[1] <= b.y1 + 1e-6]
-        assert len(on_edge) == 1, "each arrowhead touches exactly the box it points to"
-        assert arrow.get_zorder() > max(p.get_zorder() for p in ax.patches if isinstance(p, FancyBboxPatch))
-    matplotlib.pyplot.close(fig)
-
-
-def test_prerequisite_map_labels_are_typeset():
-    for node, _, _ in plot.PREREQUISITES:
-        outside_math = re.sub(r"\$[^$]*\$", "", node)
-        assert not re.search(r"[_^{}\\]", outside_math), node
-        assert node.count("$") % 2 == 0, node
 
 
 # --- the notebook and the registry agree -----------------------------------------------------

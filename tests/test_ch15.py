@@ -302,9 +302,10 @@ def test_roofline_figure_draws_each_roof_and_each_point():
 
 
 def _set_up_cells(path):
-    """The code cells up to and including the one that imports attnlib: the chapter's set-up."""
+    """The code cells up to and including the one that prints the threads: the chapter's set-up
+    (the thread settings, the set-up cell that checks attnlib is there, the imports)."""
     cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
-    end = next(i for i, c in enumerate(cells) if "import attnlib" in "".join(c["source"]))
+    end = next(i for i, c in enumerate(cells) if "thread_counts()" in "".join(c["source"]))
     return "\n".join("".join(c["source"]) for c in cells[: end + 1])
 
 
@@ -329,7 +330,8 @@ def test_the_set_up_leaves_numpy_and_torch_on_one_thread(chapter):
 
 def test_the_stored_output_shows_one_thread_each():
     cells = [c for c in json.loads(CHAPTER.read_text())["cells"] if c["cell_type"] == "code"]
-    text = "".join("".join(o.get("text", "")) for c in cells[:2] for o in c["outputs"])
+    end = next(i for i, c in enumerate(cells) if "thread_counts()" in "".join(c["source"]))
+    text = "".join("".join(o.get("text", "")) for c in cells[: end + 1] for o in c["outputs"])
     assert "numpy's BLAS threads: 1" in text and "torch threads:        1" in text
 
 

@@ -66,8 +66,9 @@ def _as_first_written(path: Path) -> None:
     if guard is not None:
         after = cells[cells.index(guard) + 1]
         after.source = tool.OLD_GUARD + "\n" + after.source
+        later = cells[cells.index(guard) + 1 :]
         cells.remove(guard)
-        for c in cells:
+        for c in later:
             if c.cell_type == "code" and c.get("execution_count"):
                 c.execution_count -= 1
                 for o in c.outputs:
@@ -96,13 +97,12 @@ def test_prepare_is_idempotent_and_keeps_every_output(copies):
         assert guard.source == tool.GUARD and guard.outputs == []
         assert tool.TAG in guard.metadata["tags"] and guard.metadata["jupyter"]["source_hidden"] is True
         assert not any(tool.OLD_GUARD.splitlines()[0] in c.source for c in nb.cells), f"{path.name}: old guard left"
-        # every stored output is unchanged; the counts moved up by one behind the guard's count 1
+        # every stored output is unchanged; the counts after the guard moved up by one behind its own
         outputs = _outputs(path)
         guard_at = next(i for i, c in enumerate(c for c in nb.cells if c.cell_type == "code") if c is guard)
-        assert outputs[guard_at] == (1, [])
-        assert outputs[:guard_at] + outputs[guard_at + 1 :] == _shifted(before[path], 1), (
-            f"{path.name}: an output changed"
-        )
+        assert outputs[guard_at] == (guard_at + 1, [])
+        assert outputs[:guard_at] == before[path][:guard_at], f"{path.name}: an output before the guard changed"
+        assert outputs[guard_at + 1 :] == _shifted(before[path][guard_at:], 1), f"{path.name}: an output changed"
         counts = [c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip()]
         assert counts == list(range(1, len(counts) + 1)), f"{path.name}: counts are not 1..N"
 

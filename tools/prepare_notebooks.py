@@ -108,8 +108,8 @@ def _fully_executed(nb) -> bool:
     return bool(counts) and counts == list(range(1, len(counts) + 1))
 
 
-def _shift_counts(nb, by: int) -> None:
-    for cell in nb.cells:
+def _shift_counts(cells, by: int) -> None:
+    for cell in cells:
         if cell.cell_type == "code" and cell.get("execution_count") is not None:
             cell.execution_count += by
             for output in cell.get("outputs", []):
@@ -130,9 +130,10 @@ def add_guard(nb) -> None:
         return
     first.source = rest
     guard = guard_cell()
-    if executed:
-        _shift_counts(nb, 1)
-        guard.execution_count = 1
+    if executed:  # the guard runs just before `first`: it takes first's count, and the rest move up one
+        before = code.index(first)
+        _shift_counts(code[before:], 1)
+        guard.execution_count = before + 1
     nb.cells.insert(nb.cells.index(first), guard)
 
 
