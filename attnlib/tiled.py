@@ -40,12 +40,12 @@ def tiled_attention(
 ) -> Array:
     """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (chapter 16).
 
-    On a CPU the heads go one at a time and the queries in chunks of `query_block` rows
-    (default QUERY_BLOCK), so that one block of scores stays in the processor's cache while
-    the softmax steps walk over it; on a GPU every head and every query go at once. Each
-    chunk meets the keys one block at a time. `causal=True` lets query i see keys
-    0 … i only, and skips the blocks of keys that lie wholly after a chunk's last query:
-    about half the work. What 16-bit inputs (float16, bfloat16) get: Q, K and V are turned
+    On a CPU the queries go in chunks of `query_block` rows (default QUERY_BLOCK) and, unless
+    the scores of all heads together fit in one block, the heads go one at a time: one block
+    of scores then stays in the processor's cache while the softmax steps walk over it. On a
+    GPU every head and every query go at once. Each chunk meets the keys one block at a
+    time. `causal=True` lets query i see keys 0 … i only, and skips the blocks of keys that
+    lie wholly after a chunk's last query: about half the work. What 16-bit inputs (float16, bfloat16) get: Q, K and V are turned
     into float32 first, so every product, the running statistics and Z are float32, and
     only the result is rounded back to 16 bits. (FlashAttention instead feeds the 16-bit
     numbers to the products and keeps only the sums and statistics in float32.)
@@ -64,10 +64,11 @@ def tiled_attention(
     batch = np.broadcast_shapes(score_batch, shape_of(V)[:-2])
     Q, K, V = (_broadcast(x, batch) for x in (Q, K, V))  # views: no copies
     allowed = None if allowed is None else _broadcast(allowed, batch)
-    if _on_cpu(Q):
-        heads, query_block = list(np.ndindex(*batch)), query_block or QUERY_BLOCK  # one head at a time
+    query_block = query_block or (QUERY_BLOCK if _on_cpu(Q) else max(n, 1))  # a GPU takes every query at once
+    if _on_cpu(Q) and math.prod(batch) * n * m > query_block * block:
+        heads = list(np.ndindex(*batch))  # one head at a time, so that one block of scores stays in the cache
     else:
-        heads, query_block = [Ellipsis], query_block or max(n, 1)  # every head and every query at once
+        heads = [Ellipsis]  # every head at once: their scores fit in one block, or a GPU wants few, large steps
     scale = 1 / math.sqrt(Q.shape[-1])
     Z = _empty(batch + (n, V.shape[-1]), like=Q)
     for head in heads:
