@@ -45,10 +45,12 @@ def tiled_attention(
     of scores then stays in the processor's cache while the softmax steps walk over it. On a
     GPU every head and every query go at once. Each chunk meets the keys one block at a
     time. `causal=True` lets query i see keys 0 … i only, and skips the blocks of keys that
-    lie wholly after a chunk's last query: about half the work. What 16-bit inputs (float16, bfloat16) get: Q, K and V are turned
-    into float32 first, so every product, the running statistics and Z are float32, and
-    only the result is rounded back to 16 bits. (FlashAttention instead feeds the 16-bit
-    numbers to the products and keeps only the sums and statistics in float32.)
+    lie wholly after a chunk's last query: about half the work.
+
+    What 16-bit inputs (float16, bfloat16) get: Q, K and V are turned into float32 first, so
+    every product, the running statistics and Z are float32, and only the result is rounded
+    back to 16 bits. (FlashAttention instead feeds the 16-bit numbers to the products and
+    keeps only the sums and statistics in float32.)
     """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
     check_inputs("tiled_attention", Q, K, V)
