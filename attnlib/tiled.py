@@ -24,8 +24,9 @@ from .arrays import Array, as_array, is_torch, same_kind, shape_of, whole_number
 from .core import swap_last_two
 from .masks import check_mask
 
-BLOCK = 256  # keys per block; benchmarks/cpu_sweep.py times other sizes against SDPA
-QUERY_BLOCK = 256  # queries per chunk on a CPU: a 256×256 block of float32 scores is 256 KiB per head
+BLOCK = 512  # keys per block
+QUERY_BLOCK = 512  # queries per chunk on a CPU: 512×512 float32 scores of one head are 1 MiB, inside the cache
+# Both chosen by timing: benchmarks/cpu_sweep.py times other sizes against SDPA.
 
 
 def tiled_attention(
@@ -39,14 +40,17 @@ def tiled_attention(
 ) -> Array:
     """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (chapter 16).
 
-    The queries go in chunks of `query_block` rows (default QUERY_BLOCK on a CPU, where a
-    small chunk keeps each block of scores in the cache; all rows at once on a GPU), and
-    each chunk meets the keys one block at a time. `causal=True` lets query i see keys
-    0 … i only, and skips the blocks of keys that lie wholly after a chunk's last query:
-    about half the work. What 16-bit inputs (float16, bfloat16) get: Q, K and V are turned
-    into float32 first, so every product, the running statistics and Z are float32, and
-    only the result is rounded back to 16 bits. (FlashAttention instead feeds the 16-bit
-    numbers to the products and keeps only the sums and statistics in float32.)
+    On a CPU the queries go in chunks of `query_block` rows (default QUERY_BLOCK) and, unless
+    the scores of all heads together fit in one block, the heads go one at a time: one block
+    of scores then stays in the processor's cache while the softmax steps walk over it. On a
+    GPU every head and every query go at once. Each chunk meets the keys one block at a
+    time. `causal=True` lets query i see keys 0 … i only, and skips the blocks of keys that
+    lie wholly after a chunk's last query: about half the work.
+
+    What 16-bit inputs (float16, bfloat16) get: Q, K and V are turned into float32 first, so
+    every product, the running statistics and Z are float32, and only the result is rounded
+    back to 16 bits. (FlashAttention instead feeds the 16-bit numbers to the products and
+    keeps only the sums and statistics in float32.)
     """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
     check_inputs("tiled_attention", Q, K, V)
@@ -59,33 +63,32 @@ def tiled_attention(
     n, m = Q.shape[-2], K.shape[-2]
     score_batch = np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
     allowed = None if mask is None else full_mask(mask, score_batch + (n, m), like=Q)
-    if query_block is None:
-        query_block = QUERY_BLOCK if _on_cpu(Q) else max(n, 1)
-    Q = Q * (1 / math.sqrt(Q.shape[-1]))  # scale Q once (n·d numbers), not the n×m scores
-    chunks = [
-        _attend(
-            Q[..., start : start + query_block, :],
-            K,
-            V,
-            block,
-            start,
-            causal,
-            None if allowed is None else allowed[..., start : start + query_block, :],
-        )
-        for start in range(0, max(n, 1), query_block)
-    ]
-    Z = chunks[0] if len(chunks) == 1 else _concat(chunks)
+    batch = np.broadcast_shapes(score_batch, shape_of(V)[:-2])
+    Q, K, V = (_broadcast(x, batch) for x in (Q, K, V))  # views: no copies
+    allowed = None if allowed is None else _broadcast(allowed, batch)
+    query_block = query_block or (QUERY_BLOCK if _on_cpu(Q) else max(n, 1))  # a GPU takes every query at once
+    if _on_cpu(Q) and math.prod(batch) * n * m > query_block * block:
+        heads = list(np.ndindex(*batch))  # one head at a time, so that one block of scores stays in the cache
+    else:
+        heads = [Ellipsis]  # every head at once: their scores fit in one block, or a GPU wants few, large steps
+    scale = 1 / math.sqrt(Q.shape[-1])
+    Z = _empty(batch + (n, V.shape[-1]), like=Q)
+    for head in heads:
+        for start in range(0, n, query_block):
+            rows = slice(start, start + query_block)
+            q = Q[head][..., rows, :] * scale  # scale the queries (n·d numbers), not the n×m scores
+            hidden = None if allowed is None else allowed[head][..., rows, :]
+            Z[head][..., rows, :] = _attend(q, K[head], V[head], block, start, causal, hidden)
     return _cast(Z, given)
 
 
 def _attend(Q: Array, K: Array, V: Array, block: int, first_row: int, causal: bool, allowed: Array | None) -> Array:
     """One chunk of (scaled) queries against the keys, one block at a time: the online softmax."""
     rows = Q.shape[-2]
-    batch = np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2])
     in_place = not _recording(Q, K, V)
-    mu = _full(batch + (rows, 1), -math.inf, Q)  # running max μ: the largest score so far, per query
-    l = _full(batch + (rows, 1), 0.0, Q)  # running sum: Σ exp(score - μ) so far
-    Z = _full(np.broadcast_shapes(batch, shape_of(V)[:-2]) + (rows, V.shape[-1]), 0.0, Q)
+    mu = _full(shape_of(Q)[:-1] + (1,), -math.inf, Q)  # running max μ: the largest score so far, per query
+    l = _full(shape_of(Q)[:-1] + (1,), 0.0, Q)  # running sum: Σ exp(score - μ) so far
+    Z = _full(shape_of(Q)[:-1] + (V.shape[-1],), 0.0, Q)
     last = min(K.shape[-2], first_row + rows) if causal else K.shape[-2]
     for start in range(0, last, block):
         stop = min(start + block, last)
@@ -218,6 +221,16 @@ def _on_cpu(x: Array) -> bool:
     return not is_torch(x) or x.device.type == "cpu"
 
 
+def _broadcast(x: Array, batch: tuple[int, ...]) -> Array:
+    """x seen with the batch dimensions `batch` (a view that repeats x where it has fewer)."""
+    shape = batch + tuple(x.shape[-2:])
+    return x.expand(shape) if is_torch(x) else np.broadcast_to(x, shape)
+
+
+def _empty(shape: tuple[int, ...], like: Array) -> Array:
+    return like.new_empty(shape) if is_torch(like) else np.empty(shape, dtype=like.dtype)
+
+
 def _full(shape: tuple[int, ...], value: float, like: Array) -> Array:
     return like.new_full(shape, value) if is_torch(like) else np.full(shape, value, dtype=like.dtype)
 
@@ -228,14 +241,6 @@ def _like(x: np.ndarray, like: Array) -> Array:
 
         return torch.as_tensor(x, device=like.device)
     return x
-
-
-def _concat(chunks: list[Array]) -> Array:
-    if is_torch(chunks[0]):
-        import torch
-
-        return torch.cat(chunks, dim=-2)
-    return np.concatenate(chunks, axis=-2)
 
 
 def _row_max(x: Array) -> Array:

@@ -47,7 +47,7 @@ from benchmarks import parts
 HEADS, D, N = 8, 64, 2048
 SIZES = [64, 128, 256, 512, 1024, 2048]
 TARGETS = {"tiled-torch / sdpa": 1.3, "tiled-numpy / sdpa": 1.8, "tiled memory / naive memory": 0.10}
-BLOCKS = [(256, 256), (512, 128), (256, 128), (1024, 128)]  # (keys per block, queries per chunk)
+BLOCKS = [(512, 512), (256, 256), (1024, 256), (256, 1024)]  # (keys per block, queries per chunk)
 
 
 def say(line: str) -> None:

@@ -198,6 +198,26 @@ def test_query_chunks_and_key_blocks_of_every_size_agree():
             tiled_attention(Q, K, V, query_block=bad)
 
 
+def test_every_head_at_once_as_on_a_gpu_gives_the_same_z(monkeypatch):
+    """Off a CPU (or when all heads' scores fit in one block) every head goes at once; that path must agree."""
+    rng = np.random.default_rng(14)
+    Q, K, V = rng.standard_normal((2, 1, 11, 4)), rng.standard_normal((1, 3, 9, 4)), rng.standard_normal((3, 9, 5))
+    mask = rng.random((11, 9)) < 0.6
+    mask[:, 0] = True
+    expected = attnlib.attention(Q, K, V, mask=mask)[0]
+    per_head = tiled_attention(Q, K, V, block=4, query_block=4, mask=mask)  # 6 heads of 11×9 > one 4×4 block
+    monkeypatch.setattr(attnlib.tiled, "_on_cpu", lambda x: False)
+    at_once = tiled_attention(Q, K, V, block=4, mask=mask)
+    np.testing.assert_allclose(per_head, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(at_once, expected, rtol=1e-12, atol=1e-12)
+    causal = attnlib.attention(Q, K, V, mask=np.tril(np.ones((11, 9), dtype=bool)))[0]
+    np.testing.assert_allclose(tiled_attention(Q, K, V, block=4, causal=True), causal, rtol=1e-12, atol=1e-12)
+    Qt, Kt, Vt = (torch.from_numpy(x) for x in (Q, K, V))
+    torch.testing.assert_close(
+        tiled_attention(Qt, Kt, Vt, block=4, mask=torch.from_numpy(mask)), torch.from_numpy(expected)
+    )
+
+
 def relative_error(out, ref):
     return float((out.double() - ref).norm() / ref.norm())
 
@@ -241,25 +261,24 @@ def test_causal_equals_the_causal_mask_and_sdpa():
     torch.testing.assert_close(tiled_attention(Qt, Kt, Vt, block=8, causal=True), sdpa)
 
 
-class CountingKeys(np.ndarray):
-    """An array that records which rows each slice along the keys asked for."""
-
-    def __getitem__(self, index):
-        if isinstance(index, tuple) and len(index) == 3 and isinstance(index[1], slice):
-            self.seen.append((index[1].start, index[1].stop))
-        return np.asarray(self).__getitem__(index)
-
-
-def test_causal_skips_the_blocks_after_each_chunk():
+def test_causal_skips_the_blocks_after_each_chunk(monkeypatch):
+    """Every block of scores gets exactly one row max: counting those counts the blocks computed."""
     rng = np.random.default_rng(12)
     Q, K, V = (rng.standard_normal((8, 4)) for _ in range(3))
+    row_max, widths = attnlib.tiled._row_max, []
+
+    def counting_row_max(S):
+        widths.append(S.shape[-1])
+        return row_max(S)
+
+    monkeypatch.setattr(attnlib.tiled, "_row_max", counting_row_max)
     counts = {}
     for causal in (False, True):
-        K_spy = K.view(CountingKeys)
-        K_spy.seen = []
-        tiled_attention(Q, K_spy, V, block=2, query_block=2, causal=causal)
-        counts[causal] = len(K_spy.seen)
+        widths.clear()
+        tiled_attention(Q, K, V, block=2, query_block=2, causal=causal)
+        counts[causal] = len(widths)
     assert counts == {False: 16, True: 1 + 2 + 3 + 4}  # four chunks of 2 queries, blocks of 2 keys
+    assert set(widths) == {2}
 
 
 def test_gradients_flow_through_tiled_and_match_sdpa():
