@@ -1,7 +1,8 @@
 """attnlib: the small shared library behind the course "Attention, from the ground up".
 
 The math works on numpy arrays and torch tensors (CPU or GPU) through one code path.
-`attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.results` (stored timings) and
+`attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.machine` (the machine's facts and
+ceilings), `attnlib.sweep` (the timing sweep), `attnlib.results` (stored timings) and
 `attnlib.scaling` (chapter 8's experiments) and `attnlib.interactive` (figures that run in the
 book's pages) load only when first used, and so does `attnlib.progress()` (the learner's record of
 the exercises checked),
@@ -41,15 +42,16 @@ __all__ = [
     "VOCAB", "VOCAB_2D", "FEATURES", "RUNNING_SENTENCE", "running_lenses", "embed", "sentence_matrix", "words", "random_weights",
     "causal_mask", "padding_mask", "apply_mask", "split_heads", "merge_heads", "multi_head_attention",
     "positional_encoding", "learned_position_table",
-    "check", "exercise_ids", "progress", "plot", "bench", "results", "scaling", "interactive", "training",
+    "check", "exercise_ids", "progress", "plot", "bench", "machine", "sweep", "results", "scaling", "interactive",
+    "training",
 ]
 # fmt: on
 
-_LAZY_MODULES = {"plot", "bench", "results", "scaling", "interactive", "training"}
+_LAZY_MODULES = {"plot", "bench", "machine", "sweep", "results", "scaling", "interactive", "training"}
 
 
 def __getattr__(name: str) -> Any:
-    """Load attnlib.plot, .bench, .results, .scaling, .training and progress() on first use, so `import attnlib` stays fast."""
+    """Load attnlib.plot, .bench, .machine, .sweep, .results, .scaling, .training and progress() on first use, so `import attnlib` stays fast."""
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name == "progress":  # a function; its module is attnlib.exercise_record

@@ -1,8 +1,8 @@
-"""Stored timing results (chapter 15): read the files of `python -m attnlib.bench --out`, fit slopes, compare runs.
+"""Stored timing results (chapter 15): read the files of `python -m benchmarks.sweep --out`, fit slopes, compare runs.
 
 A results file is JSON with three parts: "system" (the hardware and software that made the
 numbers, and the date), "settings" (the workload) and "results" (one row per size n and
-implementation, as `attnlib.bench.run_sweep` returns them). Every function here reads those
+implementation, as `attnlib.sweep.run_sweep` returns them). Every function here reads those
 rows; none of them measures anything, so everything here is deterministic.
 """
 
@@ -274,6 +274,6 @@ def title(run: dict) -> str:
 
 def command(run: dict, folder: str = ".") -> str:
     """The command line that made a stored run, rebuilt from its recorded settings, writing into `folder` (chapter 15)."""
-    from .bench import command_line
+    from .sweep import command_line
 
     return command_line(run["settings"], out=f"{folder.rstrip('/')}/{run['file']}" if run.get("file") else None)

@@ -39,7 +39,7 @@ import torch
 import torch.nn.functional as F
 
 import attnlib
-from attnlib import bench
+from attnlib import bench, machine, sweep
 from attnlib.fast import naive_attention
 from attnlib.tiled import tiled_attention
 from benchmarks import parts
@@ -62,10 +62,10 @@ def ceilings(rounds: int) -> dict:
     """Matmul peak and copy bandwidth, numpy and torch, each a median."""
     out = {"matmul_side": 2048, "copy_mebibytes": 256}
     out["peak_flops"] = {
-        lib: bench.matmul_peak("cpu", "float32", size=2048, library=lib, repeat=rounds) for lib in ("numpy", "torch")
+        lib: machine.matmul_peak("cpu", "float32", size=2048, library=lib, repeat=rounds) for lib in ("numpy", "torch")
     }
     out["bandwidth_bytes_per_s"] = {
-        lib: bench.memory_bandwidth("cpu", library=lib, repeat=rounds) for lib in ("numpy", "torch")
+        lib: machine.memory_bandwidth("cpu", library=lib, repeat=rounds) for lib in ("numpy", "torch")
     }
     return out
 
@@ -84,7 +84,7 @@ def blocks(rounds: int) -> dict:
         calls[f"tiled-numpy {b}x{qb}"] = lambda b=b, qb=qb: tiled_attention(Q, K, V, block=b, query_block=qb)
         calls[f"tiled-torch {b}x{qb}"] = lambda b=b, qb=qb: tiled_attention(Qt, Kt, Vt, block=b, query_block=qb)
     with torch.inference_mode():
-        samples = bench.interleaved(calls, rounds)
+        samples = sweep.interleaved(calls, rounds)
     sdpa = samples["sdpa-torch"]
     return {
         "n": N,
@@ -136,7 +136,7 @@ print(json.dumps({"impl": impl, "peak_extra_bytes": (status_kib("VmHWM") - befor
 def memory(n: int = N) -> dict:
     """Peak extra memory of one call, each implementation in a fresh process (Linux: VmHWM after a reset)."""
     out = {}
-    for impl in bench.IMPLEMENTATIONS:
+    for impl in sweep.IMPLEMENTATIONS:
         run = subprocess.run(
             [sys.executable, "-c", CHILD, impl, str(n)],
             capture_output=True,
@@ -190,7 +190,7 @@ def all_cores(rounds: int) -> dict | None:
 
 def forward_once(rounds: int) -> dict:
     torch.set_num_threads(int(THREADS))
-    rows = bench.run_sweep(
+    rows = sweep.run_sweep(
         "cpu",
         "float32",
         [N],
@@ -204,7 +204,7 @@ def forward_once(rounds: int) -> dict:
     for r in rows:
         r.pop("pct_of_peak", None)
         r.pop("samples_s", None)
-    return {"threads_reported": bench.thread_counts(), "rows": rows}
+    return {"threads_reported": machine.thread_counts(), "rows": rows}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -219,13 +219,13 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(forward_once(args.rounds)))
         return
     torch.set_num_threads(1)
-    threads = bench.thread_counts()
+    threads = machine.thread_counts()
     if threads["numpy_blas"] not in (1, None) or threads["torch"] != 1:
         sys.exit(f"benchmarks.cpu_sweep: error: the libraries report {threads}, not one thread each")
     loads = [load()]
     if args.require_quiet and loads[0] >= 1:
         sys.exit(f"benchmarks.cpu_sweep: the load is {loads[0]:.2f} (≥ 1); run again when the machine is quiet")
-    system = bench.system_info("cpu")
+    system = machine.system_info("cpu")
     say(f"{system['cpu_model']}; threads reported {threads}; load {loads[0]:.2f}")
     command = " ".join(["PYTHONPATH=. python -m benchmarks.cpu_sweep", *sys.argv[1:]])
     result: dict = {"system": system, "command": command, "rounds": args.rounds, "targets": TARGETS}
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
         + ", ".join(f"{k} {v / 1e9:.1f} GB/s" for k, v in c["bandwidth_bytes_per_s"].items())
     )
     sizes = [int(x) for x in args.sizes.split(",")]
-    rows = bench.run_sweep("cpu", "float32", sizes, d=D, heads=HEADS, repeat=args.rounds, peak_flops=peak, progress=say)
+    rows = sweep.run_sweep("cpu", "float32", sizes, d=D, heads=HEADS, repeat=args.rounds, peak_flops=peak, progress=say)
     result.update(
         settings={
             "device": "cpu",
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
             "repeat": args.rounds,
             "warmup": 1,
             "threads": 1,
-            "implementations": list(bench.IMPLEMENTATIONS),
+            "implementations": list(sweep.IMPLEMENTATIONS),
             "peak_size": 2048,
         },
         peak_flops=peak,

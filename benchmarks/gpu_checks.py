@@ -12,7 +12,7 @@ It needs only the standard library, numpy and torch, and measures three things:
    same device: ‖Z − Z_ref‖ / ‖Z_ref‖. NaN counts as a failure.
 2. clocks: the same calls timed with CUDA events and with perf_counter around synchronize();
    the medians must agree (within 10 %; on a CPU both are perf_counter).
-3. the matmul peak in float32, bfloat16 and float16 (bench.matmul_peak), and the bandwidth of a
+3. the matmul peak in float32, bfloat16 and float16 (machine.matmul_peak), and the bandwidth of a
    large device-to-device copy (bytes read plus bytes written), the two ceilings of chapter 15's roofline.
 """
 
@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 
 import attnlib
-from attnlib import bench
+from attnlib import bench, machine
 from attnlib.tiled import tiled_attention
 
 IMPLEMENTATIONS = {
@@ -131,7 +131,7 @@ def clocks(device: str, n: int, heads: int, d: int, repeat: int) -> list[dict]:
 
 def copy_bandwidth(device: str, gib: float) -> float:
     """Bytes per second of a large copy on the device (bytes read plus bytes written), a median like every timing."""
-    return bench.memory_bandwidth(device, library="torch", mebibytes=max(1, int(gib * 1024)), repeat=10)
+    return machine.memory_bandwidth(device, library="torch", mebibytes=max(1, int(gib * 1024)), repeat=10)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("gpu_checks: torch sees no CUDA GPU here; for a dry run use --device cpu")
     started = time.perf_counter()
     report = {
-        "system": bench.system_info(args.device),
+        "system": machine.system_info(args.device),
         "torch_settings": {
             "float32_matmul_precision": torch.get_float32_matmul_precision(),
             "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
             flush=True,
         )
     report["matmul_peak_flops"] = {
-        dtype: bench.matmul_peak(args.device, dtype, repeat=20) for dtype in ("float32", "bfloat16", "float16")
+        dtype: machine.matmul_peak(args.device, dtype, repeat=20) for dtype in ("float32", "bfloat16", "float16")
     }
     for dtype, flops in report["matmul_peak_flops"].items():
         print(f"peak   matmul {dtype:<9} {flops / 1e9:10.1f} GFLOP/s", flush=True)

@@ -75,7 +75,7 @@ step 100 "$PY" benchmarks/gpu_checks.py --device "$DEVICE" --n "$CHECK_N" --head
 step 120 "$PY" -m benchmarks.parts --device "$DEVICE" --dtype bfloat16 --n "$PARTS_N" --heads "$HEADS" \
   --d "$D" --rounds "$REPEAT" --out "$OUT/gpu_parts.json"
 for DTYPE in float32 bfloat16; do
-  step 110 "$PY" -m attnlib.bench --device "$DEVICE" --dtype "$DTYPE" --sizes "$SIZES" --heads "$HEADS" \
+  step 110 "$PY" -m benchmarks.sweep --device "$DEVICE" --dtype "$DTYPE" --sizes "$SIZES" --heads "$HEADS" \
     --d "$D" --batch 1 --impls "$IMPLS" --repeat "$REPEAT" --warmup "$WARMUP" --threads 1 \
     --out "$OUT/gpu_${NAME}_${DTYPE}.json"
 done

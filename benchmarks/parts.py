@@ -4,7 +4,7 @@ that the sweep does not make. Used by benchmarks/cpu_sweep.py (CPU) and benchmar
     PYTHONPATH=. python -m benchmarks.parts --device cuda --dtype bfloat16 --n 4096 --out parts.json
 
 Needs only numpy and torch. Every timing is a median over shuffled, interleaved rounds
-(attnlib.bench.interleaved), with its min and max and the load average of each round.
+(attnlib.sweep.interleaved), with its min and max and the load average of each round.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 import attnlib
-from attnlib import bench
+from attnlib import bench, machine, sweep
 from attnlib.fast import naive_attention
 from attnlib.tiled import tiled_attention
 
@@ -65,7 +65,7 @@ def forward_backward(device: str, dtype: str, n: int, heads: int, d: int, rounds
     for name, kernel in kernels.items():
         calls[f"{name} forward"] = kernel
         calls[f"{name} forward+backward"] = both(kernel)
-    samples = bench.interleaved(calls, rounds, device=device)
+    samples = sweep.interleaved(calls, rounds, device=device)
     out = {
         "n": n,
         "heads": heads,
@@ -100,7 +100,7 @@ def causal(device: str, dtype: str, n: int, heads: int, d: int, rounds: int, num
         calls["tiled-numpy full"] = lambda: tiled_attention(Qn, Kn, Vn)
         calls["tiled-numpy causal"] = lambda: tiled_attention(Qn, Kn, Vn, causal=True)
     with torch.inference_mode():
-        samples = bench.interleaved(calls, rounds, device=device)
+        samples = sweep.interleaved(calls, rounds, device=device)
     out = {
         "n": n,
         "heads": heads,
@@ -159,7 +159,7 @@ def backends(device: str, dtype: str, n: int, heads: int, d: int, rounds: int) -
         else:
             calls[name] = run
     with torch.inference_mode():
-        samples = bench.interleaved(calls, rounds, device=device) if calls else {"_load": [float("nan")]}
+        samples = sweep.interleaved(calls, rounds, device=device) if calls else {"_load": [float("nan")]}
     return {
         "n": n,
         "heads": heads,
@@ -176,7 +176,7 @@ def backends(device: str, dtype: str, n: int, heads: int, d: int, rounds: int) -
 
 def measure(device: str, dtype: str, n: int, heads: int, d: int, rounds: int) -> dict:
     return {
-        "system": bench.system_info(device),
+        "system": machine.system_info(device),
         "forward_backward": forward_backward(device, dtype, n, heads, d, rounds),
         "causal": causal(device, dtype, n, heads, d, rounds, numpy_too=device == "cpu"),
         "sdpa_backends": backends(device, dtype, n, heads, d, rounds),

@@ -146,7 +146,7 @@ def _build_once_per_run() -> BookBuild:
 
 #: Tests that run a whole program end to end (the GPU script's dry run, the benchmark's command
 #: line): a minute or more on a 2-core machine, so `make check` leaves them to `make test`.
-END_TO_END = ["tests/test_gpu_run.py::*", "tests/test_bench.py::test_cli*"]
+END_TO_END = ["tests/test_gpu_run.py::*", "tests/test_sweep.py::test_cli*"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

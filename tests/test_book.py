@@ -18,7 +18,14 @@ from conftest import toc_files
 ROOT = Path(__file__).resolve().parents[1]
 
 #: modules whose public functions the reference must document, as "module.function"
-REFERENCE_MODULES = ["attnlib.plot", "attnlib.tiled", "attnlib.bench", "attnlib.results"]
+REFERENCE_MODULES = [
+    "attnlib.plot",
+    "attnlib.tiled",
+    "attnlib.bench",
+    "attnlib.machine",
+    "attnlib.sweep",
+    "attnlib.results",
+]
 #: the most MathJax may add to the built book (the whole es5/ folder would be 24 MB)
 MATHJAX_MAX_BYTES = 12_000_000
 
@@ -265,10 +272,10 @@ def test_search_index_titles_have_no_raw_tex(built_book):
     assert any("√dₖ" in t for t in titles), "chapter 8's title should read 'Why divide by √dₖ'"
 
 
-def test_reference_shows_the_bench_commands_as_literal_blocks(built_book):
+def test_reference_shows_the_sweep_commands_as_literal_blocks(built_book):
     text = (built_book.html_dir / "reference.html").read_text(encoding="utf-8")
     blocks = [re.sub(r"<[^>]+>", "", b) for b in re.findall(r"<pre>(.*?)</pre>", text, flags=re.DOTALL)]
-    commands = [b for b in blocks if "python -m attnlib.bench" in b]
-    assert commands, "the attnlib.bench commands are not in a literal block on the reference page"
+    commands = [b for b in blocks if "python -m benchmarks.sweep" in b]
+    assert commands, "the sweep's commands are not in a literal block on the reference page"
     assert all("--device" in b for b in commands)
     assert "–device" not in text and "—device" not in text, "a -- became a dash"

@@ -17,8 +17,9 @@ from helpers import said
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnlib import bench, plot, results
+from attnlib import bench, machine, plot, results
 from attnlib.exercises import ch15
+from benchmarks import sweep as sweep_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "15_counting_and_timing.ipynb"
@@ -222,7 +223,7 @@ def test_command_is_rebuilt_from_the_stored_settings():
     }
     run = {**_run([_row("naive-numpy", 64, 1e-3)]), "settings": settings, "file": "x.json"}
     line = results.command(run, "chapters/data")
-    args = bench._parse(line.split("python -m attnlib.bench ")[1].split())
+    args = sweep_cli._parse(line.split("python -m benchmarks.sweep ")[1].split())
     assert args.sizes == settings["sizes"] and args.impls == settings["implementations"]
     for key in ("device", "dtype", "d", "batch", "heads", "repeat", "warmup", "threads"):
         assert getattr(args, key) == settings[key], key
@@ -313,8 +314,8 @@ def _set_up_cells(path):
 def test_the_set_up_leaves_numpy_and_torch_on_one_thread(chapter):
     """Run the chapter's set-up in a fresh Python, then ask the libraries themselves."""
     code = _set_up_cells(ROOT / "chapters" / chapter)
-    code += "\nimport json\nprint('REPORT', json.dumps(bench.thread_counts()))"
-    env = {k: v for k, v in os.environ.items() if k not in bench.THREAD_VARIABLES}
+    code += "\nimport json\nprint('REPORT', json.dumps(machine.thread_counts()))"
+    env = {k: v for k, v in os.environ.items() if k not in machine.THREAD_VARIABLES}
     run = subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT / "chapters",

@@ -1,0 +1,252 @@
+"""The machine a timing runs on (chapter 15): its CPU, the threads the libraries report, and its
+two ceilings, the matmul peak (FLOP/s) and the memory bandwidth (bytes per second).
+
+Needs only the standard library, numpy and (when present) torch, so it runs on a bare GPU machine.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from .bench import _time_once, _torch, synchronize, time_fn
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+CPU_FEATURES = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "fma")  # the vector extensions that matter here
+
+
+def cpu_details() -> dict:
+    """The CPU as the operating system names it: model name, family/model/stepping, vector extensions (chapter 15)."""
+    details: dict[str, Any] = {
+        "model_name": None,
+        "vendor": None,
+        "family": None,
+        "model": None,
+        "stepping": None,
+        "flags": {},
+    }
+    fields = {
+        "model name": "model_name",
+        "vendor_id": "vendor",
+        "cpu family": "family",
+        "model": "model",
+        "stepping": "stepping",
+    }
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = (part.strip() for part in line.partition(":"))
+                if key in fields and details[fields[key]] is None:
+                    details[fields[key]] = value
+                elif key in ("flags", "Features") and not details["flags"]:
+                    present = set(value.split())
+                    details["flags"] = {name: name in present for name in CPU_FEATURES}
+                elif not line.strip() and details["model_name"]:
+                    break  # the first processor is enough: all of them are alike
+    except OSError:
+        pass
+    if details["model_name"] is None and sys.platform == "darwin":
+        import subprocess
+
+        try:
+            details["model_name"] = subprocess.run(
+                ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5, check=False
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            pass
+    if not details["model_name"]:
+        details["model_name"] = platform.processor() or platform.machine()
+    return details
+
+
+def _cpu_model(details: dict | None = None) -> str:
+    """One line for the CPU, e.g. 'AMD EPYC (family 25, model 1; AVX2, no AVX-512)'."""
+    details = details or cpu_details()
+    parts = []
+    if details.get("family") is not None:
+        parts.append(f"family {details['family']}, model {details['model']}")
+    flags = details.get("flags") or {}
+    if flags:
+        vector = ["AVX2" if flags.get("avx2") else "no AVX2", "AVX-512" if flags.get("avx512f") else "no AVX-512"]
+        if flags.get("amx_bf16"):
+            vector.append("AMX")
+        parts.append(", ".join(vector))
+    return f"{details['model_name']} ({'; '.join(parts)})" if parts else details["model_name"]
+
+
+def thread_counts() -> dict:
+    """The threads the libraries *report* they will use: numpy's BLAS, asked through its own
+    function, and torch (chapter 15). None where a library cannot be asked."""
+    return {"numpy_blas": _blas_threads(), "torch": _torch().get_num_threads() if _torch() else None}
+
+
+def _blas_threads() -> int | None:
+    """OpenBLAS's (or MKL's) own count, found among the libraries this process has loaded."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        counts = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+        if counts:
+            return max(counts)
+    except ImportError:
+        pass
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "blas" in line.lower() or "mkl_rt" in line}
+    except OSError:
+        return None
+    names = (
+        "scipy_openblas_get_num_threads64_",
+        "openblas_get_num_threads64_",
+        "openblas_get_num_threads",
+        "scipy_openblas_get_num_threads",
+        "MKL_Get_Max_Threads",
+    )
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in names:
+            if hasattr(lib, name):
+                return int(getattr(lib, name)())
+    return None
+
+
+def _numpy_blas() -> str | None:
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        return f"{blas['name']} {blas.get('version', '')}".strip()
+    except (KeyError, TypeError, ValueError, AttributeError):  # show_config's layout differs by version
+        return None
+
+
+def system_info(device: str = "cpu") -> dict:
+    """Hardware and software of this run: CPU and GPU model, threads, versions, date (UTC) (chapter 15)."""
+    torch = _torch()
+    cpu = cpu_details()
+    info = {
+        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "device": device,
+        "os": f"{platform.system()} {platform.machine()}",
+        "cpu_model": _cpu_model(cpu),
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads() if torch is not None else None,
+        "threads_reported": thread_counts(),
+        "thread_env": {v: os.environ[v] for v in THREAD_VARIABLES if v in os.environ},
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "numpy_blas": _numpy_blas(),
+        "torch": torch.__version__ if torch is not None else None,
+        "cuda": None,
+        "gpu": None,
+        "gpu_memory_bytes": None,
+        "load_average_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,  # other work running?
+    }
+    if torch is not None and device.startswith("cuda") and torch.cuda.is_available():
+        props = torch.cuda.get_device_properties(torch.device(device))
+        info.update(
+            cuda=torch.version.cuda,
+            gpu=props.name,
+            gpu_memory_bytes=int(props.total_memory),
+            gpu_capability=f"{props.major}.{props.minor}",
+            gpu_multiprocessors=int(props.multi_processor_count),
+        )
+    elif device.startswith("mps"):
+        info["gpu"] = "Apple GPU (MPS)"
+    return info
+
+
+def matmul_peak(
+    device: str = "cpu",
+    dtype: str = "float32",
+    size: int | None = None,
+    library: str = "torch",
+    repeat: int = 5,
+    max_seconds: float = 2.0,
+) -> float:
+    """FLOP/s of a large square matmul, the median of `repeat` runs: our compute ceiling (chapter 15).
+
+    Measured the way every kernel is (warm-up, then the median), so a kernel's "% of peak"
+    compares like with like. With `size` given, s×s matrices of that size. Without it, the
+    side doubles from 256 (up to 2048 on a CPU, 8192 on a GPU) while the next size still
+    fits in `max_seconds`, and the best side's median counts.
+    """
+    if library == "numpy" and device != "cpu":
+        raise ValueError(f"matmul_peak: numpy runs on the CPU only, not on {device!r}")
+    if library != "numpy" and _torch() is None:
+        raise RuntimeError("matmul_peak: torch is not installed; use library='numpy'")
+    largest = 2048 if device == "cpu" else 8192
+    sides = [size] if size else [s for s in (256, 512, 1024, 2048, 4096, 8192) if s <= largest]
+    started, best = time.perf_counter(), 0.0
+    for side in sides:
+        a, b = _square_pair(library, device, dtype, side)
+        multiply = np.matmul if library == "numpy" else _torch().matmul
+        multiply(a, b)  # warm-up: library start-up stays out
+        synchronize(device)
+        one = max(_time_once(multiply, (a, b), device), 1e-9)
+        runs = max(3, min(repeat, int(max_seconds / 4 / one)))
+        median = time_fn(multiply, a, b, warmup=0, repeat=runs, device=device)["median_s"]
+        best = max(best, 2 * side**3 / median)
+        spent = time.perf_counter() - started
+        if spent + 8 * median * (runs + 2) > max_seconds:  # the next side costs about 8 times as much
+            break
+    return best
+
+
+def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int = 256, repeat: int = 5) -> float:
+    """Bytes per second of copying one large array into another, the median of `repeat` copies:
+    our memory ceiling (chapter 15).
+
+    Each copy reads `mebibytes` MiB and writes as many, far more than any cache holds, so
+    every byte travels to and from main memory; we count 2 × the array's size per copy.
+    (A CPU usually also reads each destination line before writing it, so the true traffic
+    is a little higher and this figure errs on the low side.)
+    """
+    count = mebibytes * 2**20 // 4
+    if library == "numpy":
+        if device != "cpu":
+            raise ValueError(f"memory_bandwidth: numpy runs on the CPU only, not on {device!r}")
+        src, dst = np.ones(count, dtype=np.float32), np.zeros(count, dtype=np.float32)
+        copy = np.copyto
+    else:
+        torch = _torch()
+        src = torch.ones(count, dtype=torch.float32, device=device)
+        dst = torch.zeros(count, dtype=torch.float32, device=device)
+        copy = torch.Tensor.copy_
+    median = time_fn(copy, dst, src, warmup=1, repeat=repeat, device=device)["median_s"]
+    return 2 * count * 4 / median
+
+
+def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
+    if library == "numpy":
+        rng = np.random.default_rng(0)
+        return tuple(rng.standard_normal((side, side)).astype(dtype) for _ in range(2))
+    torch = _torch()
+    gen = torch.Generator().manual_seed(0)
+    return tuple(
+        torch.randn(side, side, generator=gen).to(device=device, dtype=getattr(torch, dtype)) for _ in range(2)
+    )
+
+
+def memory_budget(device: str) -> int:
+    """Bytes we allow a naive run to use: half the RAM (CPU) or 80% of the free GPU memory."""
+    if device.startswith("cuda"):
+        free, _ = _torch().cuda.mem_get_info()
+        return int(0.8 * free)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 16 * 2**30
+    return total // 2

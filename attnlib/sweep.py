@@ -1,0 +1,287 @@
+"""The sweep (chapter 15): every implementation at every sequence length n, timed in shuffled,
+interleaved rounds, and the tables that show it.
+
+The command line that runs a sweep and saves it is `benchmarks/sweep.py`. From the repository root::
+
+    PYTHONPATH=. python -m benchmarks.sweep --device cpu --dtype float32 --sizes 128,256,512
+    PYTHONPATH=. python -m benchmarks.sweep --device cuda --dtype bfloat16 \\
+        --sizes 1024,4096,16384 --out gpu.json
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .bench import _dtype_bytes, _time_once, _torch, attention_flops, attention_matrix_bytes, synchronize
+from .core import attention
+from .fast import naive_attention
+from .machine import matmul_peak, memory_budget
+from .tiled import tiled_attention
+
+IMPLEMENTATIONS = ["plain-numpy", "naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch", "sdpa-torch"]
+NUMPY_DTYPES = {"float32", "float64"}
+
+
+def _skip_reason(impl: str, device: str, dtype: str, a_bytes: int, budget: int) -> str | None:
+    library = impl.split("-")[1]
+    if library == "numpy" and device != "cpu":
+        return "numpy runs on the CPU only"
+    if library == "numpy" and dtype not in NUMPY_DTYPES:
+        return f"numpy has no {dtype}"
+    if library == "torch" and _torch() is None:
+        return "torch is not installed"
+    if (
+        impl.split("-")[0] in ("plain", "naive") and a_bytes > budget
+    ):  # one n×n score array per head, overwritten in place
+        return (
+            f"naive attention would need about {a_bytes / 2**30:.1f} GiB "
+            f"(an n×n array per head), over the budget of {budget / 2**30:.1f} GiB"
+        )
+    return None
+
+
+def _inputs(library: str, device: str, dtype: str, shape: tuple[int, ...], seed: int = 0) -> tuple:
+    if library == "numpy":
+        rng = np.random.default_rng(seed)
+        return tuple(rng.standard_normal(shape, dtype=np.float64).astype(dtype) for _ in range(3))
+    torch = _torch()
+    gen = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(shape, generator=gen).to(device=device, dtype=getattr(torch, dtype)) for _ in range(3))
+
+
+def _function(impl: str) -> Callable:
+    kind = impl.split("-")[0]
+    if kind == "plain":
+        return lambda Q, K, V: attention(Q, K, V)[0]
+    if kind == "naive":
+        return lambda Q, K, V: naive_attention(Q, K, V)[0]
+    if kind == "tiled":
+        return tiled_attention
+    return _torch().nn.functional.scaled_dot_product_attention
+
+
+def interleaved(
+    calls: dict[str, Callable[[], Any]], rounds: int, warmup: int = 1, device: str = "cpu", seed: int = 0
+) -> dict[str, list[float]]:
+    """Time every call once per round, in a new shuffled order each round (chapter 15).
+
+    A slow spell of the machine then hits every call alike instead of one of them, and
+    no call always runs first (or right after the same neighbour). Returns the seconds of
+    each call, one list per name, round by round, and the load average before each round
+    under "_load".
+    """
+    import random
+
+    order, shuffle = list(calls), random.Random(seed).shuffle
+    for _ in range(warmup):
+        for name in order:
+            calls[name]()
+    synchronize(device)
+    samples: dict[str, list[float]] = {name: [] for name in order}
+    samples["_load"] = []
+    for _ in range(rounds):
+        samples["_load"].append(os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan)
+        shuffle(order)
+        for name in order:
+            samples[name].append(_time_once(calls[name], (), device))
+    return samples
+
+
+def run_sweep(
+    device: str = "cpu",
+    dtype: str = "float32",
+    sizes: list[int] = (128, 256, 512, 1024),
+    d: int = 64,
+    batch: int = 1,
+    heads: int = 8,
+    implementations: list[str] | None = None,
+    repeat: int = 5,
+    warmup: int = 2,
+    peak_flops: float | None = None,
+    budget_bytes: int | None = None,
+    progress: Callable[[str], None] | None = print,
+) -> list[dict]:
+    """Time each implementation at each sequence length n in `repeat` shuffled, interleaved rounds;
+    one row per (n, impl), skips included (chapter 15)."""
+    implementations = list(implementations or IMPLEMENTATIONS)
+    unknown = [i for i in implementations if i not in IMPLEMENTATIONS]
+    if unknown:
+        raise ValueError(f"run_sweep: unknown implementations {unknown}; choose from {IMPLEMENTATIONS}")
+    if peak_flops is None:
+        peak_flops = matmul_peak(device, dtype)
+    budget = memory_budget(device) if budget_bytes is None else budget_bytes
+    rows, calls = [], {}
+    for n in sizes:
+        a_bytes = attention_matrix_bytes(n, batch=batch, heads=heads, dtype_bytes=_dtype_bytes(dtype))
+        for impl in implementations:
+            row = {
+                "impl": impl,
+                "n": n,
+                "d": d,
+                "batch": batch,
+                "heads": heads,
+                "dtype": dtype,
+                "device": device,
+                "status": "measured",
+                "median_s": None,
+                "min_s": None,
+                "max_s": None,
+                "gflops": None,
+                "pct_of_peak": None,
+                "a_bytes": a_bytes,
+                "skipped": _skip_reason(impl, device, dtype, a_bytes, budget),
+            }
+            rows.append(row)
+            if row["skipped"] is None:
+                row["skipped"] = _try_once(row, calls)
+            if row["skipped"] is not None:
+                row["status"] = "skipped" if row["status"] == "measured" else row["status"]
+                if progress is not None:
+                    progress(f"{_describe(row)}")
+    torch = _torch() if any(r["impl"].endswith("torch") for r in rows) else None
+    if progress is not None:
+        progress(f"timing {len(calls)} points in {repeat} shuffled rounds")
+    with torch.inference_mode() if torch is not None else _nothing():
+        samples = interleaved(calls, repeat, warmup=max(warmup - 1, 0), device=device)
+    for row in rows:
+        key = (row["impl"], row["n"])
+        if key not in calls:
+            continue
+        times = samples[key]
+        flops = attention_flops(row["n"], d, batch=batch, heads=heads)
+        row.update(
+            median_s=statistics.median(times),
+            min_s=min(times),
+            max_s=max(times),
+            samples_s=times,
+            load_during=[min(samples["_load"]), max(samples["_load"])],
+        )
+        row["gflops"] = flops / row["median_s"] / 1e9
+        row["pct_of_peak"] = 100 * flops / row["median_s"] / peak_flops
+        if progress is not None:
+            progress(_describe(row))
+    return rows
+
+
+def _try_once(row: dict, calls: dict) -> str | None:
+    """Make the inputs and run the call once (the first warm-up); register it, or say why it failed."""
+    impl, device = row["impl"], row["device"]
+    shape = (row["batch"], row["heads"], row["n"], row["d"])
+    try:
+        Q, K, V = _inputs(impl.split("-")[1], device, row["dtype"], shape)
+        fn = _function(impl)
+        torch = _torch() if impl.endswith("torch") else None
+        with torch.inference_mode() if torch is not None else _nothing():
+            fn(Q, K, V)
+    except (RuntimeError, MemoryError) as exc:  # out of memory, or a dtype the device lacks
+        row["status"] = "failed"
+        _free_gpu_memory(device)
+        return f"failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+    calls[(impl, row["n"])] = lambda: fn(Q, K, V)
+    return None
+
+
+def _nothing() -> Any:
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+def _free_gpu_memory(device: str) -> None:
+    if device.startswith("cuda"):
+        _torch().cuda.empty_cache()
+
+
+def _describe(row: dict) -> str:
+    head = f"n={row['n']:<6d} {row['impl']:<12s}"
+    if row["skipped"]:
+        return f"{head} skipped: {row['skipped']}"
+    return (
+        f"{head} {row['median_s'] * 1e3:10.3f} ms (min {row['min_s'] * 1e3:.3f}, max {row['max_s'] * 1e3:.3f}) "
+        f"{row['gflops']:9.2f} GFLOP/s {row['pct_of_peak']:6.1f}% of peak"
+    )
+
+
+def _human_bytes(b: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if b < 1024 or unit == "TiB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1024
+    return ""
+
+
+def workload(rows: list[dict]) -> str:
+    """What the rows measured, e.g. 'float32, batch 1 × 8 heads, d = 64, cpu' (several values joined by '/')."""
+
+    def values(key: str) -> str:
+        return "/".join(str(v) for v in dict.fromkeys(r[key] for r in rows))
+
+    heads = values("heads")
+    return (
+        f"{values('dtype')}, batch {values('batch')} × {heads} head{'' if heads == '1' else 's'}, "
+        f"d = {values('d')}, {values('device')}"
+    )
+
+
+def format_table(rows: list[dict]) -> str:
+    """The sweep as a table: n, implementation, median time and its min–max, GFLOP/s, % of peak, memory of A (chapter 15)."""
+    lines = [
+        f"workload: {workload(rows)}" if rows else "no rows",
+        (
+            f"{'n':>6}  {'impl':<12}  {'median (ms)':>11}  {'min–max (ms)':>19}  {'GFLOP/s':>9}  "
+            f"{'% peak':>7}  {'A (memory)':>10}"
+        ),
+    ]
+    for r in rows:
+        if r["skipped"]:
+            cells = f"{'failed' if r.get('status') == 'failed' else 'skipped':>11}  {'':>19}  {'':>9}  {'':>7}"
+        else:
+            spread = f"{r['min_s'] * 1e3:.3f}–{r['max_s'] * 1e3:.3f}"
+            cells = f"{r['median_s'] * 1e3:11.3f}  {spread:>19}  {r['gflops']:9.2f}  {r['pct_of_peak']:6.1f}%"
+        lines.append(f"{r['n']:>6}  {r['impl']:<12}  {cells}  {_human_bytes(r['a_bytes']):>10}")
+    return "\n".join(lines)
+
+
+# What `python -m benchmarks.sweep` uses for an option not given (command_line fills them in).
+DEFAULTS = {
+    "device": "cpu",
+    "dtype": "float32",
+    "sizes": [128, 256, 512, 1024, 2048],
+    "d": 64,
+    "batch": 1,
+    "heads": 8,
+    "repeat": 5,
+    "warmup": 2,
+    "threads": 1,
+    "implementations": list(IMPLEMENTATIONS),
+    "peak_size": None,
+}
+
+
+def command_line(settings: dict, out: str | None = None) -> str:
+    """The command that makes a sweep with these recorded settings (a results file's "settings") (chapter 15)."""
+    s = {**DEFAULTS, **settings}
+    parts = [
+        "PYTHONPATH=. python -m benchmarks.sweep",
+        f"--device {s['device']}",
+        f"--dtype {s['dtype']}",
+        "--sizes " + ",".join(str(n) for n in s["sizes"]),
+        f"--d {s['d']}",
+        f"--batch {s['batch']}",
+        f"--heads {s['heads']}",
+        f"--repeat {s['repeat']}",
+        f"--warmup {s['warmup']}",
+        f"--threads {s['threads']}",
+        "--impls " + ",".join(s["implementations"]),
+    ]
+    if s.get("peak_size"):
+        parts.append(f"--peak-size {s['peak_size']}")
+    if out:
+        parts.append(f"--out {out}")
+    return " ".join(parts)
