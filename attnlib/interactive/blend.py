@@ -74,7 +74,7 @@ def attention_explorer(word: str = "sat") -> InteractiveFigure:
     options = [(str(i), f"{i} {word_span(lab)}") for i, lab in enumerate(labels)]
     z = A[sel] @ V
     blend_rows = "".join(
-        f"<tr><td>v{j} {word_span(lab)}</td>"
+        f'<tr><th scope="row">v{j} {word_span(lab)}</th>'
         f'<td><span class="attnfig-a">{f2(A[sel, j])}</span><span class="attnfig-bar" '
         f'style="background:currentColor;width:{30 * A[sel, j]:.1f}px"></span></td>'
         + "".join(f"<td>{f2(x)}</td>" for x in V[j])
@@ -88,9 +88,9 @@ def attention_explorer(word: str = "sat") -> InteractiveFigure:
 <rect class="attnfig-sel" x="{left - 2}" y="{top + sel * ch - 1}" width="{n * cell + 4}" height="{ch + 2}" fill="none" stroke="var(--attnfig-mark)" stroke-width="3"/>
 </svg>
 <div class="attnfig-readout">Row <output class="attnfig-rowname">{sel} {esc(word)}</output> of A: the weights that blend the value vectors v<sub>j</sub> into z<sub>i</sub> = Σ<sub>j</sub> A<sub>ij</sub> v<sub>j</sub>.</div>
-<div class="attnfig-scroll" tabindex="0" role="region" aria-label="the blend of one row, scrollable"><table aria-label="the blend of one row"><tr><th></th><th>A<sub>ij</sub></th>{"".join(f"<th>{f}</th>" for f in FEATURES)}</tr>
+<div class="attnfig-scroll" tabindex="0" role="region" aria-label="the blend of one row, scrollable"><table aria-label="the blend of one row"><tr><th scope="col">value</th><th scope="col">A<sub>ij</sub></th>{"".join(f'<th scope="col">{f}</th>' for f in FEATURES)}</tr>
 {blend_rows}
-<tr style="font-weight:700"><td>z<sub class="attnfig-zname">{sel}</sub></td><td class="attnfig-sum">{f2(A[sel].sum())}</td>{"".join(f'<td class="attnfig-z">{f2(x)}</td>' for x in z)}</tr></table></div>
+<tr style="font-weight:700"><th scope="row">z<sub class="attnfig-zname">{sel}</sub></th><td class="attnfig-sum">{f2(A[sel].sum())}</td>{"".join(f'<td class="attnfig-z">{f2(x)}</td>' for x in z)}</tr></table></div>
 <div class="attnfig-readout" aria-live="polite"><output class="attnfig-summary">{esc(summary(labels, sel, A[sel]))}</output></div>"""
     data = {"words": labels, "A": A.tolist(), "V": V.tolist()}
     return wrap(p, "blend", "Pick a word: its row of A blends the values into its z", body, data, "blend.js")

@@ -133,9 +133,9 @@ def wrap(figure_id: str, name: str, title: str, body: str, data: dict, script: s
         f'{asset(script)}root.dataset.live = "1";\n}})();'
     )
     text = (
-        f'<div class="attnfig" id="{figure_id}" data-attnfig="{name}">\n<style>\n{asset("page.css")}</style>\n'
-        f'<p style="font-weight:700;margin:0 0 0.3rem 0">{esc(title)}</p>\n'
-        f"{STATIC_NOTE}\n{body}\n<script>\n{js}\n</script>\n</div>"
+        f'<figure class="attnfig" id="{figure_id}" data-attnfig="{name}">\n<style>\n{asset("page.css")}</style>\n'
+        f'<figcaption class="attnfig-title">{esc(title)}</figcaption>\n'
+        f"{STATIC_NOTE}\n{body}\n<script>\n{js}\n</script>\n</figure>"
     )
     return InteractiveFigure(name, text)
 
