@@ -262,6 +262,19 @@ def _cases():
             title="Chapter 5's lenses (left) and the learned lenses (right)",
             fmt="{:.1f}",
         ),
+        "roofline": lambda: plot.roofline(
+            {
+                "plain-numpy": (5.0, 1.5e10),
+                "naive-numpy": (5.0, 5.1e10),
+                "naive-torch": (5.0, 5.1e10),
+                "tiled-numpy": (205.0, 7.8e10),
+                "tiled-torch": (205.0, 1.1e11),
+                "sdpa-torch": (512.0, 1.4e11),
+                "matmul 2048": (341.0, 1.8e11),
+            },
+            {"this CPU, 1 thread (measured)": (1.84e11, 2.7e10), "H200, from its data sheet": (989e12, 4.8e12)},
+            title="Attention at n = 2048, 8 heads, float32",
+        ),
         "timings 1": lambda: plot.timings(_timing_runs(1)),
         "timings 3": lambda: plot.timings(_timing_runs(3)),
     }

@@ -54,5 +54,5 @@ def roofline(
         if title:
             ax.set_title(title, fontsize=11)
         ax.grid(alpha=0.3, which="major")
-        ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=1, frameon=False)
+        ax.legend(fontsize=11, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=1, frameon=False)
     return fig
