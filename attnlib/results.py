@@ -210,7 +210,7 @@ def summary(rows: Sequence[dict], fit_from: int = FIT_FROM) -> str:
     fitted = slopes(rows, fit_from)
     largest = max((r["n"] for r in rows if r.get("gflops") is not None), default=None)
     lines = [
-        f"slope over n >= {fit_from}; speed at n = {largest}",
+        f"slope n >= {fit_from}; speed at n = {largest}",
         f"{'impl':<11}  {'slope':>5}  {'GFLOP/s':>7}  {'%peak':>5}",
     ]
     for impl in fitted:
