@@ -172,7 +172,7 @@ def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Ar
     become -inf, so softmax gives them weight 0.
     """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
-    _check_qkv("attention", Q, K, V)
+    check_qkv("attention", Q, K, V)
     S = scale(scores(Q, K), Q.shape[-1])  # S = QKᵀ / √d_k
     if mask is not None:
         S = apply_mask(S, mask)
@@ -181,8 +181,9 @@ def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Ar
     return Z, A
 
 
-def _check_qkv(name: str, Q: Array, K: Array, V: Array) -> None:
-    """Clear errors, naming the shapes, unless Q, K and V fit together."""
+def check_qkv(name: str, Q: Array, K: Array, V: Array) -> None:
+    """Clear errors, naming the shapes, unless Q, K and V fit together: one kind (numpy or torch),
+    d_k matching, one value per key, at least one key, batches that broadcast (chapter 10)."""
     same_kind(name, Q, K, V)
     _check_qk(name, Q, K)
     if V.ndim < 2 or V.shape[-2] != K.shape[-2]:
@@ -191,6 +192,8 @@ def _check_qkv(name: str, Q: Array, K: Array, V: Array) -> None:
             f"they need one row per key, but K has {K.shape[-2]} rows and V has "
             f"{V.shape[-2] if V.ndim >= 2 else 'no'} rows"
         )
+    if K.shape[-2] == 0:
+        raise ValueError(f"{name}: K has shape {shape_of(K)}; there is no key to attend to")
     try:
         np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2], shape_of(V)[:-2])
     except ValueError:

@@ -13,9 +13,8 @@ import math
 from typing import Any
 
 from .arrays import Array, as_array, is_torch
-from .core import swap_last_two
+from .core import check_qkv, swap_last_two
 from .masks import apply_mask, hide
-from .tiled import check_inputs
 
 
 def naive_attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Array]:
@@ -25,7 +24,7 @@ def naive_attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Arr
     then make new arrays, exactly like attnlib.attention.
     """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
-    check_inputs("naive_attention", Q, K, V)
+    check_qkv("naive_attention", Q, K, V)
     S = Q @ swap_last_two(K)
     if _recording(Q, K, V):
         return _out_of_place(S, V, Q.shape[-1], mask)

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array, as_array, is_torch, same_kind, shape_of, whole_number
-from .core import swap_last_two
+from .arrays import Array, as_array, is_torch, shape_of, whole_number
+from .core import check_qkv, swap_last_two
 from .masks import check_mask
 
 BLOCK = 512  # keys per block
@@ -53,7 +53,7 @@ def tiled_attention(
     keeps only the sums and statistics in float32.)
     """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
-    check_inputs("tiled_attention", Q, K, V)
+    check_qkv("tiled_attention", Q, K, V)
     whole_number("tiled_attention", "block", block)
     if query_block is not None:
         whole_number("tiled_attention", "query_block", query_block)
@@ -128,37 +128,7 @@ def _hidden(
     return hidden
 
 
-# --- checks shared with attnlib.fast -------------------------------------------
-
-
-def check_inputs(name: str, Q: Array, K: Array, V: Array) -> None:
-    """One kind (numpy or torch), at least 2 axes, d_k matching, one value per key, batches that broadcast."""
-    same_kind(name, Q, K, V)
-    if Q.ndim < 2 or K.ndim < 2:
-        raise ValueError(
-            f"{name}: Q and K need at least 2 dimensions (n, d_k), "
-            f"but Q has shape {shape_of(Q)} and K has shape {shape_of(K)}"
-        )
-    if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(
-            f"{name}: Q has shape {shape_of(Q)} and K has shape {shape_of(K)}; "
-            f"the last dimension d_k must match, but {Q.shape[-1]} != {K.shape[-1]}"
-        )
-    if V.ndim < 2 or V.shape[-2] != K.shape[-2]:
-        raise ValueError(
-            f"{name}: K has shape {shape_of(K)} and V has shape {shape_of(V)}; "
-            f"they need one row per key, but K has {K.shape[-2]} rows and V has "
-            f"{V.shape[-2] if V.ndim >= 2 else 'no'} rows"
-        )
-    if K.shape[-2] == 0:
-        raise ValueError(f"{name}: K has shape {shape_of(K)}; there is no key to attend to")
-    try:
-        np.broadcast_shapes(shape_of(Q)[:-2], shape_of(K)[:-2], shape_of(V)[:-2])
-    except ValueError:
-        raise ValueError(
-            f"{name}: Q has shape {shape_of(Q)}, K has shape {shape_of(K)} and V has shape "
-            f"{shape_of(V)}; their batch dimensions do not broadcast"
-        ) from None
+# --- the mask, checked once for the whole call -----------------------------------
 
 
 def full_mask(mask: Any, scores_shape: tuple[int, ...], like: Array) -> Array:
