@@ -678,8 +678,9 @@ def test_every_built_page_is_checked(built_book):
     assert not unchecked, f"pages built but not opened in the browser test: {unchecked}"
 
 
-@pytest.mark.parametrize("docname", PAGES)
-def test_page_in_a_real_browser(docname, built_book, server, browser, anchors):
+def check_page(docname, built_book, server, browser, anchors):
+    """Open one page as a reader would and check everything above; the test that calls it for every
+    page lives in test_browser_pages.py, so that pytest-xdist runs it beside this module's sweep."""
     page_file = built_book.html_dir / f"{docname}.html"
     assert page_file.is_file(), f"the build made no {docname}.html"
     started = time.perf_counter()
