@@ -179,3 +179,16 @@ def built_book() -> BookBuild:
             pytrace=False,
         )
     return build
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Show what the browser test measured (widest equation, worst table, axe count, page weights),
+    which a passing test's captured output would otherwise hide; works under pytest-xdist too."""
+    lines = []
+    for report in terminalreporter.stats.get("passed", []):
+        if report.when == "call" and report.nodeid.startswith("tests/test_browser.py::"):
+            lines += [text.rstrip() for name, text in report.sections if "stdout" in name and text.strip()]
+    if lines:
+        terminalreporter.write_sep("-", "what the browser test measured")
+        for text in lines:
+            terminalreporter.write_line(text)
