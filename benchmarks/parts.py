@@ -67,6 +67,18 @@ def forward_backward(device: str, dtype: str, n: int, heads: int, d: int, rounds
         calls[f"{name} forward+backward"] = both(kernel)
     samples = sweep.interleaved(calls, rounds, device=device)
     out = {
+        **measured(samples, device, dtype, n, heads, d, rounds),
+        "flops_forward": bench.attention_flops(n, d, heads=heads),
+    }
+    out["backward_over_forward"] = {
+        name: ratio(samples[f"{name} forward+backward"], samples[f"{name} forward"]) for name in kernels
+    }
+    return out
+
+
+def measured(samples: dict, device: str, dtype: str, n: int, heads: int, d: int, rounds: int) -> dict:
+    """What every part records: the workload, the load during the rounds, and each call's times."""
+    return {
         "n": n,
         "heads": heads,
         "d": d,
@@ -75,12 +87,7 @@ def forward_backward(device: str, dtype: str, n: int, heads: int, d: int, rounds
         "rounds": rounds,
         "load_during": [min(samples["_load"]), max(samples["_load"])],
         "times": {k: stats(v) for k, v in samples.items() if k != "_load"},
-        "flops_forward": bench.attention_flops(n, d, heads=heads),
     }
-    out["backward_over_forward"] = {
-        name: ratio(samples[f"{name} forward+backward"], samples[f"{name} forward"]) for name in kernels
-    }
-    return out
 
 
 def causal(device: str, dtype: str, n: int, heads: int, d: int, rounds: int, numpy_too: bool) -> dict:
@@ -101,16 +108,7 @@ def causal(device: str, dtype: str, n: int, heads: int, d: int, rounds: int, num
         calls["tiled-numpy causal"] = lambda: tiled_attention(Qn, Kn, Vn, causal=True)
     with torch.inference_mode():
         samples = sweep.interleaved(calls, rounds, device=device)
-    out = {
-        "n": n,
-        "heads": heads,
-        "d": d,
-        "dtype": dtype,
-        "device": device,
-        "rounds": rounds,
-        "load_during": [min(samples["_load"]), max(samples["_load"])],
-        "times": {k: stats(v) for k, v in samples.items() if k != "_load"},
-    }
+    out = measured(samples, device, dtype, n, heads, d, rounds)
     kinds = sorted({k.rsplit(" ", 1)[0] for k in calls})
     out["causal_over_full"] = {kind: ratio(samples[f"{kind} causal"], samples[f"{kind} full"]) for kind in kinds}
     return out
