@@ -823,11 +823,11 @@ BOOK_PAGES = [
 
 
 @pytest.mark.parametrize("chapter", BOOK_PAGES)
-def test_built_book_pages(browser, chapter):
-    """When a built book is there, its chapter pages run their figures offline too."""
-    path = ROOT / "_build" / "html" / "chapters" / f"{chapter}.html"
-    if not path.is_file() or "attnfig" not in path.read_text(encoding="utf-8"):
-        pytest.skip(f"no built page with an interactive figure at {path.relative_to(ROOT)} (run `make book`)")
+def test_built_book_pages(browser, built_book, chapter):
+    """The built book's chapter pages run their figures offline too."""
+    path = built_book.html_dir / "chapters" / f"{chapter}.html"
+    assert path.is_file(), f"the build made no {path.name}"
+    assert "attnfig" in path.read_text(encoding="utf-8"), f"{path.name} has no interactive figure"
     for width in (1280, 390):
         p = Page(browser, path, width=width)
         figures = p.page.locator(".attnfig")
