@@ -4,14 +4,16 @@ Unit tests: the bytes are deterministic, nothing points to the network, the Java
 the package's files, the embedded numbers are attnlib's, word colours read on light and dark pages.
 Browser tests (headless Chromium through Playwright, offline): each figure is written into a bare
 page, every control is moved with the keyboard or the pointer, and the numbers on the page equal
-attnlib's; no request leaves the page and the console shows no error. Screenshots at 390 px, light
-and dark, go to _build/screenshots/interactive-*.png. Skipped, saying why, without Chromium or Playwright.
+attnlib's; no request leaves the page and the console shows no error. With ATTNLIB_SCREENSHOTS=1,
+screenshots at 390 px, light and dark, go to _build/screenshots/interactive-*.png. Skipped, saying
+why, without Chromium or Playwright.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 
@@ -25,6 +27,8 @@ from attnlib.scaling import dot_products, largest_weight, random_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
+#: ATTNLIB_SCREENSHOTS=1 saves each figure's page, light and dark (as tests/test_browser.py does for the book)
+SAVE_SCREENSHOTS = os.environ.get("ATTNLIB_SCREENSHOTS", "") not in ("", "0")
 
 FIGURES = {
     "arrows": interactive.word_arrows,
@@ -756,55 +760,75 @@ THEMES = {
 }
 
 
-@pytest.mark.parametrize("theme", THEMES)
-def test_phone_width_and_contrast(browser, pages, theme):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+@pytest.fixture(scope="module")
+def all_figures(tmp_path_factory):
+    """Every figure on one page, as a chapter holding several would show them (the checks of the
+    whole page below look at every figure in one opening, and say which figure fails)."""
+    folder = tmp_path_factory.mktemp("all_figures")
+    figures = "".join(make()._repr_html_() for make in FIGURES.values())
+    return bare_page(folder, "all", interactive.InteractiveFigure("all", figures))
+
+
+def open_in_theme(browser, path: Path, theme: str) -> Page:
+    """The page at 390 px in one of THEMES: the book's light or dark page, or JupyterLab's."""
     scheme, switch = THEMES[theme]
-    for name, path in pages.items():
-        p = Page(browser, path, scheme=scheme)
-        if "dark" in switch or "'false'" in switch:
-            p.page.evaluate(
-                switch + "document.body.style.background = '#121212'; document.body.style.color = '#ced6dd'"
-            )
-        elif switch:
-            p.page.evaluate(
-                switch + "document.body.style.background = '#ffffff'; document.body.style.color = '#000000'"
-            )
-        assert p.page.evaluate("document.documentElement.scrollWidth") <= 390, name  # nothing wider than a phone
-        worst = p.page.evaluate("""() => { const bg = getComputedStyle(document.body).backgroundColor;
-            function lum(c){ const v = c.match(/[\\d.]+/g).slice(0,3).map(x => { x = x/255; return x <= 0.04045 ? x/12.92 : Math.pow((x+0.055)/1.055, 2.4); });
-              return 0.2126*v[0] + 0.7152*v[1] + 0.0722*v[2]; }
-            const b = bg === 'rgba(0, 0, 0, 0)' ? 1 : lum(bg);
-            return Math.min(...Array.from(document.querySelectorAll('.attnfig .w')).filter(e => e.tagName !== 'text').map(e => {
-              const l = lum(getComputedStyle(e).color); return (Math.max(l,b)+0.05)/(Math.min(l,b)+0.05); }), 21); }""")
-        assert worst >= 4.5, f"{name}: a word colour at {worst:.2f}:1 on the {theme} page"
-        if theme in ("light", "dark"):
-            p.page.screenshot(path=str(SCREENSHOTS / f"interactive-{name}-{theme}.png"), full_page=True)
-        p.close()
+    p = Page(browser, path, scheme=scheme)
+    if "dark" in switch or "'false'" in switch:
+        p.page.evaluate(switch + "document.body.style.background = '#121212'; document.body.style.color = '#ced6dd'")
+    elif switch:
+        p.page.evaluate(switch + "document.body.style.background = '#ffffff'; document.body.style.color = '#000000'")
+    return p
+
+
+#: per figure: how far it reaches right, and the lowest contrast of a word colour with the page
+WIDTH_AND_CONTRAST = """() => { const bg = getComputedStyle(document.body).backgroundColor;
+    function lum(c){ const v = c.match(/[\\d.]+/g).slice(0,3).map(x => { x = x/255; return x <= 0.04045 ? x/12.92 : Math.pow((x+0.055)/1.055, 2.4); });
+      return 0.2126*v[0] + 0.7152*v[1] + 0.0722*v[2]; }
+    const b = bg === 'rgba(0, 0, 0, 0)' ? 1 : lum(bg);
+    return Array.from(document.querySelectorAll('.attnfig')).map(f => ({
+      name: f.dataset.attnfig,
+      right: f.getBoundingClientRect().right,
+      contrast: Math.min(...Array.from(f.querySelectorAll('.w')).filter(e => e.tagName !== 'text').map(e => {
+        const l = lum(getComputedStyle(e).color); return (Math.max(l,b)+0.05)/(Math.min(l,b)+0.05); }), 21)})); }"""
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_phone_width_and_contrast(browser, all_figures, theme):
+    """At 390 px nothing is wider than the phone, and every word colour reads at 4.5:1 or more."""
+    p = open_in_theme(browser, all_figures, theme)
+    figures = p.page.evaluate(WIDTH_AND_CONTRAST)
+    assert {f["name"] for f in figures} == set(FIGURES)
+    wide = [f"{f['name']} reaches {f['right']:.0f} px" for f in figures if f["right"] > 390]
+    page_width = p.page.evaluate("document.documentElement.scrollWidth")
+    assert not wide and page_width <= 390, f"the page is {page_width} px wide at 390 px: {wide}"
+    faint = [f"{f['name']}: a word colour at {f['contrast']:.2f}:1" for f in figures if f["contrast"] < 4.5]
+    assert not faint, f"on the {theme} page: {faint}"
+    if SAVE_SCREENSHOTS and theme in ("light", "dark"):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        p.page.screenshot(path=str(SCREENSHOTS / f"interactive-all-{theme}.png"), full_page=True)
+    p.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_wcag_violation(browser, pages, scheme):
-    """axe-core (the copy pinned by the axe-playwright-python package), WCAG 2.0 and 2.1, A and AA."""
+def test_axe_finds_no_wcag_violation(browser, all_figures, scheme):
+    """axe-core (the copy pinned by the axe-playwright-python package), WCAG 2.0 and 2.1, A and AA,
+    on every figure; each violation is named by its figure."""
     axe = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
     from importlib import resources
 
     axe_js = resources.files(axe).joinpath("axe.min.js").read_text(encoding="utf-8")
-    found = {}
-    for name, path in pages.items():
-        p = Page(browser, path, scheme=scheme)
-        if scheme == "dark":
-            p.page.evaluate(
-                "document.documentElement.dataset.theme = 'dark'; "
-                "document.body.style.background = '#121212'; document.body.style.color = '#ced6dd'"
-            )
-        p.page.evaluate(axe_js)
-        result = p.page.evaluate(
-            "() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})"
-        )
-        found.update({f"{name}: {v['id']}": len(v["nodes"]) for v in result["violations"]})
-        p.close()
-    assert found == {}
+    p = open_in_theme(browser, all_figures, scheme)
+    p.page.evaluate(axe_js)
+    found = p.page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ['violations'],
+               runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})).violations
+           .flatMap(v => v.nodes.map(n => {
+               const el = document.querySelector(n.target[0]);
+               const fig = el && el.closest('.attnfig');
+               return `${fig ? fig.dataset.attnfig : 'page'}: ${v.id}`; }))"""
+    )
+    p.close()
+    assert found == []
 
 
 BOOK_PAGES = [
@@ -823,15 +847,14 @@ BOOK_PAGES = [
 
 
 @pytest.mark.parametrize("chapter", BOOK_PAGES)
-def test_built_book_pages(browser, built_book, chapter):
-    """The built book's chapter pages run their figures offline too."""
+def test_built_book_pages_hold_their_figures(built_book, chapter):
+    """The built book's chapter pages carry their live figures, script and all. That each one starts,
+    offline, at 1280 and 390 px, light and dark, is checked where every page is opened in Chromium:
+    tests/test_browser.py (check_live_figures)."""
     path = built_book.html_dir / "chapters" / f"{chapter}.html"
     assert path.is_file(), f"the build made no {path.name}"
-    assert "attnfig" in path.read_text(encoding="utf-8"), f"{path.name} has no interactive figure"
-    for width in (1280, 390):
-        p = Page(browser, path, width=width)
-        figures = p.page.locator(".attnfig")
-        assert figures.count() >= 1
-        for i in range(figures.count()):
-            assert figures.nth(i).get_attribute("data-live") == "1"
-        p.close()
+    html = path.read_text(encoding="utf-8")
+    figures = re.findall(r'<figure class="attnfig" id="([^"]+)"', html)
+    assert figures, f"{path.name} has no interactive figure"
+    for figure_id in figures:
+        assert f'document.getElementById("{figure_id}")' in html, f"{path.name}: figure {figure_id} has no script"
