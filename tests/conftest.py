@@ -150,12 +150,39 @@ END_TO_END = ["tests/test_gpu_run.py::*", "tests/test_sweep.py::test_cli*"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark `book` every test that uses the built book or a headless browser, `end_to_end` those above."""
+    """Mark `book` every test that uses the built book or a headless browser, `end_to_end` those above;
+    then put the slowest files first (see `start_order`)."""
     for item in items:
         if {"built_book", "browser"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.book)
         if any(fnmatch.fnmatch(item.nodeid, pattern) for pattern in END_TO_END):
             item.add_marker(pytest.mark.end_to_end)
+    items[:] = start_order(items)
+
+
+def start_order(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The files that open a browser first, then those that build the book or run a whole program,
+    then the notebooks, then the rest; within each group, and within each file, the order stays.
+
+    `make test` hands out whole files to its workers in this order (pytest-xdist's --dist loadfile
+    with --no-loadscope-reorder). Started last, the minutes-long browser sweeps (tests/test_browser.py
+    and tests/test_browser_phone.py, one per core) would run while the other core sat idle; started
+    first, they run beside everything else."""
+
+    def group(item: pytest.Item) -> int:
+        names = set(getattr(item, "fixturenames", ()))
+        if "browser" in names:
+            return 0
+        if item.get_closest_marker("book") or item.get_closest_marker("end_to_end"):
+            return 1
+        return 2 if item.nodeid.endswith(".ipynb") or ".ipynb::" in item.nodeid else 3
+
+    files: dict[str, int] = {}
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        files[path] = min(files.get(path, 3), group(item))
+    position = {path: i for i, path in enumerate(files)}
+    return sorted(items, key=lambda item: (files[item.nodeid.split("::")[0]], position[item.nodeid.split("::")[0]]))
 
 
 #: set to a folder of built HTML (e.g. a copy of another branch's _build/html) to test that
@@ -186,7 +213,9 @@ def pytest_terminal_summary(terminalreporter) -> None:
     which a passing test's captured output would otherwise hide; works under pytest-xdist too."""
     lines = []
     for report in terminalreporter.stats.get("passed", []):
-        if report.when == "call" and report.nodeid.startswith("tests/test_browser.py::"):
+        if report.when == "call" and report.nodeid.startswith(
+            ("tests/test_browser.py::", "tests/test_browser_phone.py::")
+        ):
             lines += [text.rstrip() for name, text in report.sections if "stdout" in name and text.strip()]
     if lines:
         terminalreporter.write_sep("-", "what the browser test measured")

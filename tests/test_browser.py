@@ -1,10 +1,15 @@
 """Every page of the built book, opened in a real browser (headless Chromium through Playwright).
 
-For each page: the math is typeset by the book's own MathJax, every image has loaded, Recall
-answers and solutions start collapsed and open on click, the console shows no error, every
-local link points to a file and anchor that exist, and nothing is fetched from outside
-127.0.0.1 (any such request is blocked and fails the test). A screenshot of every page, at
-desktop width and at a 390 px phone width, is saved under _build/screenshots/.
+Every page is opened once in each of three views, 1280 px light, 390 px light and 390 px dark
+(the fixture `reader_views`), and every check below looks at that one opening: Chromium's time is
+most of the suite's, so no page is loaded twice for the same view.
+
+In every view: the ☰ and contents menus open from the visible buttons (light views), every live
+figure starts, the console shows no error, no request fails, and nothing is fetched from outside
+127.0.0.1 (the phone views block such a request; any is reported). At desktop width: the math is
+typeset by the book's own MathJax, every image has loaded, Recall answers and solutions start
+collapsed and open on click, and every local link points to a file and anchor that exist. With
+ATTNLIB_SCREENSHOTS=1, a whole-page screenshot of every view goes to _build/screenshots/.
 
 And, on every page at 1280 px and at 390 px light and dark (the rules in tests/browser_measures.py):
 no display equation wider than its box, no table wider than its box unless it scrolls with a
@@ -35,6 +40,9 @@ from conftest import toc_files
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
+#: ATTNLIB_SCREENSHOTS=1 saves every page, whole, as each view shows it (a whole-page PNG of a long
+#: chapter costs a second of a 2-core machine's time, so the suite does not make them unasked)
+SAVE_SCREENSHOTS = os.environ.get("ATTNLIB_SCREENSHOTS", "") not in ("", "0")
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 CHROMIUM_FLAGS = [
@@ -50,12 +58,31 @@ CHROMIUM_FLAGS = [
 MATHJAX_TIMEOUT_MS = 30_000
 #: time for _static/book_fixes.js to mark the boxes that scroll (it waits 100 ms for the page to settle)
 SETTLE_MS = 250
+#: how long a menu may take to open or close after a tap (the theme's slide lasts 250 ms)
+MENU_MS = 2_000
 
 #: console errors that are known to be harmless, each with the reason. Empty on purpose: the
 #: two that every page used to log are gone at their cause (see _ext/no_thebe.py for
 #: "Identifier 'THEBE_JS_URL' has already been declared", and `html_context: default_mode`
 #: in _config.yml for the theme's "Got invalid theme mode" on a fresh profile).
 KNOWN_HARMLESS_CONSOLE_ERRORS: list[tuple[re.Pattern, str]] = []
+
+#: requests the test's own tools make and that fail for a known reason, each with the reason; the
+#: book never makes them (a page's own request for the same path would still be reported)
+TOOL_REQUESTS_KNOWN_TO_FAIL: list[tuple[re.Pattern, str]] = [
+    (
+        re.compile(r"^/basic\.css$"),
+        (
+            "axe-core's CSS preload fetches the theme's `@import \"../basic.css\"` relative to the page, not to "
+            "the style sheet that imports it (dequelabs/axe-core#5268); the browser itself loads _static/basic.css"
+        ),
+    ),
+]
+
+
+def _known_tool_failure(url: str, resource_type: str) -> bool:
+    path = urlsplit(url).path
+    return resource_type in ("xhr", "fetch") and any(p.search(path) for p, _why in TOOL_REQUESTS_KNOWN_TO_FAIL)
 
 
 def find_chromium() -> str | None:
@@ -226,6 +253,12 @@ RAW_TEX = re.compile(
 
 #: what a reader on a phone (or a desktop) sees; the dark views emulate prefers-color-scheme: dark
 VIEWS = [("desktop", DESKTOP, "light"), ("phone", PHONE, "light"), ("phone", PHONE, "dark")]
+#: the views in two sweeps of about equal cost, each a module of its own so that pytest-xdist
+#: (`make test`, --dist loadfile) runs them on two cores at once: this module sweeps the desktop,
+#: tests/test_browser_phone.py (which runs this module's tests again) the phone, light and dark
+SWEEPS = {"desktop": VIEWS[:1], "phone": VIEWS[1:]}
+SWEEP = "desktop"
+
 
 #: smallest rendered figure text measured on a phone, per page (printed at the end of the run)
 FIGURE_TEXT: dict[str, tuple[float, str]] = {}
@@ -356,37 +389,52 @@ def _visible(page, selector: str):
     return None
 
 
+def _becomes(page, expression: str, arg=None) -> bool:
+    """Whether expression turns true within MENU_MS (a menu's slide takes the theme 250 ms)."""
+    try:
+        page.wait_for_function(expression, arg=arg, timeout=MENU_MS, polling=50)
+        return True
+    except sync_api.TimeoutError:
+        return False
+
+
+#: the chapter list fully on screen (its slide finished), and fully gone
+SIDEBAR_SHOWN = """() => { const s = document.querySelector('#pst-primary-sidebar');
+    return !!s && s.checkVisibility({visibilityProperty: true}) && s.getBoundingClientRect().left >= 0
+           && getComputedStyle(s).opacity === '1'; }"""
+SIDEBAR_HIDDEN = """() => { const s = document.querySelector('#pst-primary-sidebar');
+    return !s || !s.checkVisibility({visibilityProperty: true}) || s.getBoundingClientRect().right <= 0; }"""
+DIALOG_SHOWS_LINKS = f"(id) => ({OPEN_DIALOG_LINKS})(id) > 0"
+DIALOG_CLOSED = "(id) => { const d = document.getElementById(id); return !d || !d.open; }"
+
+
 def check_menus(page, view: str, docname: str) -> list[str]:
     """Tap the visible ☰ and contents buttons as a reader would; the lists must appear on screen."""
     problems = []
     toggle = _visible(page, ".primary-toggle")
     if view == "desktop":
-        sidebar = page.locator("#pst-primary-sidebar")
         if toggle is None:
             return ["desktop: no visible ☰ button"]
-        if not sidebar.is_visible():
+        if not page.evaluate(SIDEBAR_SHOWN):
             return ["desktop: the chapter list is not shown before a click"]
         toggle.click()
-        page.wait_for_timeout(450)  # the theme's slide-out transition
-        if sidebar.is_visible():
+        if not _becomes(page, SIDEBAR_HIDDEN):
             problems.append("desktop: ☰ does not hide the chapter list")
         toggle.click()
-        page.wait_for_timeout(450)
-        if not sidebar.is_visible():
+        if not _becomes(page, SIDEBAR_SHOWN):
             problems.append("desktop: a second ☰ does not bring the chapter list back")
         return problems
     if toggle is None:
         return [f"{view}: no visible ☰ button"]
     toggle.click()
-    page.wait_for_timeout(200)
-    shown = page.evaluate(OPEN_DIALOG_LINKS, "pst-primary-sidebar-modal")
-    if not shown:
+    if not _becomes(page, DIALOG_SHOWS_LINKS, "pst-primary-sidebar-modal"):
+        shown = page.evaluate(OPEN_DIALOG_LINKS, "pst-primary-sidebar-modal")
         problems.append(
             f"{view}: ☰ does not open the chapter list"
             + ("" if shown is None else " on screen (the dialog is open but shows no link)")
         )
     page.keyboard.press("Escape")
-    page.wait_for_timeout(100)
+    _becomes(page, DIALOG_CLOSED, "pst-primary-sidebar-modal")
     has_contents = (
         page.locator("#pst-secondary-sidebar nav.page-toc a, #pst-secondary-sidebar-modal nav.page-toc a").count() > 0
     )
@@ -395,11 +443,10 @@ def check_menus(page, view: str, docname: str) -> list[str]:
         problems.append(f"{view}: the page has contents but no visible contents button")
     elif contents is not None and has_contents:
         contents.click()
-        page.wait_for_timeout(200)
-        if not page.evaluate(OPEN_DIALOG_LINKS, "pst-secondary-sidebar-modal"):
+        if not _becomes(page, DIALOG_SHOWS_LINKS, "pst-secondary-sidebar-modal"):
             problems.append(f"{view}: the contents button does not open this page's contents on screen")
         page.keyboard.press("Escape")
-        page.wait_for_timeout(100)
+        _becomes(page, DIALOG_CLOSED, "pst-secondary-sidebar-modal")
     return problems
 
 
@@ -507,16 +554,19 @@ def check_figure_text(page, docname: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def reader_views(built_book, server, browser) -> dict:
-    """Every page at 1280 and 390 px, light and dark, opened once per view for every check of this
-    module that looks at a page as a reader meets it: "problems" holds what the reader's-view test
-    reports, "measured" what the tests of equations, tables, printouts, axe-core, paper and page
-    weight report (tests/browser_measures.py says how each is measured).
+def reader_views(request, built_book, server, browser, anchors) -> dict:
+    """Every page in the views of the module's SWEEP (1280 px light; or 390 px light and dark), opened once
+    per view for every check of this module that looks at a page as a reader meets it: "problems"
+    holds what the reader's-view test reports, "measured" what the tests of equations, tables,
+    printouts, axe-core, paper and page weight report (tests/browser_measures.py says how each is
+    measured).
 
     The desktop view routes nothing, so that the HTTP cache works (Playwright turns it off in a
     context that routes requests) and its bytes can be counted: the first load on a fresh profile,
     and then the next page of the book. A request to anything but 127.0.0.1 is still reported there
-    (the other views block it, as does test_page_in_a_real_browser)."""
+    (the phone views block it)."""
+    sweep = request.module.SWEEP
+    views = SWEEPS[sweep]
     axe = measures.axe_source()
     problems: dict[str, list[str]] = {}
     measured: dict = {
@@ -527,11 +577,13 @@ def reader_views(built_book, server, browser) -> dict:
         "print": [],
         "weights": [],
         "axe_version": measures.axe_version(axe),
+        "views": [f"{viewport['width']} px {scheme}" for _view, viewport, scheme in views],
     }
+    html_dir = built_book.html_dir
     started = time.perf_counter()
     for i, docname in enumerate(PAGES):
         found = problems.setdefault(docname, [])
-        for view, viewport, scheme in VIEWS:
+        for view, viewport, scheme in views:
             context = browser.new_context(viewport=viewport, color_scheme=scheme, service_workers="block")
             outside: list[str] = []
             if view == "desktop":
@@ -541,15 +593,18 @@ def reader_views(built_book, server, browser) -> dict:
             else:
                 context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server + "/") else r.abort())
             page = context.new_page()
+            events = PageEvents(page, server)
             tally = measures.start_counting_bytes(context, page) if view == "desktop" else None
+            tag = f"{view}/{scheme}"
             try:
                 page.goto(f"{server}/{docname}.html", wait_until="load")
-                page.evaluate(WAIT_FOR_MATHJAX)
+                mathjax = page.evaluate(WAIT_FOR_MATHJAX)
                 page.evaluate("() => document.fonts.ready.then(() => true)")
                 page.wait_for_timeout(SETTLE_MS)  # book_fixes.js marks the scroll boxes once MathJax is done
                 first_load = tally["bytes"] if tally else 0
-                tag = f"{view}/{scheme}"
                 size = f"{viewport['width']} px {scheme}"
+                if SAVE_SCREENSHOTS:
+                    save_screenshot(page, tag, docname)
                 measured["equations"] += [(docname, size, e) for e in page.evaluate(measures.EQUATIONS)]
                 measured["tables"] += [(docname, size, t) for t in page.evaluate(measures.TABLES, False)]
                 measured["printouts"] += [
@@ -559,6 +614,7 @@ def reader_views(built_book, server, browser) -> dict:
                 axe_found = page.evaluate(measures.AXE_RUN, [measures.AXE_TAGS, view == "desktop"])
                 measured["axe"] += [(docname, size, v) for v in axe_found]
                 found += [f"{tag}: {p}" for p in page.evaluate(OUTPUT_CUT)]
+                found += [f"{tag}: {p}" for p in check_live_figures(page)]
                 if scheme == "light":
                     found += check_menus(page, view, docname)
                 if view == "desktop" and scheme == "light":
@@ -566,6 +622,10 @@ def reader_views(built_book, server, browser) -> dict:
                     found += check_figure_sharpness(page)
                     found += check_math_links(page)
                     measured["print"].append((docname, on_paper(page)))
+                    # last, as they open every dropdown: what a reader clicks and follows
+                    found += [f"{tag}: {p}" for p in check_reading(page, docname, mathjax, server, html_dir, anchors)]
+                    page.wait_for_timeout(100)  # let late console messages arrive
+                    found += [f"{tag}: {p}" for p in events.problems()]
                     following = PAGES[(i + 1) % len(PAGES)]
                     tally["bytes"] = 0
                     page.goto(f"{server}/{following}.html", wait_until="load")
@@ -580,15 +640,17 @@ def reader_views(built_book, server, browser) -> dict:
                         found.append(f"phone: the page scrolls sideways by {overflow} px")
                     found += check_figure_text(page, docname)
                 if view == "phone" and scheme == "dark":
-                    (SCREENSHOTS / "phone-dark").mkdir(parents=True, exist_ok=True)
-                    page.screenshot(path=str(SCREENSHOTS / "phone-dark" / _screenshot_name(docname)), full_page=True)
                     found += check_dark_figures(page)
+                if view != "desktop":
+                    found += [f"{tag}: {p}" for p in events.problems()]
             finally:
                 context.close()
             found += [f"{tag}: asked for something outside the book: {url}" for url in sorted(set(outside))]
     seconds = time.perf_counter() - started
     print(
-        f"\nreader's view of {len(PAGES)} pages x {len(VIEWS)} views (with axe-core, paper and weights) in {seconds:.0f} s"
+        f"\nreader's view of {len(PAGES)} pages x {len(views)} view(s) ({sweep}; with axe-core"
+        + (", paper and weights" if sweep == "desktop" else "")
+        + f") in {seconds:.0f} s"
     )
     return {"problems": problems, "measured": measured}
 
@@ -620,7 +682,8 @@ def test_the_reader_view_of_every_page(reader_views):
     visible buttons, no title holds raw TeX, no output is cut, tables fit, figures stay legible and
     do not glare. One test for all pages so that every defect on every page is reported at once."""
     problems = reader_views["problems"]
-    print("\nsmallest figure text on a 390 px phone, per page:")
+    if FIGURE_TEXT:
+        print("\nsmallest figure text on a 390 px phone, per page:")
     for docname, (px, what) in sorted(FIGURE_TEXT.items(), key=lambda kv: kv[1][0]):
         print(f"  {px:5.1f} px  {docname}: {what}")
     if SMALL_FIGURE_TEXT:
@@ -678,131 +741,130 @@ def test_every_built_page_is_checked(built_book):
     assert not unchecked, f"pages built but not opened in the browser test: {unchecked}"
 
 
-def check_page(docname, built_book, server, browser, anchors):
-    """Open one page as a reader would and check everything above; the test that calls it for every
-    page lives in test_browser_pages.py, so that pytest-xdist runs it beside this module's sweep."""
-    page_file = built_book.html_dir / f"{docname}.html"
-    assert page_file.is_file(), f"the build made no {docname}.html"
-    started = time.perf_counter()
-    problems: list[str] = []  # every check runs; all that is wrong is reported at once
-    blocked: list[str] = []
-    failed: list[str] = []
-    console_errors: list[str] = []
+class PageEvents:
+    """What a page reports while it is read: console errors, uncaught exceptions, web sockets and
+    requests that failed or came back 4xx/5xx (a request blocked for leaving 127.0.0.1 is reported
+    by the view, not here)."""
 
-    context = browser.new_context(viewport=DESKTOP, service_workers="block")
+    def __init__(self, page, server: str):
+        self.console: list[tuple[str, str]] = []  # (message, the URL it is about)
+        self.failed: list[str] = []
+        self.sockets: list[str] = []
+        self.ignored: set[str] = set()  # TOOL_REQUESTS_KNOWN_TO_FAIL, and their console lines
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.console.append((f"uncaught: {exc}", "")))
+        page.on("websocket", lambda ws: self.sockets.append(ws.url))
+        page.on("response", lambda r: self._failed(r.request, f"{r.status} {r.url}") if r.status >= 400 else None)
+        page.on(
+            "requestfailed", lambda r: self._failed(r, f"failed {r.url}") if r.url.startswith(server + "/") else None
+        )
 
-    def route(route_obj):
-        url = route_obj.request.url
-        if url.startswith(server + "/"):
-            route_obj.continue_()
+    def _failed(self, request, line: str) -> None:
+        if _known_tool_failure(request.url, request.resource_type):
+            self.ignored.add(request.url)
         else:
-            blocked.append(url)
-            route_obj.abort()
+            self.failed.append(line)
 
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on(
-        "console", lambda msg: console_errors.append(f"console.{msg.type}: {msg.text}") if msg.type == "error" else None
-    )
-    page.on("pageerror", lambda exc: console_errors.append(f"uncaught: {exc}"))
-    page.on("websocket", lambda ws: blocked.append(ws.url))
-    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    page.on("requestfailed", lambda r: None if r.url in blocked else failed.append(f"failed {r.url}"))
+    def _console(self, msg) -> None:
+        if msg.type == "error":
+            self.console.append((f"console.{msg.type}: {msg.text}", msg.location.get("url", "")))
 
+    def problems(self) -> list[str]:
+        found = [f"opened a web socket: {url}" for url in sorted(set(self.sockets))]
+        if self.failed:
+            found.append(f"requests that failed: {self.failed}")
+        for text, url in self.console:
+            if url in self.ignored and text.startswith("console.error: Failed to load resource"):
+                continue
+            if not any(pattern.search(text) for pattern, _reason in KNOWN_HARMLESS_CONSOLE_ERRORS):
+                found.append(f"console error: {text}" + (f" ({url})" if url else ""))
+        return found
+
+
+#: a live figure (attnlib.interactive) marks itself data-live="1" once its script has run
+DEAD_FIGURES = """() => Array.from(document.querySelectorAll('.attnfig'))
+    .filter(f => f.dataset.live !== '1').map(f => f.dataset.attnfig || f.id)"""
+
+
+def check_live_figures(page) -> list[str]:
+    """Every live figure on the page started, offline, at this width and in this scheme."""
+    return [f"live figure {name!r} did not start" for name in page.evaluate(DEAD_FIGURES)]
+
+
+def save_screenshot(page, tag: str, docname: str) -> None:
+    folder = SCREENSHOTS / tag.replace("/light", "").replace("/", "-")
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / _screenshot_name(docname)), full_page=True)
+
+
+def check_reading(page, docname: str, mathjax: dict, server: str, html_dir: Path, anchors) -> list[str]:
+    """What a reader reads, clicks and follows on the page at desktop width: the math typeset by the
+    book's own MathJax with no TeX left raw, every image loaded, Recall answers and solutions
+    collapsed until clicked, and every local link to a file and anchor that exist."""
+    problems: list[str] = []  # every check runs; all that is wrong is reported at once
+
+    # --- math: typeset by the book's own MathJax, no TeX left raw, no MathJax errors
+    if mathjax["hasMath"]:
+        src = page.evaluate("() => (document.querySelector('script[src*=\"mathjax\"]') || {}).src")
+        if not mathjax["loaded"]:
+            problems.append(f"the page has math but MathJax never started (script: {src})")
+        elif not (src or "").startswith(server + "/_static/mathjax/"):
+            problems.append(f"MathJax comes from {src}, not from the book")
+    math = page.evaluate(MATH_REPORT)
+    if math["untypeset"]:
+        problems.append(f"math left untypeset: {math['untypeset'][:5]}")
+    if math["errors"]:
+        problems.append(f"MathJax errors: {math['errors'][:5]}")
+    if math["raw"]:
+        problems.append(f"raw TeX in the visible text: {math['raw'][:5]}")
+
+    # --- images: every one loaded
     try:
-        page.goto(f"{server}/{docname}.html", wait_until="load")
+        page.wait_for_function("() => Array.from(document.images).every(i => i.complete)", timeout=15_000)
+    except sync_api.TimeoutError:
+        pass  # reported just below
+    broken = [i["src"] for i in page.evaluate(IMAGE_REPORT) if not (i["complete"] and i["width"])]
+    if broken:
+        problems.append(f"images that did not load: {broken}")
 
-        # --- math: typeset by the book's own MathJax, no TeX left raw, no MathJax errors
-        mathjax = page.evaluate(WAIT_FOR_MATHJAX)
-        if mathjax["hasMath"]:
-            src = page.evaluate("() => (document.querySelector('script[src*=\"mathjax\"]') || {}).src")
-            if not mathjax["loaded"]:
-                problems.append(f"the page has math but MathJax never started (script: {src})")
-            elif not (src or "").startswith(server + "/_static/mathjax/"):
-                problems.append(f"MathJax comes from {src}, not from the book")
-        math = page.evaluate(MATH_REPORT)
-        if math["untypeset"]:
-            problems.append(f"math left untypeset: {math['untypeset'][:5]}")
-        if math["errors"]:
-            problems.append(f"MathJax errors: {math['errors'][:5]}")
-        if math["raw"]:
-            problems.append(f"raw TeX in the visible text: {math['raw'][:5]}")
+    # --- Recall answers ({dropdown} -> <details>): closed at first, open on click
+    details = page.locator("article details")
+    for i in range(details.count()):
+        item = details.nth(i)
+        label = item.locator("summary").first.inner_text().strip()[:60]
+        body = item.locator(":scope > :not(summary)")
+        if item.get_attribute("open") is not None or _is_visible(body):
+            problems.append(f"dropdown {label!r} shows its answer before a click")
+            continue
+        item.locator("summary").first.click()
+        if item.get_attribute("open") is None or not _is_visible(body):
+            problems.append(f"dropdown {label!r} does not open on click")
 
-        # --- images: every one loaded
-        try:
-            page.wait_for_function("() => Array.from(document.images).every(i => i.complete)", timeout=15_000)
-        except sync_api.TimeoutError:
-            pass  # reported just below
-        broken = [i["src"] for i in page.evaluate(IMAGE_REPORT) if not (i["complete"] and i["width"])]
-        if broken:
-            problems.append(f"images that did not load: {broken}")
+    # --- solutions (sphinx-exercise, :class: dropdown): hidden at first, open on the toggle button
+    solutions = page.locator("article .admonition.dropdown")
+    for i in range(solutions.count()):
+        item = solutions.nth(i)
+        label = item.locator(".admonition-title").first.inner_text().strip()[:60]
+        body = item.locator(":scope > :not(.admonition-title)")
+        if "toggle-hidden" not in (item.get_attribute("class") or "") or _is_visible(body):
+            problems.append(f"{label!r} shows its content before a click")
+            continue
+        item.locator("button.toggle-button").first.click()
+        if "toggle-hidden" in (item.get_attribute("class") or "") or not _is_visible(body):
+            problems.append(f"{label!r} does not open on click")
 
-        # --- screenshots, desktop and phone (before opening anything, as a reader first sees it)
-        name = _screenshot_name(docname)
-        for folder in ("desktop", "phone"):
-            (SCREENSHOTS / folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "desktop" / name), full_page=True)
-        page.set_viewport_size(PHONE)
-        page.wait_for_timeout(200)
-        page.screenshot(path=str(SCREENSHOTS / "phone" / name), full_page=True)
-        overflow = page.evaluate(OVERFLOW)
-        if overflow > 1:
-            problems.append(f"at {PHONE['width']} px the page scrolls sideways by {overflow} px")
-        page.set_viewport_size(DESKTOP)
-
-        # --- Recall answers ({dropdown} -> <details>): closed at first, open on click
-        details = page.locator("article details")
-        for i in range(details.count()):
-            item = details.nth(i)
-            label = item.locator("summary").first.inner_text().strip()[:60]
-            body = item.locator(":scope > :not(summary)")
-            if item.get_attribute("open") is not None or _is_visible(body):
-                problems.append(f"dropdown {label!r} shows its answer before a click")
-                continue
-            item.locator("summary").first.click()
-            if item.get_attribute("open") is None or not _is_visible(body):
-                problems.append(f"dropdown {label!r} does not open on click")
-
-        # --- solutions (sphinx-exercise, :class: dropdown): hidden at first, open on the toggle button
-        solutions = page.locator("article .admonition.dropdown")
-        for i in range(solutions.count()):
-            item = solutions.nth(i)
-            label = item.locator(".admonition-title").first.inner_text().strip()[:60]
-            body = item.locator(":scope > :not(.admonition-title)")
-            if "toggle-hidden" not in (item.get_attribute("class") or "") or _is_visible(body):
-                problems.append(f"{label!r} shows its content before a click")
-                continue
-            item.locator("button.toggle-button").first.click()
-            if "toggle-hidden" in (item.get_attribute("class") or "") or not _is_visible(body):
-                problems.append(f"{label!r} does not open on click")
-
-        # --- local links: every one to an existing file, and to an existing anchor in it
-        for href in sorted(set(page.evaluate(LOCAL_LINKS))):
-            parts = urlsplit(href)
-            path = unquote(parts.path).lstrip("/") or "index.html"
-            if path.endswith("/"):
-                path += "index.html"
-            target = built_book.html_dir / path
-            if not target.is_file():
-                problems.append(f"broken link {href} (no file {path})")
-            elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in anchors(path):
-                problems.append(f"broken link {href} (no anchor #{parts.fragment} in {path})")
-
-        page.wait_for_timeout(100)  # let late console messages arrive
-    finally:
-        context.close()
-
-    if blocked:
-        problems.append(f"tried to reach the network (blocked): {sorted(set(blocked))}")
-    if failed:
-        problems.append(f"requests that failed: {failed}")
-    problems += [
-        f"console error: {e}"
-        for e in console_errors
-        if not any(pattern.search(e) for pattern, _reason in KNOWN_HARMLESS_CONSOLE_ERRORS)
-    ]
-    print(f"{docname}: checked in {time.perf_counter() - started:.1f} s")
-    assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
+    # --- local links: every one to an existing file, and to an existing anchor in it
+    for href in sorted(set(page.evaluate(LOCAL_LINKS))):
+        parts = urlsplit(href)
+        path = unquote(parts.path).lstrip("/") or "index.html"
+        if path.endswith("/"):
+            path += "index.html"
+        target = html_dir / path
+        if not target.is_file():
+            problems.append(f"broken link {href} (no file {path})")
+        elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in anchors(path):
+            problems.append(f"broken link {href} (no anchor #{parts.fragment} in {path})")
+    return problems
 
 
 # ----------------------------------------------------------------------------- measured in every page
@@ -865,37 +927,16 @@ def test_no_table_is_cut_without_a_scroll_cue(measured):
     assert not report, f"{len(report)} table(s) cut:\n  " + "\n  ".join(report)
 
 
-def test_no_printed_table_wraps_on_a_phone(measured):
-    printouts = [(d, tag, p) for d, tag, p in measured["printouts"] if tag.startswith(str(PHONE["width"]))]
-    aligned = [(d, tag, p) for d, tag, p in printouts if p["aligned"]]
-    wrapped = {(d, p["where"], p["first"]): (d, p) for d, tag, p in aligned if p["need"] > p["have"] + 1}
-    widest = max((p["chars"] for _d, _t, p in aligned), default=0)
-    print(
-        f"\n{len(printouts) // 2} printouts per phone view, {len(aligned) // 2} with aligned rows "
-        f"(longest row {widest} characters); {len(wrapped)} wrap at {PHONE['width']} px"
-    )
-    report = [
-        f"{d} ({_where(p)}): {p['chars']} characters, {p['need']} px in a {p['have']} px box: {p['first']!r}"
-        for d, p in wrapped.values()
-    ]
-    for line in report:
-        print(f"  {line}")
-    assert not report, (
-        f"{len(report)} printed table(s) wrap at {PHONE['width']} px (rows no longer line up):\n  "
-        + "\n  ".join(report)
-    )
-
-
 def test_axe_finds_no_wcag_violation(measured):
-    """axe-core, WCAG 2.0 and 2.1, levels A and AA, on every page in the three views."""
+    """axe-core, WCAG 2.0 and 2.1, levels A and AA, on every page in each view."""
     violations = measured["axe"]
     nodes = sum(len(v["nodes"]) for _d, _t, v in violations)
     by_rule: dict[str, int] = {}
     for _d, _t, v in violations:
         by_rule[v["id"]] = by_rule.get(v["id"], 0) + len(v["nodes"])
     print(
-        f"\naxe-core {measured['axe_version']} ({', '.join(measures.AXE_TAGS)}) on {len(PAGES)} pages x "
-        f"{len(VIEWS)} views: {len(by_rule)} rule(s) violated, {nodes} element(s) "
+        f"\naxe-core {measured['axe_version']} ({', '.join(measures.AXE_TAGS)}) on {len(PAGES)} pages at "
+        f"{' and '.join(measured['views'])}: {len(by_rule)} rule(s) violated, {nodes} element(s) "
         + ", ".join(f"{rule}: {n}" for rule, n in sorted(by_rule.items()))
     )
     report = []
