@@ -54,6 +54,9 @@ CHROMIUM_FLAGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # nothing but the book's own server resolves: a request for anything else fails at once (and
+    # is reported), with no network wait and no request routing, which would turn off the cache
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 ]
 MATHJAX_TIMEOUT_MS = 30_000
 #: time for _static/book_fixes.js to mark the boxes that scroll (it waits 100 ms for the page to settle)
@@ -561,10 +564,10 @@ def reader_views(request, built_book, server, browser, anchors) -> dict:
     printouts, axe-core, paper and page weight report (tests/browser_measures.py says how each is
     measured).
 
-    The desktop view routes nothing, so that the HTTP cache works (Playwright turns it off in a
-    context that routes requests) and its bytes can be counted: the first load on a fresh profile,
-    and then the next page of the book. A request to anything but 127.0.0.1 is still reported there
-    (the phone views block it)."""
+    The desktop view opens each page in a fresh profile, so that its bytes can be counted: the
+    first load, and then the next page of the book. A phone view reads the book as a reader does,
+    page after page in one tab of one profile (a fresh profile for every page took twice as long).
+    In every view a request to anything but 127.0.0.1 is reported (Chromium resolves no other host)."""
     sweep = request.module.SWEEP
     views = SWEEPS[sweep]
     axe = measures.axe_source()
@@ -581,21 +584,19 @@ def reader_views(request, built_book, server, browser, anchors) -> dict:
     }
     html_dir = built_book.html_dir
     started = time.perf_counter()
+    tabs: dict[str, Tab] = {}  # the phone views' tabs, kept from page to page
     for i, docname in enumerate(PAGES):
         found = problems.setdefault(docname, [])
         for view, viewport, scheme in views:
-            context = browser.new_context(viewport=viewport, color_scheme=scheme, service_workers="block")
-            outside: list[str] = []
-            if view == "desktop":
-                context.on(
-                    "request", lambda r, seen=outside: None if r.url.startswith(server + "/") else seen.append(r.url)
-                )
-            else:
-                context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server + "/") else r.abort())
-            page = context.new_page()
-            events = PageEvents(page, server)
-            tally = measures.start_counting_bytes(context, page) if view == "desktop" else None
             tag = f"{view}/{scheme}"
+            if view == "desktop":
+                tab = Tab(browser, viewport, scheme, server)
+                tally = measures.start_counting_bytes(tab.context, tab.page)
+            else:
+                if tag not in tabs:
+                    tabs[tag] = Tab(browser, viewport, scheme, server)
+                tab, tally = tabs[tag], None
+            page, events = tab.page, tab.events
             try:
                 page.goto(f"{server}/{docname}.html", wait_until="load")
                 mathjax = page.evaluate(WAIT_FOR_MATHJAX)
@@ -644,8 +645,10 @@ def reader_views(request, built_book, server, browser, anchors) -> dict:
                 if view != "desktop":
                     found += [f"{tag}: {p}" for p in events.problems()]
             finally:
-                context.close()
-            found += [f"{tag}: asked for something outside the book: {url}" for url in sorted(set(outside))]
+                if view == "desktop":
+                    tab.close()
+    for tab in tabs.values():
+        tab.close()
     seconds = time.perf_counter() - started
     print(
         f"\nreader's view of {len(PAGES)} pages x {len(views)} view(s) ({sweep}; with axe-core"
@@ -742,15 +745,16 @@ def test_every_built_page_is_checked(built_book):
 
 
 class PageEvents:
-    """What a page reports while it is read: console errors, uncaught exceptions, web sockets and
-    requests that failed or came back 4xx/5xx (a request blocked for leaving 127.0.0.1 is reported
-    by the view, not here)."""
+    """What a page reports while it is read: requests for anything outside the book, console errors,
+    uncaught exceptions, web sockets, and requests that failed or came back 4xx/5xx."""
 
     def __init__(self, page, server: str):
         self.console: list[tuple[str, str]] = []  # (message, the URL it is about)
         self.failed: list[str] = []
         self.sockets: list[str] = []
+        self.outside: list[str] = []
         self.ignored: set[str] = set()  # TOOL_REQUESTS_KNOWN_TO_FAIL, and their console lines
+        page.on("request", lambda r: None if r.url.startswith(server + "/") else self.outside.append(r.url))
         page.on("console", self._console)
         page.on("pageerror", lambda exc: self.console.append((f"uncaught: {exc}", "")))
         page.on("websocket", lambda ws: self.sockets.append(ws.url))
@@ -770,7 +774,9 @@ class PageEvents:
             self.console.append((f"console.{msg.type}: {msg.text}", msg.location.get("url", "")))
 
     def problems(self) -> list[str]:
-        found = [f"opened a web socket: {url}" for url in sorted(set(self.sockets))]
+        """What went wrong since the last call (a tab reads page after page)."""
+        found = [f"asked for something outside the book: {url}" for url in sorted(set(self.outside))]
+        found += [f"opened a web socket: {url}" for url in sorted(set(self.sockets))]
         if self.failed:
             found.append(f"requests that failed: {self.failed}")
         for text, url in self.console:
@@ -778,7 +784,21 @@ class PageEvents:
                 continue
             if not any(pattern.search(text) for pattern, _reason in KNOWN_HARMLESS_CONSOLE_ERRORS):
                 found.append(f"console error: {text}" + (f" ({url})" if url else ""))
+        for seen in (self.console, self.failed, self.sockets, self.outside):
+            seen.clear()
         return found
+
+
+class Tab:
+    """A browser tab in a profile of its own, at one width and colour scheme, watched by PageEvents."""
+
+    def __init__(self, browser, viewport: dict, scheme: str, server: str):
+        self.context = browser.new_context(viewport=viewport, color_scheme=scheme, service_workers="block")
+        self.page = self.context.new_page()
+        self.events = PageEvents(self.page, server)
+
+    def close(self) -> None:
+        self.context.close()
 
 
 #: a live figure (attnlib.interactive) marks itself data-live="1" once its script has run
