@@ -817,6 +817,31 @@ def save_screenshot(page, tag: str, docname: str) -> None:
     page.screenshot(path=str(folder / _screenshot_name(docname)), full_page=True)
 
 
+def _details_open(item) -> bool:
+    return item.get_attribute("open") is not None
+
+
+def _toggle_open(item) -> bool:
+    return "toggle-hidden" not in (item.get_attribute("class") or "")
+
+
+def check_collapsed(page, items: str, title: str, button: str, is_open, what: str) -> list[str]:
+    """Every one of `items` starts collapsed (only its `title` shows) and opens when its `button` is clicked."""
+    problems = []
+    found = page.locator(items)
+    for i in range(found.count()):
+        item = found.nth(i)
+        label = item.locator(title).first.inner_text().strip()[:60]
+        body = item.locator(f":scope > :not({title})")
+        if is_open(item) or _is_visible(body):
+            problems.append(f"{what} {label!r} shows its content before a click")
+            continue
+        item.locator(button).first.click()
+        if not is_open(item) or not _is_visible(body):
+            problems.append(f"{what} {label!r} does not open on click")
+    return problems
+
+
 def check_reading(page, docname: str, mathjax: dict, server: str, html_dir: Path, anchors) -> list[str]:
     """What a reader reads, clicks and follows on the page at desktop width: the math typeset by the
     book's own MathJax with no TeX left raw, every image loaded, Recall answers and solutions
@@ -847,31 +872,11 @@ def check_reading(page, docname: str, mathjax: dict, server: str, html_dir: Path
     if broken:
         problems.append(f"images that did not load: {broken}")
 
-    # --- Recall answers ({dropdown} -> <details>): closed at first, open on click
-    details = page.locator("article details")
-    for i in range(details.count()):
-        item = details.nth(i)
-        label = item.locator("summary").first.inner_text().strip()[:60]
-        body = item.locator(":scope > :not(summary)")
-        if item.get_attribute("open") is not None or _is_visible(body):
-            problems.append(f"dropdown {label!r} shows its answer before a click")
-            continue
-        item.locator("summary").first.click()
-        if item.get_attribute("open") is None or not _is_visible(body):
-            problems.append(f"dropdown {label!r} does not open on click")
-
-    # --- solutions (sphinx-exercise, :class: dropdown): hidden at first, open on the toggle button
-    solutions = page.locator("article .admonition.dropdown")
-    for i in range(solutions.count()):
-        item = solutions.nth(i)
-        label = item.locator(".admonition-title").first.inner_text().strip()[:60]
-        body = item.locator(":scope > :not(.admonition-title)")
-        if "toggle-hidden" not in (item.get_attribute("class") or "") or _is_visible(body):
-            problems.append(f"{label!r} shows its content before a click")
-            continue
-        item.locator("button.toggle-button").first.click()
-        if "toggle-hidden" in (item.get_attribute("class") or "") or not _is_visible(body):
-            problems.append(f"{label!r} does not open on click")
+    # --- Recall answers ({dropdown} -> <details>) and solutions (sphinx-exercise, :class: dropdown)
+    problems += check_collapsed(page, "article details", "summary", "summary", _details_open, "dropdown")
+    problems += check_collapsed(
+        page, "article .admonition.dropdown", ".admonition-title", "button.toggle-button", _toggle_open, "solution"
+    )
 
     # --- local links: every one to an existing file, and to an existing anchor in it
     for href in sorted(set(page.evaluate(LOCAL_LINKS))):
