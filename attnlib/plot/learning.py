@@ -81,66 +81,26 @@ def heads_flow(
     step = n + 4.4  # from the top of one row of blocks to the next
     fig, ax = _figure(5.6, 7.6)
     with plt.rc_context(STYLE):
-        top = 0.0
         text_x = heads_width + 0.8
+
+        def heads(top: float, name: str) -> None:
+            for k in range(h):
+                _block(ax, k * (d_k + gap), top, n, d_k, [colours[k]] * d_k, f"${name}$, head {k}\n{n}×{d_k}")
+
+        def down(top: float, text: str) -> float:
+            """The arrow from the row at `top` to the next, with what the step does; the next row's top."""
+            _step(ax, left + d_model / 2, top - n - 0.3, top - step + 2.2, text, text_x)
+            return top - step
+
+        top = 0.0
         _block(ax, left, top, n, d_model, by_column, f"$Q = XW_Q$   {n}×{d_model}")
-        _step(
-            ax,
-            left + d_model / 2,
-            top - n - 0.3,
-            top - step + 2.2,
-            "split: reshape, swap two axes",
-            text_x,
-        )
-        top -= step
-        for k in range(h):
-            _block(
-                ax,
-                k * (d_k + gap),
-                top,
-                n,
-                d_k,
-                [colours[k]] * d_k,
-                f"$Q$, head {k}\n{n}×{d_k}",
-            )
-        _step(
-            ax,
-            left + d_model / 2,
-            top - n - 0.3,
-            top - step + 2.2,
-            r"attend: softmax$(QK^{\mathsf{T}}/\sqrt{d_k})\,V$",
-            text_x,
-        )
-        top -= step
-        for k in range(h):
-            _block(
-                ax,
-                k * (d_k + gap),
-                top,
-                n,
-                d_k,
-                [colours[k]] * d_k,
-                f"$Z$, head {k}\n{n}×{d_k}",
-            )
-        _step(
-            ax,
-            left + d_model / 2,
-            top - n - 0.3,
-            top - step + 2.2,
-            "concatenate, side by side",
-            text_x,
-        )
-        top -= step
+        top = down(top, "split: reshape, swap two axes")
+        heads(top, "Q")
+        top = down(top, r"attend: softmax$(QK^{\mathsf{T}}/\sqrt{d_k})\,V$")
+        heads(top, "Z")
+        top = down(top, "concatenate, side by side")
         _block(ax, left, top, n, d_model, by_column, f"heads side by side   {n}×{d_model}")
-        _step(
-            ax,
-            left + d_model / 2,
-            top - n - 0.3,
-            top - step + 2.2,
-            r"$\times\, W_O$: each column mixes all heads",
-            text_x,
-        )
-        top -= step
+        top = down(top, r"$\times\, W_O$: each column mixes all heads")
         _block(ax, left, top, n, d_model, mixed, f"output   {n}×{d_model}")
         ax.set_xlim(-0.5, heads_width + 11)
         ax.set_ylim(top - n - 0.5, 2.0)
