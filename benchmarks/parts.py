@@ -159,15 +159,9 @@ def backends(device: str, dtype: str, n: int, heads: int, d: int, rounds: int) -
     with torch.inference_mode():
         samples = sweep.interleaved(calls, rounds, device=device) if calls else {"_load": [float("nan")]}
     return {
-        "n": n,
-        "heads": heads,
-        "d": d,
-        "dtype": dtype,
-        "device": device,
-        "rounds": rounds,
+        **measured(samples, device, dtype, n, heads, d, rounds),
         "default_kernel": sdpa_kernel_used(device, dtype, n, heads, d),
         "default_kernel_causal": sdpa_kernel_used(device, dtype, n, heads, d, is_causal=True),
-        "times": {k: stats(v) for k, v in samples.items() if k != "_load"},
         "unavailable": refused,
     }
 
