@@ -216,35 +216,10 @@ NO_TORCH = (
 ONE_THREAD = {v: "1" for v in machine.THREAD_VARIABLES}
 
 
-def test_cli_without_torch():
-    for dtype in ("bfloat16", "float16"):
-        run = subprocess.run(
-            [sys.executable, "-c", NO_TORCH, "--dtype", dtype],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env={**os.environ, "PYTHONPATH": str(ROOT), **ONE_THREAD},
-            check=False,
-        )
-        assert run.returncode == 2 and "Traceback" not in run.stderr
-        assert f"--dtype {dtype} needs torch" in run.stderr
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            NO_TORCH,
-            "--sizes",
-            "8",
-            "--d",
-            "4",
-            "--heads",
-            "1",
-            "--repeat",
-            "1",
-            "--peak-size",
-            "32",
-        ],
+def _run_without_torch(*args: str) -> subprocess.CompletedProcess:
+    """The command line in a process where torch cannot be imported."""
+    return subprocess.run(
+        [sys.executable, "-c", NO_TORCH, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -252,6 +227,14 @@ def test_cli_without_torch():
         env={**os.environ, "PYTHONPATH": str(ROOT), **ONE_THREAD},
         check=False,
     )
+
+
+def test_cli_without_torch():
+    for dtype in ("bfloat16", "float16"):
+        run = _run_without_torch("--dtype", dtype)
+        assert run.returncode == 2 and "Traceback" not in run.stderr
+        assert f"--dtype {dtype} needs torch" in run.stderr
+    run = _run_without_torch("--sizes", "8", "--d", "4", "--heads", "1", "--repeat", "1", "--peak-size", "32")
     assert run.returncode == 0, run.stderr
     assert "torch is not installed" in run.stdout and "naive-numpy" in run.stdout
 
