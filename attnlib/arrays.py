@@ -30,6 +30,13 @@ def as_array(x: Any, name: str = "input") -> Array:
         ) from exc
 
 
+def to_numpy(x: Any, dtype: Any = float) -> np.ndarray:
+    """x (a list, numpy array or torch tensor on any device) as a numpy array, of floats unless `dtype` says otherwise."""
+    if is_torch(x):
+        x = x.detach().cpu().numpy()
+    return np.asarray(x, dtype=dtype)
+
+
 def shape_of(x: Array) -> tuple[int, ...]:
     """The shape of x as a plain Python tuple, e.g. (3, 4)."""
     return tuple(int(s) for s in x.shape)

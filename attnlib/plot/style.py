@@ -5,7 +5,7 @@ labels, typeset names).
 What importing `attnlib.plot` changes: inside a Jupyter kernel, `show_svg_inline()` runs once and
 switches that kernel's inline figures to SVG (see its docstring; `%config
 InlineBackend.figure_formats = {'png'}` switches back). Nothing else is changed globally: every
-figure applies STYLE only while it is drawn (`_figure`), and outside a kernel the import changes
+figure applies STYLE only while it is drawn (`figure`), and outside a kernel the import changes
 nothing at all.
 """
 
@@ -19,9 +19,6 @@ from typing import Any
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Rectangle
-
-from ..core import is_torch
 
 # Okabe & Ito (2008): distinguishable with every common colour-vision deficiency.
 PALETTE = [
@@ -78,7 +75,7 @@ def word_colour(word: str) -> str:
     return _OTHER_WORD_COLOURS[sum(map(ord, key)) % len(_OTHER_WORD_COLOURS)]
 
 
-#: The course style, applied to every figure by _figure. Figures are shown as SVG (see
+#: The course style, applied to every figure by figure. Figures are shown as SVG (see
 #: show_svg_inline below), so they are sharp at any width; dpi only sets the size of the
 #: few raster parts (an imshow heatmap's cells) and of a PNG a reader saves by hand.
 #: The background is transparent, so a figure takes the page's own background: white in the
@@ -138,7 +135,7 @@ def show_svg_inline() -> bool:
     return True
 
 
-def _figure(
+def figure(
     width: float = 6.0,
     height: float = 4.0,
     ncols: int = 1,
@@ -153,13 +150,7 @@ def _figure(
     return fig, ax
 
 
-def _np(x: Any) -> np.ndarray:
-    if is_torch(x):
-        x = x.detach().cpu().numpy()
-    return np.asarray(x, dtype=float)
-
-
-def _spread_out(ys: list[float], gap: float) -> list[float]:
+def spread_out(ys: list[float], gap: float) -> list[float]:
     """Label heights near `ys`, pushed apart (upwards, lowest first) so no two are closer than `gap`."""
     order = sorted(range(len(ys)), key=lambda i: ys[i])
     out = list(ys)
@@ -168,7 +159,7 @@ def _spread_out(ys: list[float], gap: float) -> list[float]:
     return out
 
 
-def _vec_text(v: np.ndarray) -> str:
+def vec_text(v: np.ndarray) -> str:
     return "[" + ", ".join(f"{x:g}" for x in v) + "]"
 
 
@@ -188,32 +179,10 @@ def math_label(text: str) -> str:
     return f"${body}$"
 
 
-def _tint(colour: str, amount: float) -> tuple[float, float, float]:
+def tint(colour: str, amount: float) -> tuple[float, float, float]:
     """An opaque light version of `colour`: `amount` of it mixed with white."""
     r, g, b = matplotlib.colors.to_rgb(colour)
     return (1 - amount * (1 - r), 1 - amount * (1 - g), 1 - amount * (1 - b))
-
-
-def _box(
-    ax: Any,
-    x: float,
-    y: float,
-    w: float,
-    h: float,
-    text: str,
-    colour: str,
-    alpha: float = 1.0,
-) -> None:
-    ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, alpha=alpha, edgecolor="0.2", lw=1.2))
-    ax.text(
-        x + w / 2,
-        y + h / 2,
-        text,
-        ha="center",
-        va="center",
-        fontsize=12,
-        fontweight="bold",
-    )
 
 
 def _word_of(label: str) -> str:
@@ -260,17 +229,7 @@ def save_svg(fig: Any, path: str) -> None:
         fig.savefig(path, format="svg", metadata={"Date": None}, facecolor="white")
 
 
-def _rows_cols(M: np.ndarray) -> tuple[int, int]:
-    """(rows, columns) of a matrix; a plain list of numbers counts as one row."""
-    return (1, int(M.size)) if M.ndim == 1 else (int(M.shape[0]), int(M.size // max(M.shape[0], 1)))
-
-
-def _typeset(name: str) -> str:
-    """A matrix name as mathtext: "W_Q" becomes "$W_Q$"; a name already in $...$ is kept (chapter 5)."""
-    return name if "$" in name else f"${name}$"
-
-
-def _wrap(text: str, width: int = 48) -> str:
+def wrap(text: str, width: int = 48) -> str:
     """Break a long title into lines of at most `width` characters, never inside $...$ math (chapter 5)."""
     if "\n" in text or len(text) <= width:
         return text
@@ -287,23 +246,3 @@ def _wrap(text: str, width: int = 48) -> str:
         else:
             lines.append(word)
     return "\n".join(lines)
-
-
-_PHONE_WIDTH_IN = 5.8  # the widest figure whose 11 pt text still reads at >= 9 px on a 390 px phone
-
-
-def _panel_grid(count: int, ncols: int | None, widest: int) -> tuple[int, int, bool]:
-    """(rows, columns, transposed) of labelled_panels' grid, at most 5.8 in wide (chapters 13-14).
-
-    No ncols: one panel above the other. ncols that fit: kept. Too many: the groups of ncols panels
-    become columns instead of rows (transposed), or, if even that is too wide, one column.
-    """
-    fits = lambda cols: cols * (0.8 + 0.4 * widest) + 0.9 <= _PHONE_WIDTH_IN
-    if ncols is None or ncols <= 1:
-        return count, 1, False
-    groups = -(-count // ncols)
-    if fits(ncols):
-        return groups, ncols, False
-    if groups > 1 and fits(groups):
-        return ncols, groups, True
-    return count, 1, False
