@@ -13,10 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array, as_array, is_torch, same_kind, shape_of
+from .arrays import Array, as_array, exp, is_torch, max_along, same_kind, shape_of, sum_along
 from .masks import apply_mask
-
-# The old private names of two helpers now in attnlib.arrays, still imported by attnlib.tiled.
 
 # --- helpers shared by every function below -------------------------------
 
@@ -33,22 +31,6 @@ def _from_nested(values: list, like: Array) -> Array:
 def _need_ndim(name: str, arg: str, x: Array, ndim: int) -> None:
     if x.ndim != ndim:
         raise ValueError(f"{name}: {arg} must have {ndim} dimension(s), but it has shape {shape_of(x)}")
-
-
-def _max(x: Array, axis: int) -> Array:
-    if is_torch(x):
-        return x.amax(dim=axis, keepdim=True)
-    return x.max(axis=axis, keepdims=True)
-
-
-def _sum(x: Array, axis: int) -> Array:
-    if is_torch(x):
-        return x.sum(dim=axis, keepdim=True)
-    return x.sum(axis=axis, keepdims=True)
-
-
-def _exp(x: Array) -> Array:
-    return x.exp() if is_torch(x) else np.exp(x)
 
 
 def swap_last_two(x: Array) -> Array:
@@ -160,9 +142,9 @@ def scale(S: Array, d_k: int) -> Array:
 def softmax(x: Array, axis: int = -1) -> Array:
     """Softmax along `axis`, made stable by subtracting the largest entry first (chapter 9)."""
     x = as_array(x, "x")
-    shifted = x - _max(x, axis)
-    e = _exp(shifted)
-    return e / _sum(e, axis)
+    shifted = x - max_along(x, axis)
+    e = exp(shifted)
+    return e / sum_along(e, axis)
 
 
 def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Array]:

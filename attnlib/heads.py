@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from .arrays import Array, as_array, is_torch, same_kind, shape_of, whole_number
+from .arrays import Array, as_array, same_kind, shape_of, whole_number
 from .core import attention, project
 
 
@@ -67,8 +65,7 @@ def multi_head_attention(
     K = split_heads(project("multi_head_attention", X, W_K), h)
     V = split_heads(project("multi_head_attention", X, W_V), h)  # (..., h, n, d_v)
     if mask is not None:
-        if not (is_torch(mask) or isinstance(mask, np.ndarray)):
-            mask = np.asarray(mask)
+        mask = as_array(mask, "mask", dtype=None)
         if mask.ndim >= 2:
             mask = mask[..., None, :, :]  # the same mask for every head
     Z, A = attention(Q, K, V, mask=mask)  # Z: (..., h, n, d_v), A: (..., h, n, n)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import is_torch, to_numpy
 from .core import self_attention
 from .data import FEATURES, VOCAB
 from .masks import causal_mask
@@ -76,7 +77,7 @@ def make_task(n_sentences: int = 128, n: int = 6, seed: int = 0, positions: bool
 
 def weight_on_keys(A: Any, keys: Any, rows: Any = None) -> float:
     """The average weight that the query rows put on their expected keys, over rows (and batch) (chapter 14)."""
-    A = np.asarray(A.detach().cpu().numpy() if hasattr(A, "detach") else A, dtype=float)
+    A = to_numpy(A)
     keys = np.asarray(keys, dtype=int)
     rows = np.arange(A.shape[-2]) if rows is None else np.asarray(rows, dtype=int)
     return float(A[..., rows, keys[rows]].mean())
@@ -91,14 +92,7 @@ def train_lenses(
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # one thread: the same sums in the same order, so every run gives the same numbers
     try:
-        torch.manual_seed(seed)
-        generator = torch.Generator().manual_seed(seed)
-        d_model, d_v = task.X.shape[-1], task.targets.shape[-1]
-
-        def start(rows: int, cols: int) -> Any:
-            return torch.nn.Parameter(init * torch.randn(rows, cols, generator=generator, dtype=torch.float64))
-
-        W_Q, W_K, W_V = start(d_model, d_k), start(d_model, d_k), start(d_model, d_v)
+        W_Q, W_K, W_V = initial_lenses(task, d_k, seed, init)
         X = torch.tensor(task.X, dtype=torch.float64)
         target = torch.tensor(task.targets, dtype=torch.float64)
         mask = causal_mask(X.shape[-2]) if masked else None
@@ -139,18 +133,18 @@ def initial_lenses(task: Task, d_k: int = 2, seed: int = 0, init: float = 0.3) -
 def task_loss(task: Task, W_Q: Any, W_K: Any, W_V: Any) -> Any:
     """The mean squared error of the lenses on a task, with the causal mask: numpy in, a float out; torch in, a tensor out (chapter 14)."""
     X, targets = task.X, task.targets
-    if hasattr(W_Q, "detach"):
+    if is_torch(W_Q):
         import torch
 
         X, targets = torch.as_tensor(X, dtype=W_Q.dtype), torch.as_tensor(targets, dtype=W_Q.dtype)
     Z, _ = self_attention(X, W_Q, W_K, W_V, mask=causal_mask(task.X.shape[-2]))
     loss = ((Z - targets) ** 2).mean()
-    return loss if hasattr(loss, "detach") else float(loss)
+    return loss if is_torch(loss) else float(loss)
 
 
 def weight_before_by_position(A: Any) -> np.ndarray:
     """For query positions 1, 2, ..., n − 1: the weight on the key just before, averaged over the batch (chapter 14)."""
-    A = np.asarray(A.detach().cpu().numpy() if hasattr(A, "detach") else A, dtype=float)
+    A = to_numpy(A)
     n = A.shape[-1]
     rows = np.arange(1, n)
     return A[..., rows, rows - 1].reshape(-1, n - 1).mean(axis=0)
