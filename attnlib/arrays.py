@@ -1,8 +1,9 @@
 """numpy or torch, one code path: recognise an array, convert it, read its shape, check a size.
 
 Every module of attnlib starts from these few helpers, the one home of what numpy and torch spell
-differently (a row's largest entry, a sum that keeps its axis, exp, a mask on a tensor's device). torch is never imported here: a tensor is
-recognised by its type's module, so `import attnlib` stays fast.
+differently (a row's largest entry, a sum that keeps its axis, exp, a mask on a tensor's device).
+torch is imported only to make a tensor: a tensor is recognised by its type's module, so
+`import attnlib` stays fast.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def as_array(x: Any, name: str = "input", dtype: Any = float) -> Array:
 
 
 def to_numpy(x: Any, dtype: Any = float) -> np.ndarray:
-    """x (a list, numpy array or torch tensor on any device) as a numpy array, of floats unless `dtype` says otherwise."""
+    """x (a list, numpy array or torch tensor on any device) as a numpy array: of floats, unless
+    `dtype` says otherwise (dtype=None keeps x's own)."""
     if is_torch(x):
         x = x.detach().cpu().numpy()
     return np.asarray(x, dtype=dtype)

@@ -1,4 +1,4 @@
-"""Masks: which keys each query may see (chapter 11).
+"""Masks: which keys each query may see (the masks chapter).
 
 A mask is a boolean array with True where query i may attend to key j, the convention of
 `attnlib.attention` (and of the `attn_mask` of torch's scaled_dot_product_attention).
@@ -17,7 +17,7 @@ from .arrays import Array, as_array, as_kind_of, broadcasts, is_torch, shape_of,
 
 
 def causal_mask(n: int, like: Any = None) -> Array:
-    """The n×n causal mask: True where j ≤ i, so word i sees itself and the words before it (chapter 11)."""
+    """The n×n causal mask: True where j ≤ i, so word i sees itself and the words before it (the masks chapter)."""
     n = whole_number("causal_mask", "n", n)
     rows = np.arange(n)[:, None]
     cols = np.arange(n)[None, :]
@@ -25,7 +25,7 @@ def causal_mask(n: int, like: Any = None) -> Array:
 
 
 def padding_mask(lengths: Any, n: int, like: Any = None) -> Array:
-    """The (batch, 1, n) mask of a padded batch: True where key j is a real word of sentence b (chapter 11)."""
+    """The (batch, 1, n) mask of a padded batch: True where key j is a real word of sentence b (the masks chapter)."""
     n = whole_number("padding_mask", "n", n)
     lengths = to_numpy(lengths, dtype=None)
     if lengths.ndim != 1:
@@ -78,7 +78,7 @@ def check_mask(S: Array, mask: Any) -> Array:
 
 
 def apply_mask(S: Array, mask: Any) -> Array:
-    """A copy of the scores S with -inf wherever the mask is False (chapter 11)."""
+    """A copy of the scores S with -inf wherever the mask is False (the masks chapter)."""
     allowed = check_mask(S, mask)
     if is_torch(S):
         import torch

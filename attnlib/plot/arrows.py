@@ -1,5 +1,5 @@
-"""Figures of arrows: words as vectors (chapter 1), arrows becoming rows (chapter 2), dot products as
-shadows (chapter 7)."""
+"""Figures of arrows: words as vectors (the vectors chapter), arrows becoming rows (the matrix x chapter), dot products as
+shadows (the dot product scores chapter)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def arrows(
     xlabel: str = "first number (x)",
     ylabel: str = "second number (y)",
 ) -> Any:
-    """Draw each 2-number vector as an arrow from the origin, labelled with its name (chapter 1)."""
+    """Draw each 2-number vector as an arrow from the origin, labelled with its name (the vectors chapter)."""
     fig, ax = figure(5.5, 5.0)
     with plt.rc_context(STYLE):
         pts = [to_numpy(v) for v in vectors.values()]
@@ -69,7 +69,7 @@ def arrows(
 
 
 def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
-    """One 2-number vector [x, y] as an arrow, with its two parts dashed: x to the right, then y up (chapter 1)."""
+    """One 2-number vector [x, y] as an arrow, with its two parts dashed: x to the right, then y up (the vectors chapter)."""
     x, y = (float(c) for c in to_numpy(v)[:2])
     colour = word_colour(name)
     span = max(abs(x), abs(y), 1.0)
@@ -121,7 +121,7 @@ def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
 
 
 def dot_cases() -> Any:
-    """Three pairs of arrows: same direction, perpendicular, opposite, each with its dot product (chapter 7)."""
+    """Three pairs of arrows: same direction, perpendicular, opposite, each with its dot product (the dot product scores chapter)."""
     cases = [
         ("same direction", [2.0, 1.0], [1.6, 0.8]),
         ("perpendicular", [2.0, 1.0], [-0.8, 1.6]),
@@ -168,7 +168,7 @@ def dot_projection(
     xlabel: str = "first number",
     ylabel: str = "second number",
 ) -> Any:
-    """q · k = ‖q‖ ‖k‖ cos θ drawn: per panel a query, a key, and the key's shadow along the query (chapter 7).
+    """q · k = ‖q‖ ‖k‖ cos θ drawn: per panel a query, a key, and the key's shadow along the query (the dot product scores chapter).
 
     `pairs` holds (query word, q, key word, k); each arrow takes its word's colour.
     """
@@ -267,7 +267,7 @@ def arrows_to_rows(
     ylabel: str = "second number",
     col_labels: Sequence[str] | None = None,
 ) -> Any:
-    """Two-number word arrows on the left, the same words stacked as coloured rows of X on the right (chapter 2)."""
+    """Two-number word arrows on the left, the same words stacked as coloured rows of X on the right (the matrix x chapter)."""
     names = list(vectors)
     X = np.stack([to_numpy(v) for v in vectors.values()])
     n, d = X.shape

@@ -50,7 +50,7 @@ def _rows_cols(M: np.ndarray) -> tuple[int, int]:
 
 
 def projections(n: int, d_model: int, d_k: int, d_v: int) -> Any:
-    """X passing through the three learned lenses W_Q, W_K, W_V into Q, K and V, shapes on the arrows (chapter 5)."""
+    """X passing through the three learned lenses W_Q, W_K, W_V into Q, K and V, shapes on the arrows (the query key value chapter)."""
     fig, ax = figure(5.8, 3.9)  # <= 5.8 in: its 12 pt text stays legible on a phone
     with plt.rc_context(STYLE):
         ax.set_xlim(0, 10)
@@ -98,7 +98,7 @@ def shape_blocks(
     gap: float = 2.8,
     max_width: float = 6.4,
 ) -> Any:
-    """Each array as an empty grid of its rows × columns, named, with its shape underneath (chapter 3).
+    """Each array as an empty grid of its rows × columns, named, with its shape underneath (the shapes in r chapter).
 
     Names and captions are typeset: "W_Q" and "d_model × d_k" are drawn with real subscripts.
     The figure is at most `max_width` inches wide, so it stays legible on a phone.

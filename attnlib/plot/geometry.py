@@ -1,6 +1,6 @@
-"""Figures of what matrices do to arrows: the angle between two arrows (chapter 1), a matrix moving
-arrows and a row of XW as a weighted sum of W's rows (chapter 4), queries and keys in their two-slot
-plane (chapter 5), and the transpose as a mirror image (chapter 6)."""
+"""Figures of what matrices do to arrows: the angle between two arrows (the vectors chapter), a matrix moving
+arrows and a row of XW as a weighted sum of W's rows (the matrix multiplication chapter), queries and keys in their two-slot
+plane (the query key value chapter), and the transpose as a mirror image (the transpose chapter)."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def angle_between(
     xlabel: str = "animal-ness",
     ylabel: str = "vehicle-ness",
 ) -> Any:
-    """Two word arrows from the origin and the angle between them, marked by an arc (chapter 1)."""
+    """Two word arrows from the origin and the angle between them, marked by an arc (the vectors chapter)."""
     a, b = to_numpy(a)[:2], to_numpy(b)[:2]
     cos = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
     theta = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
@@ -141,7 +141,7 @@ def moved_arrows(
     xlabel: str = "first number",
     ylabel: str = "second number",
 ) -> Any:
-    """Each 2-number arrow x before (faint, dashed) and after (solid) it is multiplied by the 2×2 W: xW (chapter 4)."""
+    """Each 2-number arrow x before (faint, dashed) and after (solid) it is multiplied by the 2×2 W: xW (the matrix multiplication chapter)."""
     W = to_numpy(W)
     if W.shape != (2, 2):
         raise ValueError(f"moved_arrows draws a 2×2 W, but W has shape {W.shape}")
@@ -197,7 +197,7 @@ def row_combination(
     ylabel: str = "new number 1",
     w_name: str = "W",
 ) -> Any:
-    """The row xW drawn as x[0] times row 0 of W, then x[1] times row 1 of W, tip to tail (chapter 4).
+    """The row xW drawn as x[0] times row 0 of W, then x[1] times row 1 of W, tip to tail (the matrix multiplication chapter).
 
     `w_name` is W's name in the labels, as mathtext (e.g. ``r"W_{\\mathrm{turn}}"``).
     """
@@ -285,7 +285,7 @@ def query_key_arrows(
     title: str = "",
     key_slot_names: Sequence[str] | None = None,
 ) -> Any:
-    """Each word's query (top) and key (bottom) as arrows in the plane of the two slots, on one scale (chapter 5).
+    """Each word's query (top) and key (bottom) as arrows in the plane of the two slots, on one scale (the query key value chapter).
 
     A word that appears twice with the same vectors is drawn once; a vector [0, 0] is a dot.
     """
@@ -335,7 +335,7 @@ def query_key_arrows(
 
 
 def transpose_mirror(M: Any, name: str = "K") -> Any:
-    """M (orange) and Mᵀ (blue) drawn on one grid: each is the other's mirror image in the diagonal (chapter 6).
+    """M (orange) and Mᵀ (blue) drawn on one grid: each is the other's mirror image in the diagonal (the transpose chapter).
 
     Every cell shows M's number (top left) and Mᵀ's number (bottom right) where each has one; the
     off-diagonal numbers of row 0 of M are traced across the mirror to where Mᵀ holds them.

@@ -23,7 +23,7 @@ _PHONE_WIDTH_IN = 5.8  # the widest figure whose 11 pt text still reads at >= 9 
 
 
 def _panel_grid(count: int, ncols: int | None, widest: int) -> tuple[int, int, bool]:
-    """(rows, columns, transposed) of labelled_panels' grid, at most 5.8 in wide (chapters 13-14).
+    """(rows, columns, transposed) of labelled_panels' grid, at most 5.8 in wide (the word order and learning the lenses chapters).
 
     No ncols: one panel above the other. ncols that fit: kept. Too many: the groups of ncols panels
     become columns instead of rows (transposed), or, if even that is too wide, one column.
@@ -73,10 +73,10 @@ def heatmap(
     colour_labels: bool = False,
     fmt: str = "{:.2f}",
 ) -> Any:
-    """Colour each cell of a matrix (scores S or weights A) and label its rows and columns by word (chapter 7).
+    """Colour each cell of a matrix (scores S or weights A) and label its rows and columns by word (the dot product scores chapter).
 
     size=(width, height) in inches overrides the automatic size; colour_labels=True writes each
-    row and column label in its word's colour (plot.word_colour), as chapters 9 and 10 do.
+    row and column label in its word's colour (plot.word_colour), as the softmax and weighted sum chapters do.
     """
     M = to_numpy(M)
     rows, cols = M.shape
@@ -109,7 +109,7 @@ def heatmap(
 
 
 def word_heatmap(M: Any, row_labels: Sequence[str], col_labels: Sequence[str], **heatmap_kw: Any) -> Any:
-    """plot.heatmap with every word label (e.g. "2 sat") on both axes in that word's colour (chapters 13-14)."""
+    """plot.heatmap with every word label (e.g. "2 sat") on both axes in that word's colour (the word order and learning the lenses chapters)."""
     return heatmap(M, row_labels=row_labels, col_labels=col_labels, colour_labels=True, **heatmap_kw)
 
 
@@ -118,7 +118,7 @@ def fit_table(
     sentence_words: Sequence[str],
     title: str = "How well query $i$ fits key $j$",
 ) -> Any:
-    """The table of how well each word's query fits each word's key, every word in its colour (chapter 5)."""
+    """The table of how well each word's query fits each word's key, every word in its colour (the query key value chapter)."""
     fig = heatmap(
         M,
         row_labels=list(sentence_words),
@@ -143,7 +143,7 @@ def before_after(
     ),
     title: str = "",
 ) -> Any:
-    """X above Z, the same rows and columns, each row labelled in its word's colour: what attention changed (chapter 10)."""
+    """X above Z, the same rows and columns, each row labelled in its word's colour: what attention changed (the weighted sum chapter)."""
     X, Z = to_numpy(X), to_numpy(Z)
     rows, cols = X.shape
     fig, axes = figure(4.6, 1.6 + 1.05 * rows, nrows=2)
@@ -180,7 +180,7 @@ def attention_maps(
     colorbar_label: str | None = None,
     width: float = 5.4,
 ) -> Any:
-    """Attention matrices one above the other, words coloured, masked cells shaded and marked ✕ (chapters 11 and 12).
+    """Attention matrices one above the other, words coloured, masked cells shaded and marked ✕ (the masks and many heads chapters).
 
     Stacked, not side by side, so that on a 390 px phone every label and weight is at least 11 pt
     in a figure at most 5.8 in wide. The colour bar is labelled "weight A_ij" unless colorbar_label says otherwise.
@@ -235,7 +235,7 @@ def labelled_panels(
     vmax: float | None = None,
     fmt: str = "{:.2f}",
 ) -> Any:
-    """Matrices as annotated heatmaps, each panel (title, M, row labels, column labels), word rows in their colours (chapters 13-14).
+    """Matrices as annotated heatmaps, each panel (title, M, row labels, column labels), word rows in their colours (the word order and learning the lenses chapters).
 
     The panels stand one above the other, or in the ncols columns asked for when those fit a phone
     (5.8 in, 11 pt text); when they do not, each group of ncols panels becomes one column: with six

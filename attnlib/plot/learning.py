@@ -1,5 +1,5 @@
 """Figures of Part IV: the split into heads and back, a turning arrow on the unit circle, and the
-weight a trained model puts on the word before at every position (chapters 12 to 14)."""
+weight a trained model puts on the word before at every position (the many heads, word order and learning the lenses chapters)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def heads_flow(
     h: int = 2,
     title: str | None = None,
 ) -> Any:
-    """The four steps of multi-head attention as blocks drawn to size, one colour per head (chapter 12).
+    """The four steps of multi-head attention as blocks drawn to size, one colour per head (the many heads chapter).
 
     Q (n × d_model) is cut into h blocks of d_k = d_model / h columns, each head attends on its own,
     the heads' outputs are put side by side again, and W_O mixes them: the output's columns hold
@@ -118,7 +118,7 @@ def turning_arrows(
     size: float = 4.8,
     legend: bool = False,
 ) -> Any:
-    """Arrows from the centre of the unit circle, each with its label; cos is x, sin is y (chapters 13 and 14).
+    """Arrows from the centre of the unit circle, each with its label; cos is x, sin is y (the word order and learning the lenses chapters).
 
     arrows: (label, (x, y), colour) triples. With projections=True, each arrow of length about 1
     drops dashed lines to the axes, so its x (the cosine) and its y (the sine) can be read off.
@@ -177,7 +177,7 @@ def weight_by_position(
     title: str = "",
     ylabel: str = "weight on the word before",
 ) -> Any:
-    """One bar per query position, the average weight it puts on the key just before it (chapter 14).
+    """One bar per query position, the average weight it puts on the key just before it (the learning the lenses chapter).
 
     weights[k] belongs to position k + 1; positions from trained_length on, which the training never
     reached, are hatched and shaded.

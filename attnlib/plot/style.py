@@ -39,7 +39,7 @@ BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
 HEATMAP = "viridis"
 
 
-# One colour per word, the same in every chapter and every figure (chapter 1 onwards).
+# One colour per word, the same in every chapter and every figure.
 # Every colour is a mid tone (relative luminance 0.13 to 0.26): contrast at least 3.4 : 1 on white
 # and at least 3.3 : 1 on a near-black page, so a bold word label reads in light and dark mode.
 # Words that share a sentence in the course ("the kitten sat on the mat", "the dog drove a truck",
@@ -68,7 +68,7 @@ _OTHER_WORD_COLOURS = ["#0072B2", "#D0401C", "#008A5C", "#7A5BC7", "#C26A00", "#
 
 
 def word_colour(word: str) -> str:
-    """The colour of a word in every figure of the course (chapter 1)."""
+    """The colour of a word in every figure of the course (the vectors chapter)."""
     key = str(word).strip().strip("“”\"'").lower()
     if key in WORD_COLOURS:
         return WORD_COLOURS[key]
@@ -106,7 +106,7 @@ SVG_STYLE = {"svg.hashsalt": "attnlib", "svg.fonttype": "path"}
 
 
 def show_svg_inline() -> bool:
-    """In a Jupyter kernel, show every figure as SVG, sharp on a phone and a retina screen (chapter 1).
+    """In a Jupyter kernel, show every figure as SVG, sharp on a phone and a retina screen (the vectors chapter).
 
     Called once when attnlib.plot is imported. Outside a Jupyter kernel (a script, pytest, the
     bench) it does nothing and returns False. In a kernel it sets matplotlib_inline's
@@ -164,7 +164,7 @@ def vec_text(v: np.ndarray) -> str:
 
 
 def math_label(text: str) -> str:
-    """Typeset a plain label such as 'd_model', 'W_Q' or 'n × d_k' as mathtext: a real subscript, no underscore (chapter 2)."""
+    """Typeset a plain label such as 'd_model', 'W_Q' or 'n × d_k' as mathtext: a real subscript, no underscore (the matrix x chapter)."""
     if "$" in text or not re.search(r"[A-Za-z]", text):
         return text
 
@@ -195,7 +195,7 @@ def _word_of(label: str) -> str:
 
 
 def colour_words(labels: Sequence[Any], words: Sequence[str] | None = None) -> None:
-    """Write word labels (matplotlib Texts, e.g. ax.get_yticklabels()) in their word's colour, in bold (chapter 1).
+    """Write word labels (matplotlib Texts, e.g. ax.get_yticklabels()) in their word's colour, in bold (the vectors chapter).
 
     Without `words`, a label is coloured when it names a word of the vocabulary ("kitten", “kitten”,
     or "1 kitten", the word at position 1). With `words`, label k takes the colour of words[k]
@@ -213,7 +213,7 @@ def colour_words(labels: Sequence[Any], words: Sequence[str] | None = None) -> N
 
 
 def word_ticks(fig: Any) -> Any:
-    """Colour every tick label that names a word of the vocabulary in that word's colour, e.g. a heatmap's (chapter 7)."""
+    """Colour every tick label that names a word of the vocabulary in that word's colour, e.g. a heatmap's (the dot product scores chapter)."""
     for ax in fig.axes:
         colour_words(ax.get_xticklabels() + ax.get_yticklabels())
     return fig
@@ -230,7 +230,7 @@ def save_svg(fig: Any, path: str) -> None:
 
 
 def wrap(text: str, width: int = 48) -> str:
-    """Break a long title into lines of at most `width` characters, never inside $...$ math (chapter 5)."""
+    """Break a long title into lines of at most `width` characters, never inside $...$ math (the query key value chapter)."""
     if "\n" in text or len(text) <= width:
         return text
     words, lines, math = [], [], False

@@ -28,7 +28,7 @@ from .style import (
 
 
 def _typeset(name: str) -> str:
-    """A matrix name as mathtext: "W_Q" becomes "$W_Q$"; a name already in $...$ is kept (chapter 5)."""
+    """A matrix name as mathtext: "W_Q" becomes "$W_Q$"; a name already in $...$ is kept (the query key value chapter)."""
     return name if "$" in name else f"${name}$"
 
 
@@ -45,7 +45,7 @@ def grid(
     ax: Any = None,
     fmt: str = "{:.2g}",
 ) -> Any:
-    """Draw a matrix as a table of numbers, optionally naming its two sides and highlighting parts (chapter 2)."""
+    """Draw a matrix as a table of numbers, optionally naming its two sides and highlighting parts (the matrix x chapter)."""
     M = to_numpy(M)
     if M.ndim == 1:
         M = M[None, :]
@@ -99,7 +99,7 @@ def stacked_rows(
     rows_name: str | None = None,
     cols_name: str | None = "d_model",
 ) -> Any:
-    """Words on the left, arrows into the rows of X on the right: stacking vectors into a matrix (chapter 2)."""
+    """Words on the left, arrows into the rows of X on the right: stacking vectors into a matrix (the matrix x chapter)."""
     X = to_numpy(X)
     n, d = X.shape
     fig, axes = figure(
@@ -153,7 +153,7 @@ def labelled_grids(
     word_rows: bool = False,
     fmt: str = "{:g}",
 ) -> Any:
-    """Matrices that share their rows (e.g. W_Q, W_K, W_V) side by side, each row and column named (chapter 5).
+    """Matrices that share their rows (e.g. W_Q, W_K, W_V) side by side, each row and column named (the query key value chapter).
 
     Names such as "W_Q" are typeset ($W_Q$). With highlight_nonzero the cells that are not 0 are
     yellow (the entries of a lens that carry a feature); with word_rows the row labels are words,
@@ -272,7 +272,7 @@ def matmul_cell(
     right_name: str = "N",
     result_name: str | None = None,
 ) -> Any:
-    """Show M, N and MN with row i of M, column j of N and the cell (i, j) they make highlighted (chapter 4).
+    """Show M, N and MN with row i of M, column j of N and the cell (i, j) they make highlighted (the matrix multiplication chapter).
 
     The names are typeset as mathtext, e.g. ``left_name="Q", right_name=r"K^{\\mathsf{T}}"``;
     the product is named by writing the two names side by side unless ``result_name`` is given.
@@ -323,7 +323,7 @@ def matmul_cell(
 
 
 def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
-    """M beside Mᵀ at one scale, the chosen row of M traced to the same column of Mᵀ, the diagonal dashed (chapter 6)."""
+    """M beside Mᵀ at one scale, the chosen row of M traced to the same column of Mᵀ, the diagonal dashed (the transpose chapter)."""
     M = to_numpy(M)
     rows, cols = M.shape
     gap = 2.6
