@@ -1,7 +1,9 @@
-"""numpy or torch, one code path: recognise an array, read its shape, check a size.
+"""numpy or torch, one code path: recognise an array, convert it, read its shape, check a size.
 
-Every module of attnlib starts from these few helpers. torch is never imported here: a tensor is
-recognised by its type's module, so `import attnlib` stays fast.
+Every module of attnlib starts from these few helpers, the one home of what numpy and torch spell
+differently (a row's largest entry, a sum that keeps its axis, exp, a mask on a tensor's device).
+torch is imported only to make a tensor: a tensor is recognised by its type's module, so
+`import attnlib` stays fast.
 """
 
 from __future__ import annotations
@@ -18,16 +20,49 @@ def is_torch(x: Any) -> bool:
     return type(x).__module__.split(".")[0] == "torch"
 
 
-def as_array(x: Any, name: str = "input") -> Array:
-    """Return x unchanged if it is a numpy array or torch tensor; turn lists into numpy arrays."""
+def as_array(x: Any, name: str = "input", dtype: Any = float) -> Array:
+    """Return x unchanged if it is a numpy array or torch tensor; turn lists into numpy arrays (of
+    floats, unless `dtype` says otherwise: dtype=None keeps a list of True/False boolean)."""
     if is_torch(x) or isinstance(x, np.ndarray):
         return x
     try:
-        return np.asarray(x, dtype=float)
+        return np.asarray(x, dtype=dtype)
     except (TypeError, ValueError) as exc:
         raise TypeError(
             f"{name} must be numbers in a list, numpy array or torch tensor, not {type(x).__name__}"
         ) from exc
+
+
+def to_numpy(x: Any, dtype: Any = float) -> np.ndarray:
+    """x (a list, numpy array or torch tensor on any device) as a numpy array: of floats, unless
+    `dtype` says otherwise (dtype=None keeps x's own)."""
+    if is_torch(x):
+        x = x.detach().cpu().numpy()
+    return np.asarray(x, dtype=dtype)
+
+
+def as_kind_of(x: np.ndarray, like: Any) -> Array:
+    """The numpy array x, or the same numbers as a torch tensor on `like`'s device when `like` is one."""
+    if not is_torch(like):
+        return x
+    import torch
+
+    return torch.as_tensor(x, device=like.device)
+
+
+def max_along(x: Array, axis: int = -1) -> Array:
+    """The largest entry along `axis`, the axis kept (length 1), so that x - max_along(x) broadcasts."""
+    return x.amax(dim=axis, keepdim=True) if is_torch(x) else x.max(axis=axis, keepdims=True)
+
+
+def sum_along(x: Array, axis: int = -1) -> Array:
+    """The sum along `axis`, the axis kept (length 1), so that x / sum_along(x) broadcasts."""
+    return x.sum(dim=axis, keepdim=True) if is_torch(x) else x.sum(axis=axis, keepdims=True)
+
+
+def exp(x: Array) -> Array:
+    """e to the power of every entry of x, a new array of x's kind."""
+    return x.exp() if is_torch(x) else np.exp(x)
 
 
 def shape_of(x: Array) -> tuple[int, ...]:

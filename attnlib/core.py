@@ -13,10 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array, as_array, is_torch, same_kind, shape_of
+from .arrays import Array, as_array, exp, is_torch, max_along, same_kind, shape_of, sum_along
 from .masks import apply_mask
-
-# The old private names of two helpers now in attnlib.arrays, still imported by attnlib.tiled.
 
 # --- helpers shared by every function below -------------------------------
 
@@ -35,32 +33,16 @@ def _need_ndim(name: str, arg: str, x: Array, ndim: int) -> None:
         raise ValueError(f"{name}: {arg} must have {ndim} dimension(s), but it has shape {shape_of(x)}")
 
 
-def _max(x: Array, axis: int) -> Array:
-    if is_torch(x):
-        return x.amax(dim=axis, keepdim=True)
-    return x.max(axis=axis, keepdims=True)
-
-
-def _sum(x: Array, axis: int) -> Array:
-    if is_torch(x):
-        return x.sum(dim=axis, keepdim=True)
-    return x.sum(axis=axis, keepdims=True)
-
-
-def _exp(x: Array) -> Array:
-    return x.exp() if is_torch(x) else np.exp(x)
-
-
 def swap_last_two(x: Array) -> Array:
     """Transpose the last two axes of x (works for numpy and torch, any batch shape)."""
     return x.swapaxes(-1, -2)
 
 
-# --- chapter 7: the dot product --------------------------------------------
+# --- the dot product (the dot product scores chapter) -------------------------
 
 
 def dot(u: Array, v: Array) -> Array:
-    """Dot product u · v with an explicit loop: multiply matching entries, then add (chapter 7)."""
+    """Dot product u · v with an explicit loop: multiply matching entries, then add (the dot product scores chapter)."""
     u, v = as_array(u, "u"), as_array(v, "v")
     same_kind("dot", u, v)
     _need_ndim("dot", "u", u, 1)
@@ -76,11 +58,11 @@ def dot(u: Array, v: Array) -> Array:
     return total
 
 
-# --- chapter 4: matrix multiplication ---------------------------------------
+# --- matrix multiplication (the matrix multiplication chapter) ----------------
 
 
 def matmul(M: Array, N: Array) -> Array:
-    """Matrix product M @ N with explicit loops: row i of M times column j of N gives cell (i, j) (chapter 4)."""
+    """Matrix product M @ N with explicit loops: row i of M times column j of N gives cell (i, j) (the matrix multiplication chapter)."""
     M, N = as_array(M, "M"), as_array(N, "N")
     same_kind("matmul", M, N)
     _need_ndim("matmul", "M", M, 2)
@@ -106,11 +88,11 @@ def matmul(M: Array, N: Array) -> Array:
     return _from_nested(out, M)
 
 
-# --- chapter 6: the transpose ------------------------------------------------
+# --- the transpose (the transpose chapter) ------------------------------------
 
 
 def transpose(M: Array) -> Array:
-    """Transpose with explicit loops: cell (i, j) of M becomes cell (j, i) of the result (chapter 6)."""
+    """Transpose with explicit loops: cell (i, j) of M becomes cell (j, i) of the result (the transpose chapter)."""
     M = as_array(M, "M")
     _need_ndim("transpose", "M", M, 2)
     rows, cols = M.shape
@@ -120,7 +102,7 @@ def transpose(M: Array) -> Array:
     return _from_nested(out, M)
 
 
-# --- chapters 7 to 10: the pieces of attention -------------------------------
+# --- the pieces of attention (the dot product scores to weighted sum chapters) ---
 
 
 def _check_qk(name: str, Q: Array, K: Array) -> None:
@@ -145,7 +127,7 @@ def _check_qk(name: str, Q: Array, K: Array) -> None:
 
 
 def scores(Q: Array, K: Array) -> Array:
-    """The score matrix S = QKᵀ, one dot product per (query, key) pair (chapter 7)."""
+    """The score matrix S = QKᵀ, one dot product per (query, key) pair (the dot product scores chapter)."""
     Q, K = as_array(Q, "Q"), as_array(K, "K")
     same_kind("scores", Q, K)
     _check_qk("scores", Q, K)
@@ -153,22 +135,22 @@ def scores(Q: Array, K: Array) -> Array:
 
 
 def scale(S: Array, d_k: int) -> Array:
-    """Divide the scores by √d_k, the spread of a d_k-long dot product (chapter 8)."""
+    """Divide the scores by √d_k, the spread of a d_k-long dot product (the scaling chapter)."""
     return S / math.sqrt(d_k)
 
 
 def softmax(x: Array, axis: int = -1) -> Array:
-    """Softmax along `axis`, made stable by subtracting the largest entry first (chapter 9)."""
+    """Softmax along `axis`, made stable by subtracting the largest entry first (the softmax chapter)."""
     x = as_array(x, "x")
-    shifted = x - _max(x, axis)
-    e = _exp(shifted)
-    return e / _sum(e, axis)
+    shifted = x - max_along(x, axis)
+    e = exp(shifted)
+    return e / sum_along(e, axis)
 
 
 def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Array]:
-    """Scaled dot-product attention: returns (Z, A) with A = softmax(QKᵀ/√d_k) and Z = AV (chapter 10).
+    """Scaled dot-product attention: returns (Z, A) with A = softmax(QKᵀ/√d_k) and Z = AV (the weighted sum chapter).
 
-    `mask` (chapter 11), when given, is True where query i may see key j; the hidden scores
+    `mask` (the masks chapter), when given, is True where query i may see key j; the hidden scores
     become -inf, so softmax gives them weight 0.
     """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
@@ -183,7 +165,7 @@ def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Ar
 
 def check_qkv(name: str, Q: Array, K: Array, V: Array) -> None:
     """Clear errors, naming the shapes, unless Q, K and V fit together: one kind (numpy or torch),
-    d_k matching, one value per key, at least one key, batches that broadcast (chapter 10)."""
+    d_k matching, one value per key, at least one key, batches that broadcast (the weighted sum chapter)."""
     same_kind(name, Q, K, V)
     _check_qk(name, Q, K)
     if V.ndim < 2 or V.shape[-2] != K.shape[-2]:
@@ -204,7 +186,7 @@ def check_qkv(name: str, Q: Array, K: Array, V: Array) -> None:
 
 
 def self_attention(X: Array, W_Q: Array, W_K: Array, W_V: Array, mask: Any = None) -> tuple[Array, Array]:
-    """Self-attention of the words in X: Q = XW_Q, K = XW_K, V = XW_V, then attention (chapter 10)."""
+    """Self-attention of the words in X: Q = XW_Q, K = XW_K, V = XW_V, then attention (the weighted sum chapter)."""
     X = as_array(X, "X")
     W_Q, W_K, W_V = as_array(W_Q, "W_Q"), as_array(W_K, "W_K"), as_array(W_V, "W_V")
     same_kind("self_attention", X, W_Q, W_K, W_V)
@@ -215,7 +197,7 @@ def self_attention(X: Array, W_Q: Array, W_K: Array, W_V: Array, mask: Any = Non
 
 
 def project(op: str, X: Array, W: Array) -> Array:
-    """X @ W after checking the shapes: W needs one row per column of X (chapter 5).
+    """X @ W after checking the shapes: W needs one row per column of X (the query key value chapter).
 
     `op` names the calling function in the error, e.g. "self_attention: X has shape ...".
     """

@@ -1,4 +1,4 @@
-"""Multi-head attention: split, attend, concatenate, project with W_O (chapter 12).
+"""Multi-head attention: split, attend, concatenate, project with W_O (the many heads chapter).
 
 One code path for numpy arrays and torch tensors. Head k uses columns k·d_k to (k+1)·d_k of
 W_Q, W_K and W_V, the same layout as torch.nn.MultiheadAttention.
@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from .arrays import Array, as_array, is_torch, same_kind, shape_of, whole_number
+from .arrays import Array, as_array, same_kind, shape_of, whole_number
 from .core import attention, project
 
 
 def split_heads(M: Array, h: int) -> Array:
-    """(..., n, h·d) → (..., h, n, d): cut the columns into h blocks, one block per head (chapter 12)."""
+    """(..., n, h·d) → (..., h, n, d): cut the columns into h blocks, one block per head (the many heads chapter)."""
     M = as_array(M, "M")
     h = whole_number("split_heads", "h, the number of heads,", h)
     if M.ndim < 2:
@@ -30,7 +28,7 @@ def split_heads(M: Array, h: int) -> Array:
 
 
 def merge_heads(M: Array) -> Array:
-    """(..., h, n, d) → (..., n, h·d): put the heads' columns side by side again (chapter 12)."""
+    """(..., h, n, d) → (..., n, h·d): put the heads' columns side by side again (the many heads chapter)."""
     M = as_array(M, "M")
     if M.ndim < 3:
         raise ValueError(f"merge_heads: M must be (..., h, n, d), but it has shape {shape_of(M)}")
@@ -42,7 +40,7 @@ def merge_heads(M: Array) -> Array:
 def multi_head_attention(
     X: Array, W_Q: Array, W_K: Array, W_V: Array, W_O: Array, h: int, mask: Any = None
 ) -> tuple[Array, Array]:
-    """h heads of attention side by side, concatenated and mixed by W_O: returns (output, A per head) (chapter 12)."""
+    """h heads of attention side by side, concatenated and mixed by W_O: returns (output, A per head) (the many heads chapter)."""
     X = as_array(X, "X")
     W_Q, W_K, W_V, W_O = (as_array(W, name) for W, name in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V"), (W_O, "W_O")))
     same_kind("multi_head_attention", X, W_Q, W_K, W_V, W_O)
@@ -67,8 +65,7 @@ def multi_head_attention(
     K = split_heads(project("multi_head_attention", X, W_K), h)
     V = split_heads(project("multi_head_attention", X, W_V), h)  # (..., h, n, d_v)
     if mask is not None:
-        if not (is_torch(mask) or isinstance(mask, np.ndarray)):
-            mask = np.asarray(mask)
+        mask = as_array(mask, "mask", dtype=None)
         if mask.ndim >= 2:
             mask = mask[..., None, :, :]  # the same mask for every head
     Z, A = attention(Q, K, V, mask=mask)  # Z: (..., h, n, d_v), A: (..., h, n, n)

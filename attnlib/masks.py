@@ -1,4 +1,4 @@
-"""Masks: which keys each query may see (chapter 11).
+"""Masks: which keys each query may see (the masks chapter).
 
 A mask is a boolean array with True where query i may attend to key j, the convention of
 `attnlib.attention` (and of the `attn_mask` of torch's scaled_dot_product_attention).
@@ -13,32 +13,21 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array, broadcasts, is_torch, shape_of, whole_number
-
-
-def _like(mask: np.ndarray, like: Any) -> Array:
-    """Return the numpy mask, or the same mask as a torch tensor on `like`'s device."""
-    if like is None or not is_torch(like):
-        return mask
-    import torch
-
-    return torch.as_tensor(mask, device=like.device)
+from .arrays import Array, as_array, as_kind_of, broadcasts, is_torch, shape_of, to_numpy, whole_number
 
 
 def causal_mask(n: int, like: Any = None) -> Array:
-    """The n×n causal mask: True where j ≤ i, so word i sees itself and the words before it (chapter 11)."""
+    """The n×n causal mask: True where j ≤ i, so word i sees itself and the words before it (the masks chapter)."""
     n = whole_number("causal_mask", "n", n)
     rows = np.arange(n)[:, None]
     cols = np.arange(n)[None, :]
-    return _like(cols <= rows, like)
+    return as_kind_of(cols <= rows, like)
 
 
 def padding_mask(lengths: Any, n: int, like: Any = None) -> Array:
-    """The (batch, 1, n) mask of a padded batch: True where key j is a real word of sentence b (chapter 11)."""
+    """The (batch, 1, n) mask of a padded batch: True where key j is a real word of sentence b (the masks chapter)."""
     n = whole_number("padding_mask", "n", n)
-    if is_torch(lengths):
-        lengths = lengths.detach().cpu().numpy()
-    lengths = np.asarray(lengths)
+    lengths = to_numpy(lengths, dtype=None)
     if lengths.ndim != 1:
         raise ValueError(
             f"padding_mask: lengths must have shape (batch,), one length per sentence, "
@@ -56,7 +45,7 @@ def padding_mask(lengths: Any, n: int, like: Any = None) -> Array:
     if np.any(lengths < 0):
         raise ValueError(f"padding_mask: lengths must not be negative, but they are {lengths.tolist()}")
     keys = np.arange(n)[None, None, :]
-    return _like(keys < lengths[:, None, None], like)
+    return as_kind_of(keys < lengths[:, None, None], like)
 
 
 def check_mask(S: Array, mask: Any) -> Array:
@@ -65,8 +54,7 @@ def check_mask(S: Array, mask: Any) -> Array:
     It must be boolean, broadcast to S's shape, and have a True in every row: a row of False
     would leave a query no key to attend to, and softmax of a row of -inf is 0/0.
     """
-    if not (is_torch(mask) or isinstance(mask, np.ndarray)):
-        mask = np.asarray(mask)
+    mask = as_array(mask, "mask", dtype=None)
     if not broadcasts(shape_of(mask), shape_of(S)):
         raise ValueError(
             f"attention: mask has shape {shape_of(mask)} and the scores have shape {shape_of(S)}; "
@@ -80,7 +68,7 @@ def check_mask(S: Array, mask: Any) -> Array:
             raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
         allowed = torch.broadcast_to(allowed, S.shape)
     else:
-        allowed = np.asarray(mask.cpu() if is_torch(mask) else mask)
+        allowed = to_numpy(mask, dtype=None)
         if allowed.dtype != bool:
             raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
         allowed = np.broadcast_to(allowed, S.shape)
@@ -90,7 +78,7 @@ def check_mask(S: Array, mask: Any) -> Array:
 
 
 def apply_mask(S: Array, mask: Any) -> Array:
-    """A copy of the scores S with -inf wherever the mask is False (chapter 11)."""
+    """A copy of the scores S with -inf wherever the mask is False (the masks chapter)."""
     allowed = check_mask(S, mask)
     if is_torch(S):
         import torch

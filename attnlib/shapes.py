@@ -15,12 +15,12 @@ SUPERSCRIPT = str.maketrans("0123456789×", "⁰¹²³⁴⁵⁶⁷⁸⁹ˣ")
 
 
 def superscript(text: str) -> str:
-    """'3×4' -> '³ˣ⁴': digits and × as Unicode superscripts (chapter 3)."""
+    """'3×4' -> '³ˣ⁴': digits and × as Unicode superscripts (the shapes in r chapter)."""
     return str(text).translate(SUPERSCRIPT)
 
 
 def shape_tag(name: str, x: Any, latex: bool = False) -> str:
-    r"""The shape tag of an array, e.g. 'X ∈ ℝ³ˣ⁴' for 3 rows and 4 columns (chapter 3).
+    r"""The shape tag of an array, e.g. 'X ∈ ℝ³ˣ⁴' for 3 rows and 4 columns (the shapes in r chapter).
 
     A 1-D array of 4 numbers is 'v ∈ ℝ⁴'; a single number is 'c ∈ ℝ'. With latex=True, the same
     tag as TeX for a Markdown cell: ``X \in \mathbb{R}^{3 \times 4}``.

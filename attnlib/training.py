@@ -1,9 +1,9 @@
-"""Learning the lenses: train W_Q, W_K, W_V with autograd on a task whose right attention is known (chapter 14).
+"""Learning the lenses: train W_Q, W_K, W_V with autograd on a task whose right attention is known (the learning the lenses chapter).
 
 The task: in random six-word sequences, every word must bring in the four features of the word
 before it (the first word, which has nothing before it, keeps its own). Only word order can
-solve it, so the inputs carry the sinusoidal positions of chapter 13, and a causal mask
-(chapter 11) keeps each word from looking ahead. torch is imported only inside the functions.
+solve it, so the inputs carry the sinusoidal positions of the word order chapter, and a causal
+mask (the masks chapter) keeps each word from looking ahead. torch is imported only inside the functions.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import is_torch, to_numpy
 from .core import self_attention
 from .data import FEATURES, VOCAB
 from .masks import causal_mask
@@ -23,7 +24,7 @@ D_MODEL = 8  # four columns left for the fast position waves, then the four feat
 
 @dataclass
 class Task:
-    """A batch of training sentences for the previous-word task (chapter 14)."""
+    """A batch of training sentences for the previous-word task (the learning the lenses chapter)."""
 
     sentences: list[list[str]]  # the words of each sequence
     X: np.ndarray  # (batch, n, D_MODEL): word columns plus positions
@@ -34,7 +35,7 @@ class Task:
 
 @dataclass
 class Trained:
-    """What training returns: the loss at every step, the learned lenses and the final weights A (chapter 14)."""
+    """What training returns: the loss at every step, the learned lenses and the final weights A (the learning the lenses chapter)."""
 
     history: list[float]
     W_Q: np.ndarray
@@ -45,24 +46,24 @@ class Trained:
 
 
 def word_rows(sentence: list[str] | str) -> np.ndarray:
-    """Each word as a row of D_MODEL = 8 numbers: four zeros, then its four toy features (chapter 14)."""
+    """Each word as a row of D_MODEL = 8 numbers: four zeros, then its four toy features (the learning the lenses chapter)."""
     words = sentence.split() if isinstance(sentence, str) else list(sentence)
     return np.array([[0.0] * (D_MODEL - len(FEATURES)) + VOCAB[w] for w in words])
 
 
 def task_input(sentence: list[str] | str, positions: bool = True) -> np.ndarray:
-    """The matrix X the model sees for one sentence: its word rows plus, if asked, the sinusoidal positions (chapter 14)."""
+    """The matrix X the model sees for one sentence: its word rows plus, if asked, the sinusoidal positions (the learning the lenses chapter)."""
     X = word_rows(sentence)
     return X + positional_encoding(len(X), D_MODEL) if positions else X
 
 
 def previous_keys(n: int) -> np.ndarray:
-    """The right key for every query row of the previous-word task: 0 for the first word, i − 1 for word i (chapter 14)."""
+    """The right key for every query row of the previous-word task: 0 for the first word, i − 1 for word i (the learning the lenses chapter)."""
     return np.maximum(np.arange(n) - 1, 0)
 
 
 def make_task(n_sentences: int = 128, n: int = 6, seed: int = 0, positions: bool = True) -> Task:
-    """Random sequences of toy-vocabulary words, with the previous word's features as the target (chapter 14)."""
+    """Random sequences of toy-vocabulary words, with the previous word's features as the target (the learning the lenses chapter)."""
     if n < 2 or n_sentences < 1:
         raise ValueError(f"make_task: need n ≥ 2 words and at least one sentence, got n={n}, n_sentences={n_sentences}")
     vocabulary = sorted(VOCAB)
@@ -75,8 +76,8 @@ def make_task(n_sentences: int = 128, n: int = 6, seed: int = 0, positions: bool
 
 
 def weight_on_keys(A: Any, keys: Any, rows: Any = None) -> float:
-    """The average weight that the query rows put on their expected keys, over rows (and batch) (chapter 14)."""
-    A = np.asarray(A.detach().cpu().numpy() if hasattr(A, "detach") else A, dtype=float)
+    """The average weight that the query rows put on their expected keys, over rows (and batch) (the learning the lenses chapter)."""
+    A = to_numpy(A)
     keys = np.asarray(keys, dtype=int)
     rows = np.arange(A.shape[-2]) if rows is None else np.asarray(rows, dtype=int)
     return float(A[..., rows, keys[rows]].mean())
@@ -85,27 +86,22 @@ def weight_on_keys(A: Any, keys: Any, rows: Any = None) -> float:
 def train_lenses(
     task: Task, steps: int = 200, lr: float = 0.1, d_k: int = 2, seed: int = 0, masked: bool = True, init: float = 0.3
 ) -> Trained:
-    """Fit W_Q, W_K (D_MODEL × d_k) and W_V (D_MODEL × 4) by Adam on the mean squared error, seeded and float64 (chapter 14)."""
+    """Fit W_Q, W_K (D_MODEL × d_k) and W_V (D_MODEL × 4) by Adam on the mean squared error, seeded and float64 (the learning the lenses chapter)."""
     import torch
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # one thread: the same sums in the same order, so every run gives the same numbers
     try:
-        torch.manual_seed(seed)
-        generator = torch.Generator().manual_seed(seed)
-        d_model, d_v = task.X.shape[-1], task.targets.shape[-1]
-
-        def start(rows: int, cols: int) -> Any:
-            return torch.nn.Parameter(init * torch.randn(rows, cols, generator=generator, dtype=torch.float64))
-
-        W_Q, W_K, W_V = start(d_model, d_k), start(d_model, d_k), start(d_model, d_v)
+        W_Q, W_K, W_V = initial_lenses(task, d_k, seed, init)
         X = torch.tensor(task.X, dtype=torch.float64)
         target = torch.tensor(task.targets, dtype=torch.float64)
         mask = causal_mask(X.shape[-2]) if masked else None
         optimiser = torch.optim.Adam([W_Q, W_K, W_V], lr=lr)
         history = []
         for _ in range(steps):
-            Z, A = self_attention(X, W_Q, W_K, W_V, mask=mask)  # chapter 10's function, now with gradients
+            Z, A = self_attention(
+                X, W_Q, W_K, W_V, mask=mask
+            )  # the weighted sum chapter's function, now with gradients
             loss = ((Z - target) ** 2).mean()
             optimiser.zero_grad()
             loss.backward()
@@ -127,7 +123,7 @@ def train_lenses(
 
 
 def initial_lenses(task: Task, d_k: int = 2, seed: int = 0, init: float = 0.3) -> tuple[Any, Any, Any]:
-    """The seeded random start of train_lenses, as torch Parameters W_Q, W_K, W_V (float64), for a step by hand (chapter 14)."""
+    """The seeded random start of train_lenses, as torch Parameters W_Q, W_K, W_V (float64), for a step by hand (the learning the lenses chapter)."""
     import torch
 
     generator = torch.Generator().manual_seed(seed)
@@ -137,20 +133,20 @@ def initial_lenses(task: Task, d_k: int = 2, seed: int = 0, init: float = 0.3) -
 
 
 def task_loss(task: Task, W_Q: Any, W_K: Any, W_V: Any) -> Any:
-    """The mean squared error of the lenses on a task, with the causal mask: numpy in, a float out; torch in, a tensor out (chapter 14)."""
+    """The mean squared error of the lenses on a task, with the causal mask: numpy in, a float out; torch in, a tensor out (the learning the lenses chapter)."""
     X, targets = task.X, task.targets
-    if hasattr(W_Q, "detach"):
+    if is_torch(W_Q):
         import torch
 
         X, targets = torch.as_tensor(X, dtype=W_Q.dtype), torch.as_tensor(targets, dtype=W_Q.dtype)
     Z, _ = self_attention(X, W_Q, W_K, W_V, mask=causal_mask(task.X.shape[-2]))
     loss = ((Z - targets) ** 2).mean()
-    return loss if hasattr(loss, "detach") else float(loss)
+    return loss if is_torch(loss) else float(loss)
 
 
 def weight_before_by_position(A: Any) -> np.ndarray:
-    """For query positions 1, 2, ..., n − 1: the weight on the key just before, averaged over the batch (chapter 14)."""
-    A = np.asarray(A.detach().cpu().numpy() if hasattr(A, "detach") else A, dtype=float)
+    """For query positions 1, 2, ..., n − 1: the weight on the key just before, averaged over the batch (the learning the lenses chapter)."""
+    A = to_numpy(A)
     n = A.shape[-1]
     rows = np.arange(1, n)
     return A[..., rows, rows - 1].reshape(-1, n - 1).mean(axis=0)

@@ -13,7 +13,10 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 from conftest import toc_files
+
+from attnlib import course
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -232,11 +235,35 @@ def test_reference_links_each_function_to_its_chapter(built_book):
         doc = inspect.getdoc(getattr(importlib.import_module(modname), func)) or ""
         if not doc.strip():
             problems.append(f"{name} has no docstring")
-        for match in re.finditer(r"\(chapters? ([\d, and]+)\)", doc):
-            for number in re.findall(r"\d+", match.group(1)):
-                if not re.search(rf'href="chapters/{int(number):02d}_[^"]*\.html"', entries.get(name, "")):
-                    problems.append(f"{name}: says chapter {number}, no link to it in the reference")
+        for subject in _chapter_links().chapter_subjects(doc):
+            stem = {s: stem for _, s, stem in course.chapters()}.get(subject, subject)
+            if not re.search(rf'href="chapters/{stem}\.html"', entries.get(name, "")):
+                problems.append(f"{name}: names the {subject} chapter, no link to it in the reference")
     assert not problems, "\n".join(problems)
+
+
+def _chapter_links():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("chapter_links", ROOT / "_ext" / "chapter_links.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    "doc, subjects",
+    [
+        ("Softmax along `axis` (the softmax chapter).", ["softmax"]),
+        ("(the scaling and masks chapters)", ["scaling", "masks"]),
+        ("(the masks, many heads and word order chapters)", ["masks", "many_heads", "word_order"]),
+        ("(the counting and timing chapter), (the matrix x chapter)", ["counting_and_timing", "the_matrix_x"]),
+        ("(the soft max chapter)", ["?soft max"]),
+        ("Drawn as in this chapter (no number, no subject).", []),
+    ],
+)
+def test_the_reference_reads_a_docstring_s_chapters_by_subject(doc, subjects):
+    assert _chapter_links().chapter_subjects(doc) == subjects
 
 
 # ----------------------------------------------------------------------------- plain-text titles

@@ -5,7 +5,9 @@ The palette is Okabe–Ito (safe for colour-blind readers), heatmaps use viridis
 and the figures are sized and lettered to stay readable on a phone.
 
 The figures live in modules by kind: `style` (palette, word colours, the matplotlib style, SVG
-output), `arrows`, `geometry`, `grids`, `curves`, `roofline`, `learning` (Part IV) and `course_map`; every figure is reachable as `plot.NAME`.
+output, the helpers every kind of figure uses), `arrows`, `geometry`, `tables` (matrices as tables
+of numbers), `heatmaps` (matrices as coloured cells), `blocks` (shapes as blocks), `curves`,
+`roofline`, `learning` (Part IV) and `course_map`; every figure is reachable as `plot.NAME`.
 
 Importing `attnlib.plot` inside a Jupyter kernel switches that kernel's inline figures to SVG
 (`style.show_svg_inline`), so every figure of the course is stored sharp at any width; outside a
@@ -13,6 +15,7 @@ kernel the import changes nothing.
 """
 
 from .arrows import arrow_parts, arrows, arrows_to_rows, dot_cases, dot_projection
+from .blocks import projections, shape_blocks
 from .course_map import course_chapters, prerequisite_map, read_toc
 from .curves import blend, lines, loss_curve, position_waves, softmax_shares, timings
 from .geometry import (
@@ -22,21 +25,7 @@ from .geometry import (
     row_combination,
     transpose_mirror,
 )
-from .grids import (
-    attention_maps,
-    before_after,
-    fit_table,
-    grid,
-    heatmap,
-    labelled_grids,
-    labelled_panels,
-    matmul_cell,
-    projections,
-    shape_blocks,
-    stacked_rows,
-    transpose_reflection,
-    word_heatmap,
-)
+from .heatmaps import attention_maps, before_after, fit_table, heatmap, labelled_panels, word_heatmap
 from .learning import heads_flow, turning_arrows, weight_by_position
 from .roofline import roofline, roofline_limit
 from .style import (
@@ -60,6 +49,7 @@ from .style import (
     word_colour,
     word_ticks,
 )
+from .tables import grid, labelled_grids, matmul_cell, stacked_rows, transpose_reflection
 
 __all__ = [
     "arrow_parts",

@@ -1,5 +1,5 @@
-"""Figures of arrows: words as vectors (chapter 1), arrows becoming rows (chapter 2), dot products as
-shadows (chapter 7)."""
+"""Figures of arrows: words as vectors (the vectors chapter), arrows becoming rows (the matrix x chapter), dot products as
+shadows (the dot product scores chapter)."""
 
 from __future__ import annotations
 
@@ -10,19 +10,19 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .grids import grid
+from ..arrays import to_numpy
 from .style import (
     BLACK,
     BLUE,
     ORANGE,
     STYLE,
-    _figure,
-    _np,
-    _spread_out,
-    _vec_text,
     colour_words,
+    figure,
+    spread_out,
+    vec_text,
     word_colour,
 )
+from .tables import grid
 
 
 def arrows(
@@ -31,12 +31,12 @@ def arrows(
     xlabel: str = "first number (x)",
     ylabel: str = "second number (y)",
 ) -> Any:
-    """Draw each 2-number vector as an arrow from the origin, labelled with its name (chapter 1)."""
-    fig, ax = _figure(5.5, 5.0)
+    """Draw each 2-number vector as an arrow from the origin, labelled with its name (the vectors chapter)."""
+    fig, ax = figure(5.5, 5.0)
     with plt.rc_context(STYLE):
-        pts = [_np(v) for v in vectors.values()]
+        pts = [to_numpy(v) for v in vectors.values()]
         reach = max(1.0, max(float(np.abs(p).max()) for p in pts)) * 1.35
-        label_y = _spread_out([float(v[1]) for v in pts], gap=0.075 * reach)
+        label_y = spread_out([float(v[1]) for v in pts], gap=0.075 * reach)
         for i, (name, v) in enumerate(zip(vectors, pts)):
             colour = word_colour(name)
             ax.annotate(
@@ -49,7 +49,7 @@ def arrows(
             ax.text(
                 x,
                 y,
-                f"{name} {_vec_text(v)}",
+                f"{name} {vec_text(v)}",
                 color=colour,
                 fontsize=13,
                 fontweight="bold",
@@ -69,11 +69,11 @@ def arrows(
 
 
 def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
-    """One 2-number vector [x, y] as an arrow, with its two parts dashed: x to the right, then y up (chapter 1)."""
-    x, y = (float(c) for c in _np(v)[:2])
+    """One 2-number vector [x, y] as an arrow, with its two parts dashed: x to the right, then y up (the vectors chapter)."""
+    x, y = (float(c) for c in to_numpy(v)[:2])
     colour = word_colour(name)
     span = max(abs(x), abs(y), 1.0)
-    fig, ax = _figure(5.5, 2.6)
+    fig, ax = figure(5.5, 2.6)
     with plt.rc_context(STYLE):
         ax.plot([0, x], [0, 0], ls="--", color="0.35", lw=2)  # the x part: along the floor
         ax.plot([x, x], [0, y], ls="--", color="0.35", lw=2)  # the y part: straight up
@@ -104,7 +104,7 @@ def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
         ax.text(
             x * 0.45,
             y * 0.45 + 0.08 * span,
-            f"{name} {_vec_text(np.array([x, y]))}",
+            f"{name} {vec_text(np.array([x, y]))}",
             color=colour,
             fontsize=14,
             fontweight="bold",
@@ -116,18 +116,18 @@ def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
         ax.set_ylim(min(0.0, y) - 0.3 * span, max(0.0, y) + 0.25 * span)
         ax.set_aspect("equal")
         ax.axis("off")
-        ax.set_title(title or f"The list {_vec_text(np.array([x, y]))} is a walk: right, then up")
+        ax.set_title(title or f"The list {vec_text(np.array([x, y]))} is a walk: right, then up")
     return fig
 
 
 def dot_cases() -> Any:
-    """Three pairs of arrows: same direction, perpendicular, opposite, each with its dot product (chapter 7)."""
+    """Three pairs of arrows: same direction, perpendicular, opposite, each with its dot product (the dot product scores chapter)."""
     cases = [
         ("same direction", [2.0, 1.0], [1.6, 0.8]),
         ("perpendicular", [2.0, 1.0], [-0.8, 1.6]),
         ("opposite", [2.0, 1.0], [-1.6, -0.8]),
     ]
-    fig, axes = _figure(5.8, 3.0, ncols=3)  # three small panels, 5.8 in: legible on a phone
+    fig, axes = figure(5.8, 3.0, ncols=3)  # three small panels, 5.8 in: legible on a phone
     with plt.rc_context(STYLE):
         for ax, (name, q, k) in zip(axes, cases):
             q, k = np.array(q), np.array(k)
@@ -168,13 +168,13 @@ def dot_projection(
     xlabel: str = "first number",
     ylabel: str = "second number",
 ) -> Any:
-    """q · k = ‖q‖ ‖k‖ cos θ drawn: per panel a query, a key, and the key's shadow along the query (chapter 7).
+    """q · k = ‖q‖ ‖k‖ cos θ drawn: per panel a query, a key, and the key's shadow along the query (the dot product scores chapter).
 
     `pairs` holds (query word, q, key word, k); each arrow takes its word's colour.
     """
     points = [np.zeros(2)]  # one square window for every panel, so lengths compare across panels
     for _, q, _, k in pairs:
-        q, k = _np(q), _np(k)
+        q, k = to_numpy(q), to_numpy(k)
         points += [
             q,
             k,
@@ -190,7 +190,7 @@ def dot_projection(
         low[1], high[1] = low[1] - grow, high[1] + grow
         height = 0.45 * width
     panel = 3.8  # panels stacked, so each stays legible on a phone
-    fig, axes = _figure(
+    fig, axes = figure(
         panel + 0.9,
         (panel * height / width + 1.3) * len(pairs) + 0.6,
         nrows=len(pairs),
@@ -198,7 +198,7 @@ def dot_projection(
     )
     with plt.rc_context(STYLE):
         for ax, (q_word, q, k_word, k) in zip(axes[:, 0], pairs):
-            q, k = _np(q), _np(k)
+            q, k = to_numpy(q), to_numpy(k)
             along = q / np.linalg.norm(q)
             shadow = float(k @ along)  # |k| cos θ: how far k reaches along q's direction
             foot = shadow * along
@@ -267,11 +267,11 @@ def arrows_to_rows(
     ylabel: str = "second number",
     col_labels: Sequence[str] | None = None,
 ) -> Any:
-    """Two-number word arrows on the left, the same words stacked as coloured rows of X on the right (chapter 2)."""
+    """Two-number word arrows on the left, the same words stacked as coloured rows of X on the right (the matrix x chapter)."""
     names = list(vectors)
-    X = np.stack([_np(v) for v in vectors.values()])
+    X = np.stack([to_numpy(v) for v in vectors.values()])
     n, d = X.shape
-    fig, (left, right) = _figure(5.8, 3.8, ncols=2, gridspec_kw={"width_ratios": [1.25, 1]})  # phone: <= 5.8 in
+    fig, (left, right) = figure(5.8, 3.8, ncols=2, gridspec_kw={"width_ratios": [1.25, 1]})  # phone: <= 5.8 in
     with plt.rc_context(STYLE):
         reach = max(1.0, float(np.abs(X[:, :2]).max())) * 1.3
         for name, v in zip(names, X):

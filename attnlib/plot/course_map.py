@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path
 
-from .style import BLUE, GREEN, ORANGE, PURPLE, SKY, STYLE, _figure, _tint
+from .style import BLUE, GREEN, ORANGE, PURPLE, SKY, STYLE, figure, tint
 
 # The label in a chapter's box (typeset as mathtext), by the chapter's file name without its number.
 # A chapter missing here is labelled by its file name ("13_word_order" -> "word order").
@@ -104,7 +104,7 @@ def prerequisite_map(toc: Any) -> Any:
     colour = {part: PART_COLOURS[k % len(PART_COLOURS)] for k, part in enumerate(parts)}
     width, height, step = 3.5, 0.6, 1.0  # every box the same size, one level per chapter
     lane = width / 2 + 0.35  # a skipping edge runs up this line, right of every box
-    fig, ax = _figure(4.4, 1.0 + 0.75 * len(chapters))
+    fig, ax = figure(4.4, 1.0 + 0.75 * len(chapters))
     with plt.rc_context(STYLE):
         for chapter in chapters:
             for need in chapter.needs:
@@ -123,7 +123,7 @@ def prerequisite_map(toc: Any) -> Any:
             ax.add_patch(
                 FancyBboxPatch(
                     (-width / 2, k * step - height / 2), width, height, boxstyle="round,pad=0,rounding_size=0.12",
-                    facecolor=_tint(colour[chapter.part], 0.4), edgecolor="0.25", lw=1.2, zorder=2,
+                    facecolor=tint(colour[chapter.part], 0.4), edgecolor="0.25", lw=1.2, zorder=2,
                 )
             )  # fmt: skip
             ax.text(0, k * step, chapter.label, ha="center", va="center", fontsize=12, zorder=4)

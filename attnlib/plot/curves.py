@@ -9,18 +9,18 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch
 
+from ..arrays import to_numpy
 from .style import (
     BLACK,
     BLUE,
     HEATMAP,
     PALETTE,
     STYLE,
-    _figure,
-    _np,
-    _vec_text,
-    _wrap,
     colour_words,
+    figure,
+    vec_text,
     word_colour,
+    wrap,
 )
 
 
@@ -38,13 +38,13 @@ def lines(
 
     A curve styled ":" is a reference line (say, even shares): it is drawn in grey, apart from the data.
     """
-    fig, ax = _figure(5.8, 4.2)  # <= 5.8 in: 11 pt ticks stay legible on a phone
+    fig, ax = figure(5.8, 4.2)  # <= 5.8 in: 11 pt ticks stay legible on a phone
     styles = styles or {}
     with plt.rc_context(STYLE):
         for i, (label, y) in enumerate(ys.items()):
             ax.plot(
                 x,
-                _np(y),
+                to_numpy(y),
                 styles.get(label, "o-"),
                 color="0.45" if styles.get(label) == ":" else PALETTE[i % len(PALETTE)],
                 label=label,
@@ -74,10 +74,10 @@ def softmax_shares(
 
     The two panels are stacked (not side by side), so the figure stays narrow and legible on a phone.
     """
-    s = _np(row_scores)
+    s = to_numpy(row_scores)
     w = np.exp(s - s.max())
     w = w / w.sum()
-    fig, axes = _figure(*size, nrows=2)
+    fig, axes = figure(*size, nrows=2)
     with plt.rc_context(STYLE):
         colours = [word_colour(label) for label in labels]
         at = np.arange(len(labels))  # positions, so a word that occurs twice gets two bars
@@ -115,10 +115,10 @@ def blend(
     Each value row is written in its word's colour; an arrow's thickness is its weight.
     `target` is the name of the output, e.g. a mathtext label that draws z with the subscript "sat".
     """
-    w, V = _np(weights), _np(V)
+    w, V = to_numpy(weights), to_numpy(V)
     n = len(w)
     z = w @ V
-    fig, ax = _figure(*(size or (5.6, 1.6 + 0.62 * n)))
+    fig, ax = figure(*(size or (5.6, 1.6 + 0.62 * n)))
     with plt.rc_context(STYLE):
         ax.set_xlim(0, 10)
         ax.set_ylim(-1.3, n - 0.2)
@@ -130,7 +130,7 @@ def blend(
             ax.text(
                 0.0,
                 y,
-                f"{labels[j]}  {_vec_text(np.round(V[j], 2))}",
+                f"{labels[j]}  {vec_text(np.round(V[j], 2))}",
                 va="center",
                 fontsize=11,
                 color=colour,
@@ -160,7 +160,7 @@ def blend(
         ax.text(
             7.45,
             mid - 0.1,
-            _vec_text(np.round(z, 2)),
+            vec_text(np.round(z, 2)),
             va="top",
             fontsize=11,
             fontweight="bold",
@@ -194,11 +194,11 @@ def timings(
 
     nrows = len(runs)  # panels stacked, one column 5.8 in wide: legible on a phone
     legend_rows = -(-(len(names) + 1) // 2)
-    fig, axes = _figure(5.8, (4.2 + 0.25 * legend_rows) * nrows, nrows=nrows, squeeze=False)
+    fig, axes = figure(5.8, (4.2 + 0.25 * legend_rows) * nrows, nrows=nrows, squeeze=False)
     with plt.rc_context(STYLE):
         for ax, (panel, curves) in zip(axes.flat, runs.items()):
             for name, (n, t) in curves.items():
-                n, t = np.asarray(n, dtype=float), _np(t)
+                n, t = np.asarray(n, dtype=float), to_numpy(t)
                 keep = n >= fit_from
                 label = name
                 if len(np.unique(n[keep])) >= 2:
@@ -206,7 +206,7 @@ def timings(
                     label = f"{name}: slope {p:.2f}"
                 ax.plot(n, t, "o-", color=colours[name], lw=1.8, markersize=5, label=label)
             all_n = np.concatenate([np.asarray(n, dtype=float) for n, _ in curves.values()])
-            all_t = np.concatenate([_np(t) for _, t in curves.values()])
+            all_t = np.concatenate([to_numpy(t) for _, t in curves.values()])
             top = all_n.max()
             ref = np.array([top / 4, top])  # a slope-2 guide ending at the largest n, mid-height
             level = np.exp(np.log(all_t[all_n == top]).mean())
@@ -242,14 +242,14 @@ def timings(
 
 def position_waves(PE: Any, title: str = "Sinusoidal positional encoding") -> Any:
     """The positional encoding as a heatmap: one row per position, one column per dimension (chapter 13)."""
-    PE = _np(PE)
+    PE = to_numpy(PE)
     n, d = PE.shape
-    fig, ax = _figure(5.6, 4.8)
+    fig, ax = figure(5.6, 4.8)
     with plt.rc_context(STYLE):
         im = ax.imshow(PE, cmap=HEATMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
         ax.set_xlabel(f"dimension (column of PE), 0 to {d - 1}")
         ax.set_ylabel(f"position pos, 0 to {n - 1}")
-        ax.set_title(_wrap(title, 44))
+        ax.set_title(wrap(title, 44))
         bar = fig.colorbar(im, ax=ax, shrink=0.85)
         bar.set_label("value, between −1 and 1")
     return fig
@@ -261,13 +261,13 @@ def loss_curve(
     ylabel: str = "loss (mean squared error)",
 ) -> Any:
     """The loss at every training step, on a log scale so the late, small improvements stay visible (chapter 14)."""
-    y = _np(history)
-    fig, ax = _figure(5.4, 4.0)
+    y = to_numpy(history)
+    fig, ax = figure(5.4, 4.0)
     with plt.rc_context(STYLE):
         ax.plot(np.arange(1, len(y) + 1), y, color=BLUE, lw=2)
         ax.set_yscale("log")
         ax.set_xlabel("training step")
         ax.set_ylabel(ylabel)
-        ax.set_title(_wrap(title, 44))
+        ax.set_title(wrap(title, 44))
         ax.grid(alpha=0.3, which="both")
     return fig

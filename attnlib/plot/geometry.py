@@ -1,6 +1,6 @@
-"""Figures of what matrices do to arrows: the angle between two arrows (chapter 1), a matrix moving
-arrows and a row of XW as a weighted sum of W's rows (chapter 4), queries and keys in their two-slot
-plane (chapter 5), and the transpose as a mirror image (chapter 6)."""
+"""Figures of what matrices do to arrows: the angle between two arrows (the vectors chapter), a matrix moving
+arrows and a row of XW as a weighted sum of W's rows (the matrix multiplication chapter), queries and keys in their two-slot
+plane (the query key value chapter), and the transpose as a mirror image (the transpose chapter)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Arc, FancyArrowPatch, Rectangle
 
+from ..arrays import to_numpy
 from .style import (
     BLACK,
     BLUE,
     ORANGE,
     STYLE,
-    _figure,
-    _np,
-    _spread_out,
-    _tint,
-    _vec_text,
+    figure,
+    spread_out,
+    tint,
+    vec_text,
     word_colour,
 )
 
@@ -86,18 +86,18 @@ def angle_between(
     xlabel: str = "animal-ness",
     ylabel: str = "vehicle-ness",
 ) -> Any:
-    """Two word arrows from the origin and the angle between them, marked by an arc (chapter 1)."""
-    a, b = _np(a)[:2], _np(b)[:2]
+    """Two word arrows from the origin and the angle between them, marked by an arc (the vectors chapter)."""
+    a, b = to_numpy(a)[:2], to_numpy(b)[:2]
     cos = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
     theta = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
-    fig, ax = _figure(5.0, 4.6)
+    fig, ax = figure(5.0, 4.6)
     with plt.rc_context(STYLE):
         for name, v in ((name_a, a), (name_b, b)):
             _arrow(ax, (0, 0), v, word_colour(name), lw=3)
             ax.text(
                 v[0],
                 v[1],
-                f" {name} {_vec_text(v)}",
+                f" {name} {vec_text(v)}",
                 color=word_colour(name),
                 fontsize=13,
                 fontweight="bold",
@@ -141,13 +141,13 @@ def moved_arrows(
     xlabel: str = "first number",
     ylabel: str = "second number",
 ) -> Any:
-    """Each 2-number arrow x before (faint, dashed) and after (solid) it is multiplied by the 2×2 W: xW (chapter 4)."""
-    W = _np(W)
+    """Each 2-number arrow x before (faint, dashed) and after (solid) it is multiplied by the 2×2 W: xW (the matrix multiplication chapter)."""
+    W = to_numpy(W)
     if W.shape != (2, 2):
         raise ValueError(f"moved_arrows draws a 2×2 W, but W has shape {W.shape}")
-    before = {name: _np(v)[:2] for name, v in vectors.items()}
+    before = {name: to_numpy(v)[:2] for name, v in vectors.items()}
     after = {name: v @ W for name, v in before.items()}
-    fig, ax = _figure(5.5, 5.2)
+    fig, ax = figure(5.5, 5.2)
     with plt.rc_context(STYLE):
         for name, v in before.items():
             _arrow(ax, (0, 0), v, word_colour(name), lw=1.6, ls="--", alpha=0.45)
@@ -159,7 +159,7 @@ def moved_arrows(
             False,
         ):  # labels left and right of the axis are spread apart separately
             which = [i for i, v in enumerate(tips) if (v[0] >= 0) == side]
-            for i, y in zip(which, _spread_out([float(tips[i][1]) for i in which], gap)):
+            for i, y in zip(which, spread_out([float(tips[i][1]) for i in which], gap)):
                 label_y[i] = y
         for (name, v), y in zip(after.items(), label_y):
             _arrow(ax, (0, 0), v, word_colour(name), lw=2.8)
@@ -197,25 +197,25 @@ def row_combination(
     ylabel: str = "new number 1",
     w_name: str = "W",
 ) -> Any:
-    """The row xW drawn as x[0] times row 0 of W, then x[1] times row 1 of W, tip to tail (chapter 4).
+    """The row xW drawn as x[0] times row 0 of W, then x[1] times row 1 of W, tip to tail (the matrix multiplication chapter).
 
     `w_name` is W's name in the labels, as mathtext (e.g. ``r"W_{\\mathrm{turn}}"``).
     """
     w_label = f"${w_name}$"
-    x, W = _np(x)[:2], _np(W)
+    x, W = to_numpy(x)[:2], to_numpy(W)
     if W.shape != (2, 2):
         raise ValueError(f"row_combination draws a 2×2 W, but W has shape {W.shape}")
     first, second = x[0] * W[0], x[1] * W[1]
     total = first + second
     colour = word_colour(name)
-    fig, ax = _figure(5.5, 5.2)
+    fig, ax = figure(5.5, 5.2)
     with plt.rc_context(STYLE):
         for k, row in enumerate(W):
             _arrow(ax, (0, 0), row, "0.35", lw=2.2)
             ax.text(
                 row[0],
                 row[1],
-                f" row {k} of {w_label}\n {_vec_text(row)}",
+                f" row {k} of {w_label}\n {vec_text(row)}",
                 color="0.25",
                 fontsize=11,
                 ha="left" if row[0] >= 0 else "right",
@@ -245,7 +245,7 @@ def row_combination(
         ax.text(
             total[0],
             total[1],
-            f" {name}: x{w_label}\n {_vec_text(np.round(total, 4))}",
+            f" {name}: x{w_label}\n {vec_text(np.round(total, 4))}",
             color=colour,
             fontsize=13,
             fontweight="bold",
@@ -271,7 +271,7 @@ def _spread_near(rows: list, reach: float) -> list[float]:
             groups.append([i])
     heights = [0.0] * len(rows)
     for group in groups:
-        spread = _spread_out([float(rows[i][1][1]) for i in group], gap=0.085 * reach)
+        spread = spread_out([float(rows[i][1][1]) for i in group], gap=0.085 * reach)
         for i, y in zip(group, spread):
             heights[i] = y
     return heights
@@ -285,17 +285,17 @@ def query_key_arrows(
     title: str = "",
     key_slot_names: Sequence[str] | None = None,
 ) -> Any:
-    """Each word's query (top) and key (bottom) as arrows in the plane of the two slots, on one scale (chapter 5).
+    """Each word's query (top) and key (bottom) as arrows in the plane of the two slots, on one scale (the query key value chapter).
 
     A word that appears twice with the same vectors is drawn once; a vector [0, 0] is a dot.
     """
-    Q, K = _np(Q), _np(K)
+    Q, K = to_numpy(Q), to_numpy(K)
     if Q.shape[1] != 2 or K.shape[1] != 2:
         raise ValueError(f"query_key_arrows draws 2-slot vectors, but Q has shape {Q.shape} and K {K.shape}")
     seen: dict[str, int] = {}
     for i, word in enumerate(words):
         seen.setdefault(word, i)
-    fig, axes = _figure(5.0, 8.6, nrows=2)
+    fig, axes = figure(5.0, 8.6, nrows=2)
     reach = float(np.abs(np.vstack([Q, K])).max())
     with plt.rc_context(STYLE):
         for ax, M, what, names in (
@@ -314,7 +314,7 @@ def query_key_arrows(
                 ax.text(
                     v[0] + 0.03 * reach,
                     y,
-                    f"{word} {_vec_text(np.round(v, 2))}",
+                    f"{word} {vec_text(np.round(v, 2))}",
                     color=colour,
                     fontsize=12,
                     fontweight="bold",
@@ -335,22 +335,22 @@ def query_key_arrows(
 
 
 def transpose_mirror(M: Any, name: str = "K") -> Any:
-    """M (orange) and Mᵀ (blue) drawn on one grid: each is the other's mirror image in the diagonal (chapter 6).
+    """M (orange) and Mᵀ (blue) drawn on one grid: each is the other's mirror image in the diagonal (the transpose chapter).
 
     Every cell shows M's number (top left) and Mᵀ's number (bottom right) where each has one; the
     off-diagonal numbers of row 0 of M are traced across the mirror to where Mᵀ holds them.
     """
-    M = _np(M)
+    M = to_numpy(M)
     rows, cols = M.shape
     size = max(rows, cols)
-    fig, ax = _figure(4.8, 5.0)
+    fig, ax = figure(4.8, 5.0)
     with plt.rc_context(STYLE):
         for i in range(size):
             for j in range(size):
                 in_m, in_t = i < rows and j < cols, i < cols and j < rows
                 if not (in_m or in_t):
                     continue
-                face = _tint(ORANGE, 0.3) if in_m else "none"
+                face = tint(ORANGE, 0.3) if in_m else "none"
                 ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor="0.3", lw=1.0))
                 if in_t:
                     ax.add_patch(

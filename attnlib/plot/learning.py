@@ -1,5 +1,5 @@
 """Figures of Part IV: the split into heads and back, a turning arrow on the unit circle, and the
-weight a trained model puts on the word before at every position (chapters 12 to 14)."""
+weight a trained model puts on the word before at every position (the many heads, word order and learning the lenses chapters)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Circle, FancyArrowPatch, Rectangle
 
-from .style import BLUE, ORANGE, PURPLE, STYLE, _figure, _np, _tint, _wrap
+from ..arrays import to_numpy
+from .style import BLUE, ORANGE, PURPLE, STYLE, figure, tint, wrap
 
 _HEAD_COLOURS = [BLUE, ORANGE, "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
 
@@ -61,7 +62,7 @@ def heads_flow(
     h: int = 2,
     title: str | None = None,
 ) -> Any:
-    """The four steps of multi-head attention as blocks drawn to size, one colour per head (chapter 12).
+    """The four steps of multi-head attention as blocks drawn to size, one colour per head (the many heads chapter).
 
     Q (n × d_model) is cut into h blocks of d_k = d_model / h columns, each head attends on its own,
     the heads' outputs are put side by side again, and W_O mixes them: the output's columns hold
@@ -72,14 +73,14 @@ def heads_flow(
     if d_model % h:
         raise ValueError(f"heads_flow: d_model = {d_model} is not a multiple of h = {h}")
     d_k = d_model // h
-    colours = [_tint(_HEAD_COLOURS[k % len(_HEAD_COLOURS)], 0.75) for k in range(h)]
+    colours = [tint(_HEAD_COLOURS[k % len(_HEAD_COLOURS)], 0.75) for k in range(h)]
     by_column = [colours[j // d_k] for j in range(d_model)]
-    mixed = [_tint(PURPLE, 0.6)] * d_model
+    mixed = [tint(PURPLE, 0.6)] * d_model
     gap = 6.0  # between the blocks of the heads
     heads_width = h * d_k + (h - 1) * gap
     left = (heads_width - d_model) / 2  # the wide blocks centred over the heads
     step = n + 4.4  # from the top of one row of blocks to the next
-    fig, ax = _figure(5.6, 7.6)
+    fig, ax = figure(5.6, 7.6)
     with plt.rc_context(STYLE):
         text_x = heads_width + 0.8
 
@@ -106,7 +107,7 @@ def heads_flow(
         ax.set_ylim(top - n - 0.5, 2.0)
         ax.set_aspect("equal")
         ax.axis("off")
-        ax.set_title(_wrap(title, 44))
+        ax.set_title(wrap(title, 44))
     return fig
 
 
@@ -117,19 +118,19 @@ def turning_arrows(
     size: float = 4.8,
     legend: bool = False,
 ) -> Any:
-    """Arrows from the centre of the unit circle, each with its label; cos is x, sin is y (chapters 13 and 14).
+    """Arrows from the centre of the unit circle, each with its label; cos is x, sin is y (the word order and learning the lenses chapters).
 
     arrows: (label, (x, y), colour) triples. With projections=True, each arrow of length about 1
     drops dashed lines to the axes, so its x (the cosine) and its y (the sine) can be read off.
     With legend=True the labels go into a legend instead of beside the tips (for arrows close together).
     """
-    fig, ax = _figure(size, size)
+    fig, ax = figure(size, size)
     with plt.rc_context(STYLE):
         ax.add_patch(Circle((0, 0), 1.0, fill=False, edgecolor="0.55", lw=1.2))
         ax.axhline(0, color="0.7", lw=0.8)
         ax.axvline(0, color="0.7", lw=0.8)
         for label, vector, colour in arrows:
-            x, y = _np(vector)[:2]
+            x, y = to_numpy(vector)[:2]
             ax.add_patch(
                 FancyArrowPatch(
                     (0, 0),
@@ -166,7 +167,7 @@ def turning_arrows(
         ax.set_xlabel(r"$x = \cos$ of the angle")
         ax.set_ylabel(r"$y = \sin$ of the angle")
         if title:
-            ax.set_title(_wrap(title, 40))
+            ax.set_title(wrap(title, 40))
     return fig
 
 
@@ -176,14 +177,14 @@ def weight_by_position(
     title: str = "",
     ylabel: str = "weight on the word before",
 ) -> Any:
-    """One bar per query position, the average weight it puts on the key just before it (chapter 14).
+    """One bar per query position, the average weight it puts on the key just before it (the learning the lenses chapter).
 
     weights[k] belongs to position k + 1; positions from trained_length on, which the training never
     reached, are hatched and shaded.
     """
-    w = _np(weights)
+    w = to_numpy(weights)
     positions = np.arange(1, len(w) + 1)
-    fig, ax = _figure(5.6, 3.9)
+    fig, ax = figure(5.6, 3.9)
     with plt.rc_context(STYLE):
         seen = positions < trained_length
         ax.bar(
@@ -209,5 +210,5 @@ def weight_by_position(
         ax.set_ylabel(ylabel)
         ax.legend(loc="upper right", fontsize=11)
         if title:
-            ax.set_title(_wrap(title, 44))
+            ax.set_title(wrap(title, 44))
     return fig

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .style import BLACK, PALETTE, STYLE, _figure
+from .style import BLACK, PALETTE, STYLE, figure
 
 
 def roofline_limit(intensity: float | Sequence[float], peak: float, bandwidth: float) -> np.ndarray:
@@ -27,7 +27,7 @@ def roofline(
     line bandwidth · intensity up to the ridge, then the flat compute line; the ridge
     (peak / bandwidth) is the intensity from which compute, not memory, limits a kernel.
     """
-    fig, ax = _figure(5.8, 5.2)
+    fig, ax = figure(5.8, 5.2)
     xs = [x for x, _ in points.values()] + [p / b for p, b in ceilings.values()]
     lo, hi = min(xs) / 4, max(xs) * 8
     grid = np.geomspace(lo, hi, 200)

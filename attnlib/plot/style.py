@@ -5,7 +5,7 @@ labels, typeset names).
 What importing `attnlib.plot` changes: inside a Jupyter kernel, `show_svg_inline()` runs once and
 switches that kernel's inline figures to SVG (see its docstring; `%config
 InlineBackend.figure_formats = {'png'}` switches back). Nothing else is changed globally: every
-figure applies STYLE only while it is drawn (`_figure`), and outside a kernel the import changes
+figure applies STYLE only while it is drawn (`figure`), and outside a kernel the import changes
 nothing at all.
 """
 
@@ -19,9 +19,6 @@ from typing import Any
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Rectangle
-
-from ..core import is_torch
 
 # Okabe & Ito (2008): distinguishable with every common colour-vision deficiency.
 PALETTE = [
@@ -42,7 +39,7 @@ BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
 HEATMAP = "viridis"
 
 
-# One colour per word, the same in every chapter and every figure (chapter 1 onwards).
+# One colour per word, the same in every chapter and every figure.
 # Every colour is a mid tone (relative luminance 0.13 to 0.26): contrast at least 3.4 : 1 on white
 # and at least 3.3 : 1 on a near-black page, so a bold word label reads in light and dark mode.
 # Words that share a sentence in the course ("the kitten sat on the mat", "the dog drove a truck",
@@ -71,14 +68,14 @@ _OTHER_WORD_COLOURS = ["#0072B2", "#D0401C", "#008A5C", "#7A5BC7", "#C26A00", "#
 
 
 def word_colour(word: str) -> str:
-    """The colour of a word in every figure of the course (chapter 1)."""
+    """The colour of a word in every figure of the course (the vectors chapter)."""
     key = str(word).strip().strip("“”\"'").lower()
     if key in WORD_COLOURS:
         return WORD_COLOURS[key]
     return _OTHER_WORD_COLOURS[sum(map(ord, key)) % len(_OTHER_WORD_COLOURS)]
 
 
-#: The course style, applied to every figure by _figure. Figures are shown as SVG (see
+#: The course style, applied to every figure by figure. Figures are shown as SVG (see
 #: show_svg_inline below), so they are sharp at any width; dpi only sets the size of the
 #: few raster parts (an imshow heatmap's cells) and of a PNG a reader saves by hand.
 #: The background is transparent, so a figure takes the page's own background: white in the
@@ -109,7 +106,7 @@ SVG_STYLE = {"svg.hashsalt": "attnlib", "svg.fonttype": "path"}
 
 
 def show_svg_inline() -> bool:
-    """In a Jupyter kernel, show every figure as SVG, sharp on a phone and a retina screen (chapter 1).
+    """In a Jupyter kernel, show every figure as SVG, sharp on a phone and a retina screen (the vectors chapter).
 
     Called once when attnlib.plot is imported. Outside a Jupyter kernel (a script, pytest, the
     bench) it does nothing and returns False. In a kernel it sets matplotlib_inline's
@@ -138,7 +135,7 @@ def show_svg_inline() -> bool:
     return True
 
 
-def _figure(
+def figure(
     width: float = 6.0,
     height: float = 4.0,
     ncols: int = 1,
@@ -153,13 +150,7 @@ def _figure(
     return fig, ax
 
 
-def _np(x: Any) -> np.ndarray:
-    if is_torch(x):
-        x = x.detach().cpu().numpy()
-    return np.asarray(x, dtype=float)
-
-
-def _spread_out(ys: list[float], gap: float) -> list[float]:
+def spread_out(ys: list[float], gap: float) -> list[float]:
     """Label heights near `ys`, pushed apart (upwards, lowest first) so no two are closer than `gap`."""
     order = sorted(range(len(ys)), key=lambda i: ys[i])
     out = list(ys)
@@ -168,12 +159,12 @@ def _spread_out(ys: list[float], gap: float) -> list[float]:
     return out
 
 
-def _vec_text(v: np.ndarray) -> str:
+def vec_text(v: np.ndarray) -> str:
     return "[" + ", ".join(f"{x:g}" for x in v) + "]"
 
 
 def math_label(text: str) -> str:
-    """Typeset a plain label such as 'd_model', 'W_Q' or 'n × d_k' as mathtext: a real subscript, no underscore (chapter 2)."""
+    """Typeset a plain label such as 'd_model', 'W_Q' or 'n × d_k' as mathtext: a real subscript, no underscore (the matrix x chapter)."""
     if "$" in text or not re.search(r"[A-Za-z]", text):
         return text
 
@@ -188,32 +179,10 @@ def math_label(text: str) -> str:
     return f"${body}$"
 
 
-def _tint(colour: str, amount: float) -> tuple[float, float, float]:
+def tint(colour: str, amount: float) -> tuple[float, float, float]:
     """An opaque light version of `colour`: `amount` of it mixed with white."""
     r, g, b = matplotlib.colors.to_rgb(colour)
     return (1 - amount * (1 - r), 1 - amount * (1 - g), 1 - amount * (1 - b))
-
-
-def _box(
-    ax: Any,
-    x: float,
-    y: float,
-    w: float,
-    h: float,
-    text: str,
-    colour: str,
-    alpha: float = 1.0,
-) -> None:
-    ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, alpha=alpha, edgecolor="0.2", lw=1.2))
-    ax.text(
-        x + w / 2,
-        y + h / 2,
-        text,
-        ha="center",
-        va="center",
-        fontsize=12,
-        fontweight="bold",
-    )
 
 
 def _word_of(label: str) -> str:
@@ -226,7 +195,7 @@ def _word_of(label: str) -> str:
 
 
 def colour_words(labels: Sequence[Any], words: Sequence[str] | None = None) -> None:
-    """Write word labels (matplotlib Texts, e.g. ax.get_yticklabels()) in their word's colour, in bold (chapter 1).
+    """Write word labels (matplotlib Texts, e.g. ax.get_yticklabels()) in their word's colour, in bold (the vectors chapter).
 
     Without `words`, a label is coloured when it names a word of the vocabulary ("kitten", “kitten”,
     or "1 kitten", the word at position 1). With `words`, label k takes the colour of words[k]
@@ -244,7 +213,7 @@ def colour_words(labels: Sequence[Any], words: Sequence[str] | None = None) -> N
 
 
 def word_ticks(fig: Any) -> Any:
-    """Colour every tick label that names a word of the vocabulary in that word's colour, e.g. a heatmap's (chapter 7)."""
+    """Colour every tick label that names a word of the vocabulary in that word's colour, e.g. a heatmap's (the dot product scores chapter)."""
     for ax in fig.axes:
         colour_words(ax.get_xticklabels() + ax.get_yticklabels())
     return fig
@@ -260,18 +229,8 @@ def save_svg(fig: Any, path: str) -> None:
         fig.savefig(path, format="svg", metadata={"Date": None}, facecolor="white")
 
 
-def _rows_cols(M: np.ndarray) -> tuple[int, int]:
-    """(rows, columns) of a matrix; a plain list of numbers counts as one row."""
-    return (1, int(M.size)) if M.ndim == 1 else (int(M.shape[0]), int(M.size // max(M.shape[0], 1)))
-
-
-def _typeset(name: str) -> str:
-    """A matrix name as mathtext: "W_Q" becomes "$W_Q$"; a name already in $...$ is kept (chapter 5)."""
-    return name if "$" in name else f"${name}$"
-
-
-def _wrap(text: str, width: int = 48) -> str:
-    """Break a long title into lines of at most `width` characters, never inside $...$ math (chapter 5)."""
+def wrap(text: str, width: int = 48) -> str:
+    """Break a long title into lines of at most `width` characters, never inside $...$ math (the query key value chapter)."""
     if "\n" in text or len(text) <= width:
         return text
     words, lines, math = [], [], False
@@ -287,23 +246,3 @@ def _wrap(text: str, width: int = 48) -> str:
         else:
             lines.append(word)
     return "\n".join(lines)
-
-
-_PHONE_WIDTH_IN = 5.8  # the widest figure whose 11 pt text still reads at >= 9 px on a 390 px phone
-
-
-def _panel_grid(count: int, ncols: int | None, widest: int) -> tuple[int, int, bool]:
-    """(rows, columns, transposed) of labelled_panels' grid, at most 5.8 in wide (chapters 13-14).
-
-    No ncols: one panel above the other. ncols that fit: kept. Too many: the groups of ncols panels
-    become columns instead of rows (transposed), or, if even that is too wide, one column.
-    """
-    fits = lambda cols: cols * (0.8 + 0.4 * widest) + 0.9 <= _PHONE_WIDTH_IN
-    if ncols is None or ncols <= 1:
-        return count, 1, False
-    groups = -(-count // ncols)
-    if fits(ncols):
-        return groups, ncols, False
-    if groups > 1 and fits(groups):
-        return ncols, groups, True
-    return count, 1, False
