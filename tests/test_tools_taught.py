@@ -160,4 +160,6 @@ def test_each_teaching_chapter_shows_its_tool_in_its_body(tool):
     pattern, teacher = TOOLS[tool]
     stem = next(s for _, subj, s in CHAPTERS if subj == teacher)
     body, _ = _parts(stem)
-    assert _uses(body, pattern), f"{course.chapter_ref(teacher)} ({teacher}) is to teach {tool}, but its body never shows it"
+    assert _uses(body, pattern), (
+        f"{course.chapter_ref(teacher)} ({teacher}) is to teach {tool}, but its body never shows it"
+    )
