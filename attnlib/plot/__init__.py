@@ -39,7 +39,7 @@ from .grids import (
 )
 from .learning import heads_flow, turning_arrows, weight_by_position
 from .roofline import roofline, roofline_limit
-from .toolbox import page_grid, sum_axes  # the learner's toolbox: numpy's two axes, the page under a 2×2 W
+from .toolbox import cosine_triangle, page_grid, sum_axes  # the learner's toolbox: numpy's two axes, the page under a 2×2 W
 from .style import (
     BLACK,
     BLUE,

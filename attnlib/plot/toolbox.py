@@ -117,3 +117,41 @@ def page_grid(W: Any, reach: int = 3, title: str = "") -> Any:
         if title:
             fig.suptitle(title, fontsize=12)
     return fig
+
+
+def cosine_triangle(q: Sequence[float], k: Sequence[float], title: str = "") -> Any:
+    """The triangle of the law of cosines: q and k from one start, the angle θ between them, and q − k joining the tips (chapter 7)."""
+    q, k = _np(q)[:2], _np(k)[:2]
+    fig, ax = _figure(4.6, 3.6)
+    with plt.rc_context(STYLE):
+        for tip, colour, start in [(q, BLUE, (0.0, 0.0)), (k, ORANGE, (0.0, 0.0)), (q, "0.25", tuple(k))]:
+            ax.add_patch(
+                FancyArrowPatch(
+                    start, tuple(tip), arrowstyle="-|>", mutation_scale=16, color=colour, lw=2.6, shrinkA=0, shrinkB=0
+                )
+            )
+        a_q, a_k = np.arctan2(q[1], q[0]), np.arctan2(k[1], k[0])
+        radius = 0.28 * min(np.hypot(*q), np.hypot(*k))
+        arc = np.linspace(min(a_q, a_k), max(a_q, a_k), 30)
+        ax.plot(radius * np.cos(arc), radius * np.sin(arc), color="0.3", lw=1.2)
+        middle = (a_q + a_k) / 2
+        ax.text(
+            1.35 * radius * np.cos(middle), 1.35 * radius * np.sin(middle), "θ", fontsize=13, ha="center", va="center"
+        )
+        ax.text(*(q / 2), f"q  |q| = {np.hypot(*q):.2f}  ", color=BLUE, fontsize=11, ha="right", va="bottom")
+        ax.text(*(k / 2), f"  k  |k| = {np.hypot(*k):.2f}", color=ORANGE, fontsize=11, ha="left", va="top")
+        side = (q + k) / 2
+        ax.text(*side, f"  q − k: {np.hypot(*(q - k)):.2f}", color="0.25", fontsize=11, ha="left", va="center")
+        points = np.vstack([q, k, np.zeros(2)])
+        low, high = points.min(axis=0), points.max(axis=0)
+        span = float((high - low).max())
+        ax.set_xlim(low[0] - 0.45 * span, high[0] + 0.55 * span)
+        ax.set_ylim(low[1] - 0.15 * span, high[1] + 0.15 * span)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        if title:
+            ax.set_title(title, fontsize=12)
+    return fig
