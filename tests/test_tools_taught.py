@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: tool -> (what the learner writes, as a regex; the subject of the chapter that teaches it)
 TOOLS: dict[str, tuple[str, str]] = {
     "math.sqrt": (r"\bmath\.sqrt\(", "vectors"),
+    "key=, what min, max or sorted compare": (r"\bkey\s*=", "vectors"),
     "star: spread a list into arguments, f(*a)": (r"[(,]\s*\*(?![*\s])[A-Za-z_]", "vectors"),
     ".shape": (r"\.shape\b", "the_matrix_x"),
     "axis=": (r"\baxis\s*=", "the_matrix_x"),
@@ -45,7 +46,10 @@ TOOLS: dict[str, tuple[str, str]] = {
     "assert": (r"\bassert\b", "shapes_in_r"),
     "@, the matrix product": (r"[\w)\]]\s*@\s*[\w(]", "matrix_multiplication"),
     "//, division to a whole number": (r"(?<![:/])//(?!/)", "query_key_value"),
+    "np.argmax": (r"\bargmax\(", "query_key_value"),
     ".T, the transpose": (r"\.T\b", "transpose"),
+    "np.exp": (r"\bnp\.exp\(", "softmax"),
+    ".reshape": (r"\.reshape\(", "many_heads"),
     "np.where / torch.where": (r"\b(?:np|torch)\.where\(", "masks"),
     "~, not, entry by entry": (r"~\s*[\w(]", "masks"),
     "np.arctan2": (r"\bnp\.arctan2\(", "learning_the_lenses"),

@@ -39,7 +39,6 @@ from .grids import (
 )
 from .learning import heads_flow, turning_arrows, weight_by_position
 from .roofline import roofline, roofline_limit
-from .toolbox import cosine_triangle, page_grid, sum_axes  # the learner's toolbox: numpy's two axes, the page under a 2×2 W
 from .style import (
     BLACK,
     BLUE,
@@ -61,6 +60,9 @@ from .style import (
     word_colour,
     word_ticks,
 )
+from .toolbox import cosine_triangle as cosine_triangle
+from .toolbox import page_grid as page_grid
+from .toolbox import sum_axes as sum_axes
 
 __all__ = [
     "arrow_parts",
