@@ -139,7 +139,7 @@ def _word(answer: Any, options: list[str], what: str = "Your answer") -> str:
     wrong=[NEAREST_TIP, WORST, "cat", "trucks", 4.2, "x" * 20_000],
     catches="the nearest tip (subtraction); the lowest score; the runner-up; a word not offered; "
     "the score instead of the word",
-    solution="answer = max(keys, key=lambda word: attnlib.dot(q, keys[word]))",
+    solution="answer = max(scores, key=scores.get)",
 )
 def _most_aligned(answer: Any) -> None:
     word = _word(answer, list(KEYS), "Your word")

@@ -50,7 +50,7 @@ def sum_axes(M: Any, row_labels: Sequence[str], col_labels: Sequence[str], fmt: 
         for i, name in enumerate(row_labels):
             ax.text(-0.12, rows - 0.5 - i, name, ha="right", va="center", fontsize=11)
         for j, name in enumerate(col_labels):
-            ax.text(j + 0.5, rows + 0.12, name, ha="center", va="bottom", fontsize=9)
+            ax.text(j + 0.5, rows + 0.12, name, ha="center", va="bottom", fontsize=11)
         ax.set_xticks([])
         ax.set_yticks([])
         for side in ("left", "bottom", "top", "right"):
