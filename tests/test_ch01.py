@@ -141,6 +141,7 @@ def test_angle_between_accepts_every_right_form(fn, capsys):
         (ch01._between_radians, "radians"),
         (ch01._between_cosine, "cosine of the angle"),
         (ch01._between_no_lengths, "division by both lengths"),
+        (ch01._between_a_twice, "division by both lengths"),  # uses every entry: not "only the first two"
         (ch01._between_first_two, "only the first two"),
         (ch01._between_unclipped, "between -1 and 1"),
         (ch01._between_atan2, "only the first two"),
@@ -178,24 +179,25 @@ def test_closest_to_sat_hints_never_name_the_answer(capsys):
 # --- ch01.longer_arrow ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("answer", [[1.6, 5.4], (2.0, 6.0), np.array([2.4, 8.1]), [3, 9], np.float32([1.6, 5.4])])
-def test_longer_arrow_accepts_any_long_arrow_pointing_truck_s_way(answer, capsys):
+@pytest.mark.parametrize("answer", [[1.70, 5.75], (1.705, 5.753), np.array([1.5, 5.81]), np.float32([1.70, 5.75])])
+def test_longer_arrow_accepts_any_6_long_arrow_pointing_nearest_truck_s_way(answer, capsys):
     assert check("ch01.longer_arrow", answer), said(capsys)
 
 
 def test_longer_arrow_accepts_a_torch_tensor(capsys):
     torch = pytest.importorskip("torch")
-    assert check("ch01.longer_arrow", torch.tensor([1.6, 5.4])), said(capsys)
-    assert check("ch01.longer_arrow", torch.tensor([2.0, 6.0], dtype=torch.bfloat16)), said(capsys)
+    assert check("ch01.longer_arrow", torch.tensor([1.70, 5.75])), said(capsys)
+    assert check("ch01.longer_arrow", torch.tensor([1.70, 5.75], dtype=torch.bfloat16)), said(capsys)
 
 
 @pytest.mark.parametrize(
     "answer, hint",
     [
-        ([0.8, 2.7], "5.63 long"),  # truck itself
-        ([1.0, 3.0], "twice truck's"),  # right way, too short
+        ([0.8, 2.7], "2.82 long"),  # truck itself
+        ([1.6, 5.4], "5.63 long"),  # twice truck: the Recall's doubling, not the length asked for
+        ([2.4, 8.1], "8.45 long"),  # too long
         ([2.7, 0.8], "from kitten's"),  # x and y swapped
-        ([1.0, 6.0], "from car's"),  # long, but nearer car
+        ([0.0, 6.0], "from car's"),  # 6 long, but nearer car
         ([-1.6, -5.4], "opposite"),
         ([1.6, 5.4, 0.0], "shape (3,)"),
         ([[1.6, 5.4]], "shape (1, 2)"),

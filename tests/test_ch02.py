@@ -153,3 +153,16 @@ def test_build_x_names_a_row_that_belongs_to_another_word(capsys):
     check("ch02.build_x", attnlib.sentence_matrix("a kitten ran"))
     out = " ".join(capsys.readouterr().out.split())
     assert "Row 1 is the vector of 'kitten'" in out and "Recompute" not in out
+
+
+def test_sum_axes_writes_the_column_sums_below_and_the_row_sums_beside_the_matrix():
+    X = attnlib.sentence_matrix("the cat sat")
+    fig = plot.sum_axes(X, ["the", "cat", "sat"], attnlib.FEATURES)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    for total in X.sum(axis=0).round(10):  # axis 0: one per column
+        assert f"{total:g}" in texts
+    for total in X.sum(axis=1).round(10):  # axis 1: one per row
+        assert f"{total:g}" in texts
+    assert any("axis 0" in t for t in texts) and any("axis 1" in t for t in texts)
+    assert {"the", "cat", "sat", *attnlib.FEATURES} <= set(texts)
+    matplotlib.pyplot.close(fig)

@@ -69,7 +69,7 @@ def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
         (ch04._matmul_type_error, "raised TypeError"),
         (ch04._matmul_square_only, "(1, 4) and (4, 3)"),
         (ch04._matmul_wrong_index, "cell (0, 1)"),
-        (ch04._matmul_off_by_one, "how far k runs"),
+        (ch04._matmul_off_by_one, "how far t runs"),
         (ch04._matmul_transposed, "flipped"),
         (ch04._matmul_no_return, "return"),
         (ch04._matmul_zeroes_input, "changed its input `M`"),
@@ -236,3 +236,18 @@ def test_row_view_exercise_is_the_weighted_sum_of_rows():
 
     rows = [sum(graders._ROW_X[i, t] * graders._ROW_W[t] for t in range(3)) for i in range(3)]
     assert np.allclose(rows, graders._ROW_X @ graders._ROW_W)
+
+
+def test_page_grid_moves_the_page_s_lines_and_lands_the_two_unit_arrows_on_the_rows_of_w():
+    W = np.array([[1.0, 1.0], [-1.0, 1.0]])
+    fig = plot.page_grid(W, reach=2)
+    before, after = fig.axes
+    assert len(before.lines) == len(after.lines) == 2 * 5  # x = k and y = k for k in -2..2
+    for line_before, line_after in zip(before.lines, after.lines):
+        points = np.column_stack(line_before.get_data())
+        assert np.allclose(np.column_stack(line_after.get_data()), points @ W)  # every point x moved to xW
+    assert len(after.patches) == 2  # the arrows [1, 0] and [0, 1], moved
+    assert {t.get_text().strip() for t in after.texts} == {"row 0", "row 1"}
+    with pytest.raises(ValueError, match="2×2"):
+        plot.page_grid(np.eye(3))
+    matplotlib.pyplot.close(fig)

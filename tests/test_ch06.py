@@ -91,18 +91,24 @@ def test_transpose_mirror_puts_each_number_at_its_mirror_cell_and_reads_on_a_pho
 @pytest.mark.parametrize(
     "answer, words",
     [
-        ([(1, 2), (2, 1), 12], "swapped"),
-        ([(3, 2), (2, 3), 12], "from 0"),
-        ([(2, 1), (2, 1), 12], "different questions"),
-        ([(2, 1), (1, 2), 6], "how many times"),
-        ([(2, 1), (1, 2), 2], "counts columns"),
-        ([(2, 1), (1, 2), 20], "rows"),
-        ([(2, 1), (1, 2)], "three answers"),
-        ([(2, 1), (1, 2), 12.5], "whole number"),
+        ([(1, 3), (3, 1), 12], "swapped"),
+        ([(4, 2), (2, 4), 12], "from 0"),
+        ([(3, 1), (3, 1), 12], "different questions"),
+        ([(2, 1), (1, 2), 12], "(a) is not right yet"),  # the sat-kitten pair the widget prints, not on-kitten
+        ([(3, 1), (1, 3), 6], "how many times"),
+        ([(3, 1), (1, 3), 2], "counts columns"),
+        ([(3, 1), (1, 3), 20], "rows"),
+        ([(3, 1), (1, 3)], "three answers"),
+        ([(3, 1), (1, 3), 12.5], "whole number"),
     ],
 )
 def test_pair_cell_hints_name_the_mistake(answer, words, capsys):
     assert words in hint_for("ch06.pair_cell", answer, capsys)
+
+
+def test_trap_names_the_slots_against_slots_slip(capsys):
+    Q, K = ch06._TRAP_Q, ch06._TRAP_K
+    assert "slots against slots" in hint_for("ch06.trap", (Q.T @ K).tolist(), capsys)
 
 
 def test_pair_cell_answers_agree_with_the_running_example():
@@ -112,9 +118,9 @@ def test_pair_cell_answers_agree_with_the_running_example():
     X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
     W_Q, W_K, _ = attnlib.running_lenses()
     table = (X @ W_Q) @ (X @ W_K).T
-    sat, kitten = words.index("sat"), words.index("kitten")
-    assert ch06._SAT_KITTEN == (sat, kitten) and ch06._KITTEN_SAT == (kitten, sat)
-    assert np.isclose(table[ch06._SAT_KITTEN], (X @ W_Q)[sat] @ (X @ W_K)[kitten])
+    on, kitten = words.index("on"), words.index("kitten")
+    assert ch06._ON_KITTEN == (on, kitten) and ch06._KITTEN_ON == (kitten, on)
+    assert np.isclose(table[ch06._ON_KITTEN], (X @ W_Q)[on] @ (X @ W_K)[kitten])
     assert ch06._CELLS_WITH_THE_KEY == words.count("the") * len(words)
 
 

@@ -250,3 +250,16 @@ def test_word_ticks_colour_the_words_and_leave_other_labels_alone():
     assert labels[0].get_color() == plot.word_colour("kitten")
     assert labels[1].get_color() == plot.word_colour("sat")
     assert labels[2].get_color() != plot.word_colour("row 2")
+
+
+def test_cosine_triangle_draws_q_k_and_the_side_q_minus_k_joining_their_tips():
+    import matplotlib.pyplot as plt
+
+    q, k = np.array([1.0, 1.0]), np.array([1.0, 0.2])
+    fig = plot.cosine_triangle(q, k)
+    ax = fig.axes[0]
+    ends = [(tuple(np.round(p._posA_posB[0], 6)), tuple(np.round(p._posA_posB[1], 6))) for p in ax.patches]
+    assert ends == [((0, 0), (1, 1)), ((0, 0), (1, 0.2)), ((1, 0.2), (1, 1))]  # q, k, and q − k from k's tip to q's
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert "θ" in texts and "1.41" in texts and "1.02" in texts and "0.80" in texts  # |q|, |k|, |q − k|
+    plt.close(fig)

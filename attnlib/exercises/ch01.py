@@ -85,6 +85,12 @@ def _between_atan2(a: Any, b: Any) -> float:
     return abs(math.degrees(math.atan2(a[1], a[0]) - math.atan2(b[1], b[0])))
 
 
+def _between_a_twice(a: Any, b: Any) -> float:
+    """Divides by |a| |a|, a slip of the second length: uses every entry, so it must not hear "first two"."""
+    products = sum(x * y for x, y in zip(a, b))
+    return math.degrees(math.acos(max(-1.0, min(1.0, products / sum(x * x for x in a)))))
+
+
 def _between_no_return(a: Any, b: Any) -> None:
     _between_solution(a, b)
 
@@ -101,8 +107,8 @@ BETWEEN_CASES = [
     ([1.0, 0.0], [0.0, 2.0]),
     ([3.0, 0.5], [0.5, 3.0]),
     ([2.0, 1.0], [-4.0, -2.0]),
+    ([1.0, 2.0, 2.0], [2.0, -1.0, 0.5]),  # the first entries with more than two: not parallel in their first two
     ([0.9, 0.0, 0.3, 0.1], [0.8, 0.0, 0.9, 0.1]),
-    ([1.0, 2.0, 2.0], [2.0, -1.0, 0.5]),
     ([2.4, -2.8, -2.8], [7 * x for x in (2.4, -2.8, -2.8)]),
     ([1.1, 0.7, 0.3, 0.9], [3 * x for x in (1.1, 0.7, 0.3, 0.9)]),
     ([0.1, 0.2, 0.3], [-x for x in (0.1, 0.2, 0.3)]),
@@ -119,13 +125,14 @@ _BETWEEN_WANT = [math.degrees(math.acos(max(-1.0, min(1.0, _cosine(a, b))))) for
         _between_radians,
         _between_cosine,
         _between_no_lengths,
+        _between_a_twice,
         _between_first_two,
         _between_unclipped,
         _between_atan2,
         _between_no_return,
         _between_mutates,
     ],
-    catches="radians; the cosine instead of the angle; no division by the lengths; only the first two "
+    catches="radians; the cosine instead of the angle; no division by the lengths; |a| twice; only the first two "
     "entries; no guard for a cosine rounded past 1 (math domain error on parallel arrows); the "
     "2-D directions from the x axis subtracted; no return; a function that changes its input",
     solution="return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))",
@@ -210,15 +217,26 @@ def _closest(answer: Any) -> None:
 
 _TRUCK = _VOCAB_2D["truck"]
 _TRUCK_LENGTH = math.hypot(*_TRUCK)
+LORRY_LENGTH = 6.0  # the length the exercise asks for, to within 0.01
+_LORRY = [LORRY_LENGTH / _TRUCK_LENGTH * x for x in _TRUCK]
 
 
 @exercise(
     "ch01.longer_arrow",
-    right=[[1.6, 5.4], (2.0, 6.0), np.array([2.4, 8.1]), [3, 9]],
-    wrong=[[0.8, 2.7], [2.7, 0.8], [-1.6, -5.4], [1.0, 6.0], [1.0, 3.0], [1.6, 5.4, 0.0], [[1.6, 5.4]]],
-    catches="truck itself (not twice as long), x and y swapped, the opposite direction, a long arrow "
-    "nearer car than truck, a direction right but too short, three numbers, a nested list",
-    solution='answer = [2 * x for x in attnlib.VOCAB_2D["truck"]]',
+    right=[_LORRY, (1.70, 5.75), np.array(_LORRY), [1.5, 5.81]],
+    wrong=[
+        [0.8, 2.7],
+        [1.6, 5.4],
+        [2.7, 0.8],
+        [-1.70, -5.75],
+        [0.0, 6.0],
+        [1.0, 3.0],
+        [1.70, 5.75, 0.0],
+        [[1.70, 5.75]],
+    ],
+    catches="truck itself, twice truck (5.63 long, not 6), x and y swapped, the opposite direction, a 6-long "
+    "arrow nearer car than truck, a direction right but too short, three numbers, a nested list",
+    solution="answer = [6 / math.hypot(*truck) * x for x in truck]",
 )
 def _longer_arrow(answer: Any) -> None:
     if callable(answer):
@@ -248,8 +266,9 @@ def _longer_arrow(answer: Any) -> None:
             f"{nearest}'s. Its direction must stay closest to truck's."
         )
     length = math.hypot(x, y)
-    if length < 2 * _TRUCK_LENGTH - 1e-9:
+    if abs(length - LORRY_LENGTH) > 0.01:
         raise Wrong(
-            f"The direction is right, but your arrow is {length:.3g} long; it must be at least "
-            f"{2 * _TRUCK_LENGTH:.3g} long, twice truck's {_TRUCK_LENGTH:.3g} (section 'How long is an arrow?')."
+            f"The direction is right, but your arrow is {length:.3g} long, and it must be {LORRY_LENGTH:g} "
+            f"long (to within 0.01); truck's is {_TRUCK_LENGTH:.3g}. By what number must both of your "
+            "numbers be multiplied to make the length 6? (section 'How long is an arrow?')"
         )

@@ -250,7 +250,7 @@ def _my_matmul(fn: Any) -> None:
             raise Wrong(
                 f"For shapes {a} and {b} cell ({i}, {j}) of your result is wrong. It must pair row {i} "
                 f"of M with column {j} of N, entry by entry, and add all of the products; check which "
-                f"loop variable picks the row, which the column, and how far k runs ({SECTION_CELL})."
+                f"loop variable picks the row, which the column, and how far t runs ({SECTION_CELL})."
             )
     for a, b in _MATMUL_BAD:
         expect_value_error(fn, np.ones(a), np.ones(b), what="your function", names_shapes=True)

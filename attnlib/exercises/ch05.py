@@ -338,5 +338,5 @@ def _swap_slots(answer: Any) -> None:
         answer,
         _SWAPPED_BEST,
         list(dict.fromkeys(_WORDS)),
-        section="the section 'Why three lenses', on which slot meets which",
+        section='"Slot meets slot" in the section "Why three lenses: asker, answerer, content-holder"',
     )

@@ -201,6 +201,12 @@ def _trap(answer: Any) -> None:
         raise Wrong(
             f"Rows and columns are swapped: row i must be word i's query, column j word j's key; see {SECTION_LEGAL}."
         )
+    if np.allclose(got, _TRAP_Q.T @ _TRAP_K):
+        raise Wrong(
+            "That is Qᵀ @ K: its cell (s, t) pairs slot s of every query with slot t of every key, a table of "
+            "slots against slots. The rows and columns of the table must be words: row i word i's query, "
+            "column j word j's key."
+        )
     if np.allclose(got, _TRAP_Q @ _TRAP_Q.T) or np.allclose(got, _TRAP_X @ _TRAP_X.T):
         raise Wrong("Each cell must multiply a query with a key: use Q for the rows and K for the columns.")
     expect_structure(got, _TRAP_QKT, "Your table", values=True)
@@ -210,8 +216,8 @@ def _trap(answer: Any) -> None:
 # --- ch06.pair_cell: where does a word pair land in QKᵀ? --------------------------------
 # "the kitten sat on the mat": the=0, kitten=1, sat=2, on=3, the=4, mat=5; n = 6.
 
-_SAT_KITTEN = (2, 1)  # row: the word whose query asks; column: the word whose key answers
-_KITTEN_SAT = (1, 2)
+_ON_KITTEN = (3, 1)  # row: the word whose query asks; column: the word whose key answers
+_KITTEN_ON = (1, 3)
 _CELLS_WITH_THE_KEY = 12  # "the" is word 0 and word 4: two columns of 6 cells
 
 
@@ -228,24 +234,25 @@ def _cell(item: Any, letter: str) -> tuple[int, ...]:
 @exercise(
     "ch06.pair_cell",
     right=[
-        [(2, 1), (1, 2), 12],
-        ((2, 1), (1, 2), 12),
-        [[2, 1], [1, 2], 12.0],
-        [np.array([2, 1]), (np.int64(1), np.int64(2)), np.int64(12)],
+        [(3, 1), (1, 3), 12],
+        ((3, 1), (1, 3), 12),
+        [[3, 1], [1, 3], 12.0],
+        [np.array([3, 1]), (np.int64(1), np.int64(3)), np.int64(12)],
     ],
     wrong=[
-        [(1, 2), (2, 1), 12],
-        [(3, 2), (2, 3), 12],
-        [(2, 1), (2, 1), 12],
-        [(2, 1), (1, 2), 6],
-        [(2, 1), (1, 2), 20],
-        [(2, 1), (1, 2), 2],
-        [(2, 1), (1, 2)],
+        [(1, 3), (3, 1), 12],
+        [(4, 2), (2, 4), 12],
+        [(3, 1), (3, 1), 12],
+        [(2, 1), (1, 2), 12],
+        [(3, 1), (1, 3), 6],
+        [(3, 1), (1, 3), 20],
+        [(3, 1), (1, 3), 2],
+        [(3, 1), (1, 3)],
     ],
     catches="rows and columns swapped (query and key confused), counting from 1, assuming the table is "
-    "symmetric, counting 'the' once, counting its query row too, counting columns not cells, "
-    "a missing part",
-    solution="answer = [(2, 1), (1, 2), 12]",
+    "symmetric, the sat-kitten cells of the widget instead of on-kitten, counting 'the' once, counting "
+    "its query row too, counting columns not cells, a missing part",
+    solution="answer = [(3, 1), (1, 3), 12]",
 )
 def _pair_cell(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
@@ -254,21 +261,21 @@ def _pair_cell(answer: Any) -> None:
             "the count for (c) as a whole number."
         )
     a, b = _cell(answer[0], "(a)"), _cell(answer[1], "(b)")
-    if a == (3, 2) or b == (2, 3):
-        raise Wrong("Count the words from 0, as the code does: “the” is word 0, “kitten” word 1, “sat” word 2.")
-    if a == _KITTEN_SAT and b == _SAT_KITTEN:
+    if a == (4, 2) or b == (2, 4):
+        raise Wrong("Count the words from 0, as the code does: “the” is word 0, “kitten” word 1, “on” word 3.")
+    if a == _KITTEN_ON and b == _ON_KITTEN:
         raise Wrong(
             "Rows and columns are swapped. In QKᵀ the row comes from Q (the word that asks) and the "
             f"column from Kᵀ, whose column j is word j's key; see {SECTION_LEGAL}."
         )
     if a == b:
         raise Wrong(
-            "Answers (a) and (b) are different questions: one uses sat's query and kitten's key, the other "
-            "kitten's query and sat's key. Would they sit in the same cell?"
+            "Answers (a) and (b) are different questions: one uses on's query and kitten's key, the other "
+            "kitten's query and on's key. Would they sit in the same cell?"
         )
-    if a != _SAT_KITTEN:
+    if a != _ON_KITTEN:
         raise Wrong("Answer (a) is not right yet. Find the word whose query asks: its number is the row.")
-    if b != _KITTEN_SAT:
+    if b != _KITTEN_ON:
         raise Wrong("Answer (b) is not right yet. Which word's query asks this time? Its number is the row.")
     try:
         c = to_count(answer[2], "Answer (c)")

@@ -41,7 +41,7 @@ def _dots_by_hand(answer: Any) -> None:
     expect_structure(got, DOTS, "Your list")
     if got.shape == (3, 3) and np.allclose(got, PRODUCTS):
         raise Wrong(
-            f"These are the products q[i] k[i], but a dot product is ONE number: add up each "
+            f"These are the products q[t] k[t], but a dot product is ONE number: add up each "
             f"key's products. See {WHERE_DOT}."
         )
     if got.shape != (3,):
@@ -139,7 +139,7 @@ def _word(answer: Any, options: list[str], what: str = "Your answer") -> str:
     wrong=[NEAREST_TIP, WORST, "cat", "trucks", 4.2, "x" * 20_000],
     catches="the nearest tip (subtraction); the lowest score; the runner-up; a word not offered; "
     "the score instead of the word",
-    solution="answer = max(keys, key=lambda word: attnlib.dot(q, keys[word]))",
+    solution="answer = max(scores, key=scores.get)",
 )
 def _most_aligned(answer: Any) -> None:
     word = _word(answer, list(KEYS), "Your word")
@@ -205,7 +205,7 @@ def _where(answer: Any) -> tuple[str, int]:
     right=[CHANGED, list(CHANGED), ("Column", np.int64(SAT)), f"column {SAT}", ("col", float(SAT))],
     wrong=[("row", SAT), ("column", SAT + 1), ("row", SAT + 1), ("column", 1), "row and column 2", 2],
     catches="the row instead of the column; counting from 1; kitten's column; both; a bare number",
-    solution="changed = np.argwhere(~np.isclose(S_new, S))",
+    solution="changed = np.argwhere(np.abs(S_new - S) > 1e-9)",
 )
 def _changed_key(answer: Any) -> None:
     kind, index = _where(answer)
@@ -310,13 +310,13 @@ def _doubling(answer: Any) -> None:
         if np.isclose(first, DOUBLED[1]) and np.isclose(second, DOUBLED[0]):
             raise Wrong("The two factors are swapped: first queries alone, then queries and keys together.")
         raise Wrong(
-            "The first factor is off. Only the query doubles: each product q[i] k[i] has one "
+            "The first factor is off. Only the query doubles: each product q[t] k[t] has one "
             f"factor doubled. See {WHERE_DOT}."
         )
     if not np.isclose(second, DOUBLED[1]):
         raise Wrong(
             "The first factor is right; the second is off. When query AND key double, both "
-            f"factors of every product q[i] k[i] change. See {WHERE_DOT}."
+            f"factors of every product q[t] k[t] change. See {WHERE_DOT}."
         )
 
 
@@ -341,12 +341,12 @@ def _distance(answer: Any) -> None:
         value = float(got.reshape(()))
         if np.isclose(value, Q_SQ + K_SQ - QK):
             raise Wrong(
-                "Multiply out one squared difference (q[i] - k[i])²: how many times does the "
-                f"cross term q[i] k[i] appear in it? See {WHERE_DISTANCE}."
+                "Multiply out one squared difference (q[t] - k[t])²: how many times does the "
+                f"cross term q[t] k[t] appear in it? See {WHERE_DISTANCE}."
             )
         if np.isclose(value, Q_SQ + K_SQ + 2 * QK):
             raise Wrong(
-                "Look at the sign of the cross term in (q[i] - k[i])²: the dot product is subtracted, not added."
+                "Look at the sign of the cross term in (q[t] - k[t])²: the dot product is subtracted, not added."
             )
         if np.isclose(value, np.sqrt(DISTANCE_SQ)):
             raise Wrong("That is the distance itself. The question asks for the SQUARED distance |q - k|².")

@@ -50,8 +50,12 @@ from .style import (
     word_ticks,
 )
 from .tables import grid, labelled_grids, matmul_cell, stacked_rows, transpose_reflection
+from .toolbox import cosine_triangle, page_grid, sum_axes
 
 __all__ = [
+    "cosine_triangle",
+    "page_grid",
+    "sum_axes",
     "arrow_parts",
     "arrows",
     "arrows_to_rows",
