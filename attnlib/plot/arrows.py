@@ -269,7 +269,7 @@ def arrows_to_rows(
     """Two-number word arrows on the left, the same words stacked as coloured rows of X on the right (the matrix x chapter)."""
     names = list(vectors)
     X = np.stack([to_numpy(v) for v in vectors.values()])
-    n, d = X.shape
+    d = X.shape[1]
     fig, (left, right) = figure(5.8, 3.8, ncols=2, gridspec_kw={"width_ratios": [1.25, 1]})  # phone: <= 5.8 in
     with plt.rc_context(STYLE):
         reach = max(1.0, float(np.abs(X[:, :2]).max())) * 1.3
