@@ -102,7 +102,7 @@ def transpose(M: Array) -> Array:
     return _from_nested(out, M)
 
 
-# --- the pieces of attention (the dot product scores to weighted sum chapters) ---
+# --- the pieces of attention, from the scores to the weighted sum --------------
 
 
 def _check_qk(name: str, Q: Array, K: Array) -> None:

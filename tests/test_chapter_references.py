@@ -13,7 +13,8 @@ docstring names the chapter by its subject ("the softmax chapter").
 What is not a reference to check:
 - a chapter named without a number: "this chapter", "the next chapter", "the softmax chapter";
 - text in `inline code` in prose (it quotes code or what code prints, e.g. `chapter_ref("softmax")`
-  shown with its result), and links to anything but a chapter file;
+  shown with its result); a fenced code block is checked, since its comments are prose;
+- links to anything but a chapter file;
 - attnlib/course.py, whose docstrings show what `chapter_ref` returns, and
   tools/renumber_chapters.py, whose docstrings show the links it rewrites.
 """
@@ -40,7 +41,7 @@ MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]*)\)")
 DOC_LINK = re.compile(r"\{doc\}`([^`<]*?)\s*<([^>`]+)>`")
 CHAPTER_FILE = re.compile(r"(?:\.{1,2}/)*(?:chapters/)?(\d\d_\w+?)(\.ipynb|\.md)?(#[^\s]*)?")
 LINK_TEXT = re.compile(r"(?:[Cc]hapters? )?(\d+)")
-INLINE_CODE = re.compile(r"(`+)[^`].*?\1", re.DOTALL)
+INLINE_CODE = re.compile(r"(`+)(?!`)[^\n]*?\1")  # `code` on one line; a fenced block is checked
 SHOWN = "§"  # where a checked link stood: a chapter reference that is fine
 # "chapter 9", "Chapters 9 and 10": a chapter number in plain text
 BARE = re.compile(r"\b[Cc]hapters?\s+\d")
@@ -135,6 +136,7 @@ CHAPTERS = ROOT / "chapters"
         "chapters [9](09_softmax.ipynb)–[11](11_masks.ipynb)",
         "see [the softmax chapter](09_softmax.ipynb), this chapter and the next chapter",
         "`chapter_ref('softmax')` is `\"chapter 9\"`",
+        "```python\nfrom attnlib import scaling  # the scaling chapter's experiments\n```",
         "with {doc}`9 <09_softmax>` and [a page](https://example.org/chapter/9)",
     ],
 )
@@ -155,6 +157,7 @@ def test_a_linked_or_numberless_chapter_reference_passes(text):
         ("[chapter 9](09_soft_max.ipynb)", "no file 09_soft_max.ipynb"),
         ("[chapters 9 and 10](09_softmax.ipynb)", "shows 'chapter N' or 'N'"),
         ("{doc}`10 <09_softmax>`", "shows 10, but 09_softmax is chapter 9"),
+        ("```python\nfrom attnlib import scaling  # chapter 8's experiments\n```", "not a link"),
     ],
 )
 def test_a_bare_wrong_or_broken_chapter_reference_fails(text, complaint):

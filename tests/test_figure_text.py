@@ -280,7 +280,42 @@ def _cases():
     }
 
 
-CASES = _cases()
+def _arrows_moved_cases():
+    """The figures of plot.geometry and plot.learning, with the inputs their chapters give them."""
+    words, X, W_Q, W_K, _ = _sentence()
+    Q, K = X @ W_Q, X @ W_K
+    vocab_2d, W_turn = attnlib.VOCAB_2D, np.array([[1.0, 1.0], [-1.0, 1.0]])
+    turned = [(f"{a} rad", (np.cos(a), np.sin(a)), plot.PALETTE[a]) for a in range(6)]
+    return {
+        "angle_between": lambda: plot.angle_between("cat", vocab_2d["cat"], "car", vocab_2d["car"]),
+        "moved_arrows": lambda: plot.moved_arrows(
+            vocab_2d,
+            W_turn,
+            title=r"$XW_{\mathrm{turn}}$: every arrow moves",
+            xlabel="new number 0: animal − vehicle",
+            ylabel="new number 1: animal + vehicle",
+        ),
+        "row_combination": lambda: plot.row_combination("cat", vocab_2d["cat"], W_turn, w_name=r"W_{\mathrm{turn}}"),
+        "query_key_arrows": lambda: plot.query_key_arrows(
+            Q,
+            K,
+            words,
+            attnlib.data.QUERY_SLOTS,
+            key_slot_names=attnlib.data.KEY_SLOTS,
+            title="Queries and keys in the plane of the two slots",
+        ),
+        "transpose_mirror": lambda: plot.transpose_mirror(K, name="K"),
+        "heads_flow": lambda: plot.heads_flow(n=6, d_model=4, h=2),
+        "turning_arrows": lambda: plot.turning_arrows(turned, title="An arrow turned by 0, 1, ..., 5 radians"),
+        "weight_by_position": lambda: plot.weight_by_position(
+            np.linspace(0.9, 0.3, 11),
+            trained_length=6,
+            title="Trained on 6 words, tested on 12: weight on the word before",
+        ),
+    }
+
+
+CASES = {**_cases(), **_arrows_moved_cases()}
 
 
 def drawn_texts(fig) -> list[tuple[float, str]]:

@@ -1,5 +1,6 @@
-"""The package stays small and its parts keep to themselves: no module of attnlib over 500 lines,
-and no private name (`_x`) of one attnlib module used in another module, in benchmarks/ or in tools/.
+"""The package stays small and its parts keep to themselves: no module of attnlib over 500 lines, no
+function of it over 60 lines of code, and no private name (`_x`) of one attnlib module used in
+another module, in benchmarks/ or in tools/.
 
 A helper two modules need is made public (or moved to the one module that uses it); tests may
 still reach into a module's private names, since they test that module.
@@ -15,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "attnlib"
 MAX_LINES = 500
+MAX_FUNCTION_LINES = 60  # lines of code: its docstring, comments and blank lines not counted
 CALLERS = [PACKAGE, ROOT / "benchmarks", ROOT / "tools"]  # code whose use of attnlib is checked
 
 
@@ -132,3 +134,38 @@ def test_no_private_name_of_an_attnlib_module_is_used_outside_it():
 def test_no_module_of_attnlib_is_over_500_lines(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines (at most {MAX_LINES}): split it by idea"
+
+
+def code_lines(function: ast.FunctionDef | ast.AsyncFunctionDef, source: list[str]) -> int:
+    """The lines of a function that hold code: not its docstring, not a comment, not blank."""
+    body = function.body
+    first = body[0]
+    doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    skip = set(range(first.lineno, first.end_lineno + 1)) if doc else set()
+    lines = range(function.lineno, function.end_lineno + 1)
+    return sum(
+        1 for n in lines if n not in skip and source[n - 1].strip() and not source[n - 1].strip().startswith("#")
+    )
+
+
+def long_functions(path: Path, code: str | None = None) -> list[str]:
+    """ "name (N lines)" for every function of a module with more than MAX_FUNCTION_LINES lines of code."""
+    text = path.read_text(encoding="utf-8") if code is None else code
+    source = text.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and code_lines(node, source) > MAX_FUNCTION_LINES:
+            found.append(f"{node.name} ({code_lines(node, source)} lines)")
+    return found
+
+
+def test_the_function_rule_counts_code_not_its_docstring_or_comments():
+    code = "def f():\n" + '    """Doc.\n\n    More doc.\n    """\n' + "    # a comment\n\n" + "    x = 1\n" * 59
+    assert long_functions(Path("f.py"), code) == []
+    assert long_functions(Path("f.py"), code + "    return x\n") == ["f (61 lines)"]
+
+
+@pytest.mark.parametrize("path", _modules(), ids=[str(p.relative_to(PACKAGE)) for p in _modules()])
+def test_no_function_of_attnlib_is_over_60_lines_of_code(path):
+    found = long_functions(path)
+    assert not found, f"{path.relative_to(ROOT)}: split these into functions of one step each: {found}"

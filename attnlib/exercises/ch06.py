@@ -102,7 +102,6 @@ def _by_hand(answer: Any) -> None:
 
 _M_SHAPE, _N_SHAPE = (2, 3), (3, 4)
 _MN_T_SHAPE = (_N_SHAPE[1], _M_SHAPE[0])  # (MN)ᵀ: 4×2
-_MT_NT = "illegal"  # (3×2)(4×3): inner 2 and 4 differ
 _NT_MT_SHAPE = (_N_SHAPE[1], _M_SHAPE[0])  # (4×3)(3×2): 4×2
 
 

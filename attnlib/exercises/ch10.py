@@ -251,9 +251,6 @@ def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
         raise Wrong("You blended with A transposed. Word i's weights are row i of A, so Z = A @ V, not A.T @ V.")
 
 
-_NAMES = ("X", "W_Q", "W_K", "W_V")
-
-
 @exercise(
     "ch10.self_attention",
     right=[_solution, _solution_z_only, _reference, _solution_as_list, _solution_loops],

@@ -162,6 +162,60 @@ def dot_cases() -> Any:
     return fig
 
 
+def _shared_window(pairs: Sequence[tuple[str, Sequence[float], str, Sequence[float]]]) -> tuple:
+    """(low, high, width, height) of one window that holds every panel's arrows and the shadow's far end,
+    with room for the labels, and not flatter than 0.45 of its width."""
+    points = [np.zeros(2)]  # one square window for every panel, so lengths compare across panels
+    for _, q, _, k in pairs:
+        q, k = to_numpy(q), to_numpy(k)
+        points += [q, k, (k @ q) / (q @ q) * q]  # the shadow's far end may lie beyond both arrows
+    points = np.array(points)
+    low, high = points.min(axis=0), points.max(axis=0)
+    pad = 0.18 * float((high - low).max())  # room for the labels beside the arrows
+    low, high = low - pad, high + pad
+    width, height = (high - low).tolist()
+    if height < 0.45 * width:  # a flat window, but not a sliver
+        grow = (0.45 * width - height) / 2
+        low[1], high[1] = low[1] - grow, high[1] + grow
+        height = 0.45 * width
+    return low, high, width, height
+
+
+def _arrow_beside_label(ax: Any, v: np.ndarray, word: str, name: str, side: int, width: float) -> None:
+    """The arrow v from the origin in its word's colour, "$name$ (word)" beside it on `side` (+1: left of v)."""
+    colour = word_colour(word)
+    ax.annotate(
+        "", xy=v, xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.5, "mutation_scale": 16}
+    )
+    normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)
+    away = side * normal  # the label sits beside its arrow, on the side away from the other
+    spot = 0.7 * v + 0.05 * width * away
+    ha = "left" if away[0] > 0.3 else "right" if away[0] < -0.3 else "center"
+    va = "bottom" if away[1] > 0.3 else "top" if away[1] < -0.3 else "center"
+    ax.text(spot[0], spot[1], f"${name}$ ({word})", color=colour, fontsize=12, fontweight="bold", ha=ha, va=va)
+
+
+def _projection(ax: Any, q_word: str, q: np.ndarray, k_word: str, k: np.ndarray, width: float) -> float:
+    """One panel's drawing: k's shadow along q, the dashed drop from k to it, both arrows; returns |k| cos θ."""
+    along = q / np.linalg.norm(q)
+    shadow = float(k @ along)  # |k| cos θ: how far k reaches along q's direction
+    foot = shadow * along
+    ax.plot(
+        [0, foot[0]],
+        [0, foot[1]],
+        color=BLACK,
+        lw=8,
+        alpha=0.22,
+        solid_capstyle="butt",
+        label="shadow of k on q: |k| cos θ",
+    )
+    ax.plot([k[0], foot[0]], [k[1], foot[1]], ls="--", color="0.45", lw=1.3)
+    turn = float(q[0] * k[1] - q[1] * k[0])  # > 0: k lies anticlockwise of q
+    _arrow_beside_label(ax, q, q_word, "q", -1 if turn > 0 else 1, width)
+    _arrow_beside_label(ax, k, k_word, "k", 1 if turn > 0 else -1, width)
+    return shadow
+
+
 def dot_projection(
     pairs: Sequence[tuple[str, Sequence[float], str, Sequence[float]]],
     title: str = "",
@@ -172,23 +226,7 @@ def dot_projection(
 
     `pairs` holds (query word, q, key word, k); each arrow takes its word's colour.
     """
-    points = [np.zeros(2)]  # one square window for every panel, so lengths compare across panels
-    for _, q, _, k in pairs:
-        q, k = to_numpy(q), to_numpy(k)
-        points += [
-            q,
-            k,
-            (k @ q) / (q @ q) * q,
-        ]  # the shadow's far end may lie beyond both arrows
-    points = np.array(points)
-    low, high = points.min(axis=0), points.max(axis=0)
-    pad = 0.18 * float((high - low).max())  # room for the labels beside the arrows
-    low, high = low - pad, high + pad
-    width, height = (high - low).tolist()
-    if height < 0.45 * width:  # a flat window, but not a sliver
-        grow = (0.45 * width - height) / 2
-        low[1], high[1] = low[1] - grow, high[1] + grow
-        height = 0.45 * width
+    low, high, width, height = _shared_window(pairs)
     panel = 3.8  # panels stacked, so each stays legible on a phone
     fig, axes = figure(
         panel + 0.9,
@@ -199,46 +237,7 @@ def dot_projection(
     with plt.rc_context(STYLE):
         for ax, (q_word, q, k_word, k) in zip(axes[:, 0], pairs):
             q, k = to_numpy(q), to_numpy(k)
-            along = q / np.linalg.norm(q)
-            shadow = float(k @ along)  # |k| cos θ: how far k reaches along q's direction
-            foot = shadow * along
-            ax.plot(
-                [0, foot[0]],
-                [0, foot[1]],
-                color=BLACK,
-                lw=8,
-                alpha=0.22,
-                solid_capstyle="butt",
-                label="shadow of k on q: |k| cos θ",
-            )
-            ax.plot([k[0], foot[0]], [k[1], foot[1]], ls="--", color="0.45", lw=1.3)
-            turn = float(q[0] * k[1] - q[1] * k[0])  # > 0: k lies anticlockwise of q
-            for v, word, name, side in (
-                (q, q_word, "q", -1 if turn > 0 else 1),
-                (k, k_word, "k", 1 if turn > 0 else -1),
-            ):
-                colour = word_colour(word)
-                ax.annotate(
-                    "",
-                    xy=v,
-                    xytext=(0, 0),
-                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.5, "mutation_scale": 16},
-                )
-                normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)
-                away = side * normal  # the label sits beside its arrow, on the side away from the other
-                spot = 0.7 * v + 0.05 * width * away
-                ha = "left" if away[0] > 0.3 else "right" if away[0] < -0.3 else "center"
-                va = "bottom" if away[1] > 0.3 else "top" if away[1] < -0.3 else "center"
-                ax.text(
-                    spot[0],
-                    spot[1],
-                    f"${name}$ ({word})",
-                    color=colour,
-                    fontsize=12,
-                    fontweight="bold",
-                    ha=ha,
-                    va=va,
-                )
+            shadow = _projection(ax, q_word, q, k_word, k, width)
             angle = abs((float(np.degrees(np.arctan2(k[1], k[0]) - np.arctan2(q[1], q[0]))) + 180) % 360 - 180)
             ax.set_xlim(low[0], high[0])
             ax.set_ylim(low[1], high[1])
@@ -270,7 +269,7 @@ def arrows_to_rows(
     """Two-number word arrows on the left, the same words stacked as coloured rows of X on the right (the matrix x chapter)."""
     names = list(vectors)
     X = np.stack([to_numpy(v) for v in vectors.values()])
-    n, d = X.shape
+    d = X.shape[1]
     fig, (left, right) = figure(5.8, 3.8, ncols=2, gridspec_kw={"width_ratios": [1.25, 1]})  # phone: <= 5.8 in
     with plt.rc_context(STYLE):
         reach = max(1.0, float(np.abs(X[:, :2]).max())) * 1.3

@@ -90,6 +90,13 @@ def projections(n: int, d_model: int, d_k: int, d_v: int) -> Any:
     return fig
 
 
+def _block(ax: Any, x: float, y: float, rows: int, cols: int, colour: str) -> None:
+    """An empty rows × cols grid of cells of side 1, its corner at (x, y)."""
+    for i in range(rows):
+        for j in range(cols):
+            ax.add_patch(Rectangle((x + j, y + i), 1, 1, facecolor=colour, alpha=0.45, edgecolor="0.3", lw=0.8))
+
+
 def shape_blocks(
     lines: Sequence[dict[str, Any]],
     captions: dict[str, str] | None = None,
@@ -120,45 +127,12 @@ def shape_blocks(
                 colour = colours.get(name, PALETTE[k % len(PALETTE)])
                 k += 1
                 y0 = base + h - r  # blocks in one line share their top edge
-                for i in range(r):
-                    for j in range(c):
-                        ax.add_patch(
-                            Rectangle(
-                                (x + j, y0 + i),
-                                1,
-                                1,
-                                facecolor=colour,
-                                alpha=0.45,
-                                edgecolor="0.3",
-                                lw=0.8,
-                            )
-                        )
-                ax.text(
-                    x + c / 2,
-                    base + h + 0.3 * t,
-                    math_label(name),
-                    ha="center",
-                    va="bottom",
-                    fontsize=15,
-                )
-                ax.text(
-                    x + c / 2,
-                    y0 - 0.3 * t,
-                    f"{r}×{c}",
-                    ha="center",
-                    va="top",
-                    fontsize=12,
-                )
+                _block(ax, x, y0, r, c, colour)
+                ax.text(x + c / 2, base + h + 0.3 * t, math_label(name), ha="center", va="bottom", fontsize=15)
+                ax.text(x + c / 2, y0 - 0.3 * t, f"{r}×{c}", ha="center", va="top", fontsize=12)
                 if name in captions:
-                    ax.text(
-                        x + c / 2,
-                        y0 - 1.45 * t,
-                        math_label(captions[name]),
-                        ha="center",
-                        va="top",
-                        fontsize=13,
-                        color="0.25",
-                    )
+                    caption = math_label(captions[name])
+                    ax.text(x + c / 2, y0 - 1.45 * t, caption, ha="center", va="top", fontsize=13, color="0.25")
                 x += c + gap
             top = base - below
         ax.set_xlim(-0.5, width + 0.5)

@@ -212,46 +212,18 @@ def row_combination(
     with plt.rc_context(STYLE):
         for k, row in enumerate(W):
             _arrow(ax, (0, 0), row, "0.35", lw=2.2)
+            side, end = "left" if row[0] >= 0 else "right", "top" if k == 0 else "bottom"
             ax.text(
-                row[0],
-                row[1],
-                f" row {k} of {w_label}\n {vec_text(row)}",
-                color="0.25",
-                fontsize=11,
-                ha="left" if row[0] >= 0 else "right",
-                va="top" if k == 0 else "bottom",
+                row[0], row[1], f" row {k} of {w_label}\n {vec_text(row)}", color="0.25", fontsize=11, ha=side, va=end
             )
         _arrow(ax, (0, 0), first, BLUE, lw=2.2, ls="--")
         _arrow(ax, first, total, ORANGE, lw=2.2, ls="--")
         _arrow(ax, (0, 0), total, colour, lw=3.2)
-        ax.text(
-            *(first / 2),
-            f"{x[0]:g} × row 0  ",
-            color=BLUE,
-            fontsize=12,
-            fontweight="bold",
-            ha="right",
-            va="bottom",
-        )
-        ax.text(
-            *((first + total) / 2),
-            f"  {x[1]:g} × row 1",
-            color=ORANGE,
-            fontsize=12,
-            fontweight="bold",
-            ha="left",
-            va="center",
-        )
-        ax.text(
-            total[0],
-            total[1],
-            f" {name}: x{w_label}\n {vec_text(np.round(total, 4))}",
-            color=colour,
-            fontsize=13,
-            fontweight="bold",
-            ha="left" if total[0] >= 0 else "right",
-            va="bottom",
-        )
+        bold = {"fontsize": 12, "fontweight": "bold"}
+        ax.text(*(first / 2), f"{x[0]:g} × row 0  ", color=BLUE, ha="right", va="bottom", **bold)
+        ax.text(*((first + total) / 2), f"  {x[1]:g} × row 1", color=ORANGE, ha="left", va="center", **bold)
+        side, result = "left" if total[0] >= 0 else "right", f" {name}: x{w_label}\n {vec_text(np.round(total, 4))}"
+        ax.text(total[0], total[1], result, color=colour, fontsize=13, fontweight="bold", ha=side, va="bottom")
         _plane(ax, np.vstack([W, first, total]), xlabel, ylabel, pad=0.45, pad_low=0.35)
         ax.set_title(title or f"{name}'s row of $X{w_name}$ is a weighted sum\nof the rows of {w_label}")
     return fig
@@ -334,6 +306,44 @@ def query_key_arrows(
     return fig
 
 
+def _mirror_cell(ax: Any, M: np.ndarray, i: int, j: int) -> None:
+    """Cell (i, j) of transpose_mirror's grid: orange with M's number where M has the cell, a blue frame
+    with Mᵀ's number where Mᵀ has it."""
+    rows, cols = M.shape
+    in_m, in_t = i < rows and j < cols, i < cols and j < rows
+    if not (in_m or in_t):
+        return
+    face = tint(ORANGE, 0.3) if in_m else "none"
+    ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor="0.3", lw=1.0))
+    number = {"fontsize": 14, "fontweight": "bold", "ha": "center", "va": "center"}
+    if in_t:
+        ax.add_patch(Rectangle((j + 0.06, i + 0.06), 0.88, 0.88, facecolor="none", edgecolor=BLUE, lw=2.0, ls="-"))
+        ax.text(j + 0.72, i + 0.74, f"{M[j, i]:g}", color=BLUE, **number)
+    if in_m:
+        ax.text(j + 0.28, i + 0.3, f"{M[i, j]:g}", color="#9A5B00", **number)
+
+
+def _mirror_trace(ax: Any, start: tuple[float, float], end: tuple[float, float], bend: float) -> None:
+    """An arrow from a number of M across the diagonal to the same number in Mᵀ."""
+    style = {"arrowstyle": "-|>", "color": "0.3", "lw": 1.4, "connectionstyle": f"arc3,rad={bend}"}
+    ax.annotate("", xy=end, xytext=start, arrowprops=style)
+
+
+def _row_and_column_axes(ax: Any, size: int) -> None:
+    """A size × size grid read as rows (down, numbered on the left) and columns (numbered on top), no frame."""
+    ax.set_xlim(-0.1, size + 0.1)
+    ax.set_ylim(size + 0.15, -0.1)
+    ax.set_aspect("equal")
+    ax.set_xticks([k + 0.5 for k in range(size)], [str(k) for k in range(size)])
+    ax.set_yticks([k + 0.5 for k in range(size)], [str(k) for k in range(size)])
+    ax.xaxis.tick_top()
+    ax.set_xlabel("column")
+    ax.xaxis.set_label_position("top")
+    ax.set_ylabel("row")
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+
+
 def transpose_mirror(M: Any, name: str = "K") -> Any:
     """M (orange) and Mᵀ (blue) drawn on one grid: each is the other's mirror image in the diagonal (the transpose chapter).
 
@@ -347,89 +357,14 @@ def transpose_mirror(M: Any, name: str = "K") -> Any:
     with plt.rc_context(STYLE):
         for i in range(size):
             for j in range(size):
-                in_m, in_t = i < rows and j < cols, i < cols and j < rows
-                if not (in_m or in_t):
-                    continue
-                face = tint(ORANGE, 0.3) if in_m else "none"
-                ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor="0.3", lw=1.0))
-                if in_t:
-                    ax.add_patch(
-                        Rectangle(
-                            (j + 0.06, i + 0.06),
-                            0.88,
-                            0.88,
-                            facecolor="none",
-                            edgecolor=BLUE,
-                            lw=2.0,
-                            ls="-",
-                        )
-                    )
-                    ax.text(
-                        j + 0.72,
-                        i + 0.74,
-                        f"{M[j, i]:g}",
-                        color=BLUE,
-                        fontsize=14,
-                        fontweight="bold",
-                        ha="center",
-                        va="center",
-                    )
-                if in_m:
-                    ax.text(
-                        j + 0.28,
-                        i + 0.3,
-                        f"{M[i, j]:g}",
-                        color="#9A5B00",
-                        fontsize=14,
-                        fontweight="bold",
-                        ha="center",
-                        va="center",
-                    )
+                _mirror_cell(ax, M, i, j)
         ax.plot([0, size], [0, size], ls="--", color=BLACK, lw=1.6)
-        ax.text(
-            size - 0.05,
-            size + 0.1,
-            "mirror:\nthe diagonal",
-            fontsize=11,
-            ha="right",
-            va="top",
-        )
+        ax.text(size - 0.05, size + 0.1, "mirror:\nthe diagonal", fontsize=11, ha="right", va="top")
         for j in range(1, cols):  # row 0 of M crosses the mirror to column 0 of Mᵀ
-            ax.annotate(
-                "",
-                xy=(0.72, j + 0.74),
-                xytext=(j + 0.28, 0.3),
-                arrowprops={
-                    "arrowstyle": "-|>",
-                    "color": "0.3",
-                    "lw": 1.4,
-                    "connectionstyle": "arc3,rad=-0.35",
-                },
-            )
-        for i in range(1, rows):
-            if i >= cols:
-                ax.annotate(
-                    "",
-                    xy=(i + 0.72, 0.74),
-                    xytext=(0.28, i + 0.3),
-                    arrowprops={
-                        "arrowstyle": "-|>",
-                        "color": "0.3",
-                        "lw": 1.4,
-                        "connectionstyle": "arc3,rad=0.35",
-                    },
-                )
-        ax.set_xlim(-0.1, size + 0.1)
-        ax.set_ylim(size + 0.15, -0.1)
-        ax.set_aspect("equal")
-        ax.set_xticks([k + 0.5 for k in range(size)], [str(k) for k in range(size)])
-        ax.set_yticks([k + 0.5 for k in range(size)], [str(k) for k in range(size)])
-        ax.xaxis.tick_top()
-        ax.set_xlabel("column")
-        ax.xaxis.set_label_position("top")
-        ax.set_ylabel("row")
-        for side in ("top", "right", "bottom", "left"):
-            ax.spines[side].set_visible(False)
+            _mirror_trace(ax, (j + 0.28, 0.3), (0.72, j + 0.74), -0.35)
+        for i in range(cols, rows):
+            _mirror_trace(ax, (0.28, i + 0.3), (i + 0.72, 0.74), 0.35)
+        _row_and_column_axes(ax, size)
         ax.set_title(
             f"${name}$ {rows}×{cols} (orange, top left) and ${name}^{{\\mathsf{{T}}}}$ {cols}×{rows}"
             f" (blue, bottom right)\nare mirror images in the diagonal",

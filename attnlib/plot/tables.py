@@ -208,57 +208,18 @@ def _cells(
     beside it and its typeset name and shape above, so several grids in one axes share one scale."""
     faces = faces or {}
     rows, cols = M.shape
+    number = {"ha": "center", "va": "center", "fontsize": fontsize, "zorder": 4}
+    index = {"fontsize": 11, "color": "0.3"}
     for i in range(rows):
         for j in range(cols):
             face = faces.get((i, j), "white")
-            ax.add_patch(
-                Rectangle(
-                    (x0 + j, top - 1 - i),
-                    1,
-                    1,
-                    facecolor=face,
-                    edgecolor="0.35",
-                    lw=1,
-                    zorder=1,
-                )
-            )
-            ax.text(
-                x0 + j + 0.5,
-                top - 0.5 - i,
-                fmt.format(M[i, j]),
-                ha="center",
-                va="center",
-                fontsize=fontsize,
-                zorder=4,
-                bbox={"boxstyle": "round,pad=0.12", "facecolor": face, "edgecolor": "none"},
-            )
-        ax.text(
-            x0 - 0.15,
-            top - 0.5 - i,
-            str(i),
-            ha="right",
-            va="center",
-            fontsize=11,
-            color="0.3",
-        )
+            ax.add_patch(Rectangle((x0 + j, top - 1 - i), 1, 1, facecolor=face, edgecolor="0.35", lw=1, zorder=1))
+            box = {"boxstyle": "round,pad=0.12", "facecolor": face, "edgecolor": "none"}
+            ax.text(x0 + j + 0.5, top - 0.5 - i, fmt.format(M[i, j]), bbox=box, **number)
+        ax.text(x0 - 0.15, top - 0.5 - i, str(i), ha="right", va="center", **index)
     for j in range(cols):
-        ax.text(
-            x0 + j + 0.5,
-            top + 0.1,
-            str(j),
-            ha="center",
-            va="bottom",
-            fontsize=11,
-            color="0.3",
-        )
-    ax.text(
-        x0 + cols / 2,
-        top + 0.72,
-        f"${name}$   {rows}×{cols}",
-        ha="center",
-        va="bottom",
-        fontsize=13,
-    )
+        ax.text(x0 + j + 0.5, top + 0.1, str(j), ha="center", va="bottom", **index)
+    ax.text(x0 + cols / 2, top + 0.72, f"${name}$   {rows}×{cols}", ha="center", va="bottom", fontsize=13)
 
 
 def matmul_cell(
@@ -322,6 +283,12 @@ def matmul_cell(
     return fig
 
 
+def _row_to_column(ax: Any, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """An orange arrow from the end of a row of M up and over into the top of the same column of Mᵀ."""
+    trace = Path([start, (end[0], 1.25), end], [Path.MOVETO, Path.CURVE3, Path.CURVE3])
+    ax.add_patch(FancyArrowPatch(path=trace, arrowstyle="-|>", mutation_scale=18, color=ORANGE, lw=2.5, zorder=5))
+
+
 def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
     """M beside Mᵀ at one scale, the chosen row of M traced to the same column of Mᵀ, the diagonal dashed (the transpose chapter)."""
     M = to_numpy(M)
@@ -342,41 +309,11 @@ def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
         )
         for x0, (h, w) in ((0.0, (rows, cols)), (x1, (cols, rows))):
             k = min(h, w)  # the diagonal: cells (0, 0), (1, 1), ... drawn under the numbers
-            ax.plot(
-                [x0, x0 + k],
-                [0, -k],
-                ls=(0, (4, 3)),
-                color=VERMILLION,
-                lw=2,
-                zorder=2,
-                label="diagonal (row number = column number)" if x0 == 0 else None,
-            )
-        end = (
-            x1 + row + 0.5,
-            0.42,
-        )  # just above column `row` of Mᵀ, coming down into it
-        trace = Path(
-            [(cols + 0.1, -row - 0.5), (end[0], 1.25), end],
-            [Path.MOVETO, Path.CURVE3, Path.CURVE3],
-        )
-        ax.add_patch(
-            FancyArrowPatch(
-                path=trace,
-                arrowstyle="-|>",
-                mutation_scale=18,
-                color=ORANGE,
-                lw=2.5,
-                zorder=5,
-            )
-        )
+            label = "diagonal (row number = column number)" if x0 == 0 else None
+            ax.plot([x0, x0 + k], [0, -k], ls=(0, (4, 3)), color=VERMILLION, lw=2, zorder=2, label=label)
+        _row_to_column(ax, (cols + 0.1, -row - 0.5), (x1 + row + 0.5, 0.42))
         ax.text(
-            cols + gap / 2,
-            -row - 1.25,
-            f"row {row}\n→ column {row}",
-            ha="center",
-            va="top",
-            fontsize=11,
-            color="0.2",
+            cols + gap / 2, -row - 1.25, f"row {row}\n→ column {row}", ha="center", va="top", fontsize=11, color="0.2"
         )
         ax.set_xlim(-0.6, x1 + rows + 0.1)
         ax.set_ylim(-max(rows, cols) - 0.2, 1.45)
