@@ -1,4 +1,4 @@
-"""Checkers for chapter 1: the vector, its length and the angle between two arrows."""
+"""Checkers for the chapter on the vector, its length and the angle between two arrows."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import numpy as np
 
 from ..data import VOCAB, VOCAB_2D
 from . import Wrong, call, describe, exercise, expect_word, normal_word, to_number, to_numpy
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "vectors", "the vector, its length and the angle between two arrows"
 
 # Private copies: the learner's code never sees these objects.
 _VOCAB_2D = {word: (float(v[0]), float(v[1])) for word, v in VOCAB_2D.items()}

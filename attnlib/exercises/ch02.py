@@ -1,4 +1,4 @@
-"""Checkers for chapter 2: stacking word vectors into the matrix X."""
+"""Checkers for the chapter on stacking word vectors into the matrix X."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import numpy as np
 
 from ..data import VOCAB, sentence_matrix
 from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy, to_shape
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "the_matrix_x", "stacking word vectors into the matrix X"
 
 # --- ch02.build_x ------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
-"""Checkers for chapter 4: matrix multiplication.
+"""Checkers for the chapter on matrix multiplication.
 
-The chapter's two generic matrices are called M and N (A is the attention matrix of chapter 9).
+The chapter's two generic matrices are called M and N (A is the attention matrix of the softmax chapter).
 Every expected answer is computed here, at import, from private constants: a learner's function
 only ever receives copies, and a function that changes its inputs is told so.
 """
@@ -12,6 +12,9 @@ from typing import Any
 import numpy as np
 
 from . import Wrong, call, describe, exercise, expect_structure, expect_value_error, to_numpy, to_shape, torch_form
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "matrix_multiplication", "matrix multiplication"
 
 SECTION_CELL = "the section “One row times one column makes one cell”"
 SECTION_INNER = "the section “The inner numbers must match”"

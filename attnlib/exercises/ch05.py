@@ -1,4 +1,4 @@
-"""Checkers for chapter 5: the lenses W_Q, W_K, W_V and what they make of the running example.
+"""Checkers for the chapter on the lenses W_Q, W_K, W_V and what they make of the running example.
 
 Every expected answer is computed here, from private module-level constants, when the module is
 imported: before any learner code runs, and never from an object the learner handed in.
@@ -14,6 +14,9 @@ import numpy as np
 
 from ..data import RUNNING_SENTENCE, VOCAB, running_lenses, words
 from . import Wrong, exercise, expect_array, expect_structure, expect_word, normal_word, to_items, to_numpy, to_shape
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "query_key_value", "the lenses W_Q, W_K, W_V and what they make of the running example"
 
 SECTION_LENSES = 'the section "Three lenses: queries, keys and values"'
 SECTION_FIT = 'the section "Why three lenses: asker, answerer, content-holder"'

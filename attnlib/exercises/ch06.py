@@ -1,6 +1,6 @@
-"""Checkers for chapter 6: the transpose.
+"""Checkers for the chapter on the transpose.
 
-Generic matrices are P, M and N (A is the attention matrix of chapter 9). Every expected
+Generic matrices are P, M and N (A is the attention matrix of the softmax chapter). Every expected
 answer is computed here, at import, from private constants.
 """
 
@@ -23,6 +23,9 @@ from . import (
     to_shape,
     torch_form,
 )
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "transpose", "the transpose"
 
 SECTION_ROWS = "the section “Rows become columns”"
 SECTION_LEGAL = "the section “Why QK is illegal and QKᵀ is legal”"

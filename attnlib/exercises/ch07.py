@@ -1,4 +1,4 @@
-"""Checkers for chapter 7: the dot product and the score matrix S."""
+"""Checkers for the chapter on the dot product and the score matrix S."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import numpy as np
 
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
 from . import Wrong, describe, exercise, expect_array, expect_number, expect_structure, to_count, to_numpy, torch_form
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "dot_product_scores", "the dot product and the score matrix S"
 
 WHERE_DOT = "the section 'Multiply matching entries, then add'"
 WHERE_S = "the section 'The score matrix S = QKᵀ'"

@@ -1,4 +1,4 @@
-"""Checkers for chapter 8: why divide by √d_k."""
+"""Checkers for the chapter on why divide by √d_k."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from typing import Any
 import numpy as np
 
 from . import Wrong, exercise, expect_array, expect_number, expect_structure, to_numpy, torch_form
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "scaling", "why divide by √d_k"
 
 WHERE_WHY = "the section 'Longer vectors, bigger scores' (why the square root)"
 

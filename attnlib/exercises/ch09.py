@@ -1,4 +1,4 @@
-"""Checkers for chapter 9: softmax and the attention matrix A."""
+"""Checkers for the chapter on softmax and the attention matrix A."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import numpy as np
 from ..core import scale, scores, softmax
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
 from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, expect_word, to_numpy
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "softmax", "softmax and the attention matrix A"
 
 # ch09.by_hand -----------------------------------------------------------------
 

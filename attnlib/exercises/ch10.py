@@ -1,4 +1,4 @@
-"""Checkers for chapter 10: mixing the content, Z = AV."""
+"""Checkers for the chapter on mixing the content, Z = AV."""
 
 from __future__ import annotations
 
@@ -21,6 +21,9 @@ from . import (
     expect_value_error,
     to_numpy,
 )
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "weighted_sum", "mixing the content, Z = AV"
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:

@@ -1,4 +1,4 @@
-"""Checkers for chapter 11: masks, what a word may not see."""
+"""Checkers for the chapter on masks, what a word may not see."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import numpy as np
 
 from ..masks import padding_mask as _library_padding_mask
 from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, to_mask, to_numpy
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "masks", "masks, what a word may not see"
 
 # --- ch11.masked_count: how much of A does a causal mask set to 0? --------------------
 

@@ -1,4 +1,4 @@
-"""Checkers for chapter 12: many heads."""
+"""Checkers for the chapter on many heads."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ import numpy as np
 
 from ..heads import multi_head_attention as _reference
 from . import Wrong, call, exercise, expect_array, expect_number, expect_pair, to_numpy, to_shape
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "many_heads", "many heads"
 
 # --- ch12.split_shape: the shape after split_heads -----------------------------------
 

@@ -1,4 +1,4 @@
-"""Checkers for chapter 13: word order and positional encodings."""
+"""Checkers for the chapter on word order and positional encodings."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ import numpy as np
 from ..core import self_attention
 from ..data import running_lenses, sentence_matrix, words
 from . import Wrong, call, exercise, expect_array, to_numpy
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "word_order", "word order and positional encodings"
 
 # --- predict where the rows of Z go when the words are shuffled (no positions) ------------
 

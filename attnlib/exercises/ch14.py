@@ -1,4 +1,4 @@
-"""Checkers for chapter 14: learning the lenses."""
+"""Checkers for the chapter on learning the lenses."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from typing import Any
 import numpy as np
 
 from . import Wrong, call, exercise, expect_number, to_count, to_numpy
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "learning_the_lenses", "learning the lenses"
 
 # --- which key does a query attend to after training on the previous-word task? -------------
 

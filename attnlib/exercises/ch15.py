@@ -1,4 +1,4 @@
-"""Checkers for chapter 15: counting and timing."""
+"""Checkers for the chapter on counting and timing."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import math
 from typing import Any
 
 from . import Wrong, exercise, expect_number, to_number
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "counting_and_timing", "counting and timing"
 
 
 def _one_number(answer: Any, what: str) -> float | None:

@@ -1,4 +1,4 @@
-"""Checkers for chapter 16: CPU versus GPU."""
+"""Checkers for the chapter on CPU versus GPU."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import math
 from typing import Any
 
 from . import Wrong, call, exercise, expect_number, to_number, to_numpy
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "cpu_vs_gpu", "CPU versus GPU"
 
 # --- the memory of A -----------------------------------------------------------------------
 
