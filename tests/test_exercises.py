@@ -175,7 +175,7 @@ def test_every_chapter_registers_exercises():
 
 def test_exercise_ids_are_listed_in_the_package():
     assert attnlib.exercise_ids() == sorted(attnlib.exercise_ids())
-    assert "ch01.angle_between" in attnlib.exercise_ids()
+    assert "vectors.angle_between" in attnlib.exercise_ids()
 
 
 # --- the contract, exercise by exercise ------------------------------------------------

@@ -21,7 +21,7 @@ from attnlib import exercise_record as R
 from attnlib.exercises import check, exercise_ids, get
 
 ROOT = Path(__file__).resolve().parents[1]
-ID = "ch09.by_hand"  # an exercise whose answers are plain lists
+ID = "softmax.by_hand"  # an exercise whose answers are plain lists
 
 
 @pytest.fixture
@@ -107,9 +107,9 @@ def test_each_verdict_is_recorded_and_solved_stays_solved(record, capsys):
     check(ID, ex.wrong[0])
     saved = entries(record)[ID]
     assert saved["attempts"] == 2 and saved["solved"] is True
-    check("ch09.doubled", get("ch09.doubled").wrong[0])
-    assert entries(record)["ch09.doubled"] == {
-        **entries(record)["ch09.doubled"],
+    check("softmax.doubled", get("softmax.doubled").wrong[0])
+    assert entries(record)["softmax.doubled"] == {
+        **entries(record)["softmax.doubled"],
         "attempts": 1,
         "solved": False,
     }
@@ -134,8 +134,8 @@ def test_placeholders_typos_and_solution_cells_are_not_attempts(record, monkeypa
 
     check(ID, None)
     check(ID, ...)
-    check("ch09.stable_softmax", softmax)
-    check("ch16.online_step", online_step)
+    check("softmax.stable_softmax", softmax)
+    check("cpu_vs_gpu.online_step", online_step)
     check("ch09.by_hnad", [0.1, 0.2, 0.7])
     assert not record.exists() or entries(record) == {}
     monkeypatch.setattr(R, "_in_solution_cell", lambda: True)
@@ -151,11 +151,11 @@ def test_a_function_with_a_body_is_an_attempt(record, capsys):
         """Not filled in, but it says something."""
         return 0.0, None, None
 
-    check("ch09.stable_softmax", softmax)
-    check("ch09.stable_softmax", lambda x: None)  # a placeholder: not counted
-    check("ch16.online_step", online_step)
-    assert entries(record)["ch09.stable_softmax"]["attempts"] == 1
-    assert entries(record)["ch16.online_step"]["attempts"] == 1
+    check("softmax.stable_softmax", softmax)
+    check("softmax.stable_softmax", lambda x: None)  # a placeholder: not counted
+    check("cpu_vs_gpu.online_step", online_step)
+    assert entries(record)["softmax.stable_softmax"]["attempts"] == 1
+    assert entries(record)["cpu_vs_gpu.online_step"]["attempts"] == 1
 
 
 def test_recording_off_writes_nothing(tmp_path, monkeypatch, capsys):
@@ -196,14 +196,14 @@ def test_progress_shows_every_chapter_in_order_with_titles(record, capsys):
     assert numbers == sorted(numbers) and numbers[0] == 1 and len(numbers) == 16
     assert sorted(shown.exercises) == exercise_ids()
     assert [e.id for e in shown.chapters[8].exercises] == [  # as chapter 9 asks them
-        "ch09.by_hand",
-        "ch09.gap",
-        "ch09.stable_softmax",
-        "ch09.doubled",
+        "softmax.by_hand",
+        "softmax.gap",
+        "softmax.stable_softmax",
+        "softmax.doubled",
     ]
     text = repr(shown)  # a chapter not started is one line
     assert "Chapter 2: Stacking word vectors into the matrix X (not started, 3 exer" in text
-    assert "ch02.make_x" not in text
+    assert "the_matrix_x.make_x" not in text
     titles = {c.number: c.title for c in shown.chapters}
     assert titles[9] == "Softmax and the attention matrix A"
     assert titles[1] == "The vector, its length and the angle between two arrows"
@@ -213,22 +213,22 @@ def test_progress_shows_every_chapter_in_order_with_titles(record, capsys):
 
 def test_solved_tried_and_not_started_per_chapter(record, capsys):
     check(ID, get(ID).right[0])
-    check("ch09.stable_softmax", get("ch09.stable_softmax").wrong[0])
+    check("softmax.stable_softmax", get("softmax.stable_softmax").wrong[0])
     nine = attnlib.progress(chapter=9)
     assert [c.number for c in nine.chapters] == [9]
     status = {e.id: (e.status, e.attempts) for e in nine.chapters[0].exercises}
     assert status == {
         ID: ("solved", 1),
-        "ch09.stable_softmax": ("tried", 1),
-        "ch09.gap": ("not started", 0),
-        "ch09.doubled": ("not started", 0),
+        "softmax.stable_softmax": ("tried", 1),
+        "softmax.gap": ("not started", 0),
+        "softmax.doubled": ("not started", 0),
     }
     assert nine.chapters[0].count("solved") == 1
-    assert nine.next == "ch09.stable_softmax"  # the last one checked, still unsolved
+    assert nine.next == "softmax.stable_softmax"  # the last one checked, still unsolved
     text = repr(nine)
     assert "Chapter 9: Softmax and the attention matrix A" in text
     assert "1 solved, 1 tried, 2 not started" in text
-    assert "Next to try: ch09.stable_softmax" in text
+    assert "Next to try: softmax.stable_softmax" in text
     assert "ch10" not in text
 
 
@@ -255,7 +255,7 @@ def test_progress_is_an_html_table_in_jupyter(record, capsys):
     assert html.count("<table") == 1 and "<th" in html
     assert "9. Softmax and the attention matrix A" in html
     assert f"<code>{ID}</code>" in html and "tried (1)" in html
-    assert "Next to try: ch09.by_hand" in html
+    assert "Next to try: softmax.by_hand" in html
     three = attnlib.progress(chapter=3)._repr_html_()
     assert "X ∈ ℝ" in three and "<script" not in three
 
@@ -267,12 +267,12 @@ def test_a_chapter_without_exercises_is_a_clear_error(record):
 
 
 def test_reset_clears_and_says_how_many(record, capsys):
-    for i in (ID, "ch09.doubled", "ch10.z_row"):
+    for i in (ID, "softmax.doubled", "weighted_sum.z_row"):
         check(i, get(i).wrong[0])
     capsys.readouterr()
     assert attnlib.progress(reset=True, chapter=9) is None
     assert capsys.readouterr().out.strip() == ("Cleared your exercise record of chapter 9: 2 entries removed.")
-    assert list(entries(record)) == ["ch10.z_row"]
+    assert list(entries(record)) == ["weighted_sum.z_row"]
     attnlib.progress(reset=True)
     assert capsys.readouterr().out.strip() == "Cleared your exercise record: 1 entry removed."
     assert entries(record) == {}
@@ -305,7 +305,7 @@ def test_reset_with_recording_off_says_so(monkeypatch, capsys):
         ("[1, 2]", "no exercises"),
         ('{"format": 99, "exercises": {}}', "newer attnlib"),
         (
-            '{"format": 1, "exercises": {"ch09.by_hand": {"attempts": "two"}}}',
+            '{"format": 1, "exercises": {"softmax.by_hand": {"attempts": "two"}}}',
             "damaged",
         ),
         (b"\xff\xfe\x00junk", "cannot be read"),
@@ -379,7 +379,7 @@ def test_a_busy_record_never_makes_check_wait_long(record, capsys):
 HAMMER = """
     import sys
     from attnlib.exercise_record import record
-    ids = ["ch09.by_hand", "ch10.z_row", "ch%s.only_mine" % sys.argv[1]]
+    ids = ["softmax.by_hand", "weighted_sum.z_row", "ch%s.only_mine" % sys.argv[1]]
     for n in range({n}):
         record(ids[n % 2], [1.0], n % 5 == 0)
 """
@@ -393,8 +393,8 @@ def test_two_processes_checking_at_once_lose_no_verdict(tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", code, str(k)], env=env, cwd=ROOT) for k in range(2)]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     saved = entries(path)
-    assert saved["ch09.by_hand"]["attempts"] + saved["ch10.z_row"]["attempts"] == 2 * n
-    assert saved["ch09.by_hand"]["attempts"] == n  # each process: n/2 on each id
+    assert saved["softmax.by_hand"]["attempts"] + saved["weighted_sum.z_row"]["attempts"] == 2 * n
+    assert saved["softmax.by_hand"]["attempts"] == n  # each process: n/2 on each id
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"] == []
 
 
@@ -477,7 +477,7 @@ def test_run_all_on_a_fresh_notebook_records_nothing_but_the_learners_own_attemp
 def test_progress_is_exported_lazily_and_stays_a_function_after_check():
     code = (
         "import sys, attnlib; print('exercise_record' in str(sorted(sys.modules)));"
-        "attnlib.check('ch09.by_hand', [1, 2, 3]);"
+        "attnlib.check('softmax.by_hand', [1, 2, 3]);"
         "print(callable(attnlib.progress), attnlib.progress.__name__)"
     )
     out = run_python(code, "off")

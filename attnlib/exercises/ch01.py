@@ -31,7 +31,7 @@ def _gap(a: float, b: float) -> float:
     return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
-# --- ch01.angle_between --------------------------------------------------------------
+# --- vectors.angle_between --------------------------------------------------------------
 
 
 def _cosine(a: Any, b: Any) -> float:
@@ -116,7 +116,7 @@ _BETWEEN_WANT = [math.degrees(math.acos(max(-1.0, min(1.0, _cosine(a, b))))) for
 
 
 @exercise(
-    "ch01.angle_between",
+    "vectors.angle_between",
     right=[_between_solution, _between_numpy, _between_hypot],
     wrong=[
         _between_radians,
@@ -177,7 +177,7 @@ def _angle_between(fn: Any) -> None:
         )
 
 
-# --- ch01.closest_to_sat: a prediction -----------------------------------------------------
+# --- vectors.closest_to_sat: a prediction -----------------------------------------------------
 
 _VOCAB = {word: tuple(float(x) for x in v) for word, v in VOCAB.items()}
 _SAT_GAPS = {
@@ -187,7 +187,7 @@ _CLOSEST = min(_SAT_GAPS, key=_SAT_GAPS.get)
 
 
 @exercise(
-    "ch01.closest_to_sat",
+    "vectors.closest_to_sat",
     right=["ran", " Ran ", "RAN", "'ran'"],
     wrong=["drove", "on", "kitten", "sat", "lion", 3],
     catches="another action word whose numbers look close (drove), the small word 'on', an animal, "
@@ -209,14 +209,14 @@ def _closest(answer: Any) -> None:
     expect_word(answer, _CLOSEST, sorted(_SAT_GAPS))
 
 
-# --- ch01.longer_arrow: a design -------------------------------------------------------
+# --- vectors.longer_arrow: a design -------------------------------------------------------
 
 _TRUCK = _VOCAB_2D["truck"]
 _TRUCK_LENGTH = math.hypot(*_TRUCK)
 
 
 @exercise(
-    "ch01.longer_arrow",
+    "vectors.longer_arrow",
     right=[[1.6, 5.4], (2.0, 6.0), np.array([2.4, 8.1]), [3, 9]],
     wrong=[[0.8, 2.7], [2.7, 0.8], [-1.6, -5.4], [1.0, 6.0], [1.0, 3.0], [1.6, 5.4, 0.0], [[1.6, 5.4]]],
     catches="truck itself (not twice as long), x and y swapped, the opposite direction, a long arrow "

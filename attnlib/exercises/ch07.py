@@ -20,7 +20,7 @@ def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-# --- ch07.dots_by_hand: one query against three keys -----------------------------------------
+# --- dot_product_scores.dots_by_hand: one query against three keys -----------------------------------------
 
 Q_VEC = [1, 2, -1]
 KEYS_3 = [[3, 1, 1], [1, 0, 1], [-2, -1, 0]]
@@ -32,7 +32,7 @@ Q_SIGN_LOST = [float(np.dot(np.abs(Q_VEC), k)) for k in KEYS_3]  # q's -1 read a
 
 
 @exercise(
-    "ch07.dots_by_hand",
+    "dot_product_scores.dots_by_hand",
     right=[DOTS, np.array(DOTS), (4, 0, -4), torch_form(DOTS, "float32"), torch_form(DOTS, "bfloat16")],
     wrong=[PRODUCTS, DOTS_NO_SIGNS, Q_SIGN_LOST, [4, 0, 4], SUMS, [-4, 0, 4], [4, 0], [["4", "0", "-4"]]],
     catches="products not added up; minus signs dropped; the minus of q's last entry dropped; one sign flipped; everything added; "
@@ -70,7 +70,7 @@ def _dots_by_hand(answer: Any) -> None:
     expect_array(got, DOTS, what="Your list of three dot products")
 
 
-# --- ch07.score_cell: one cell of S by hand ----------------------------------------------------
+# --- dot_product_scores.score_cell: one cell of S by hand ----------------------------------------------------
 
 Q_MAT = [[1, 0], [2, 1], [0, 3]]
 K_MAT = [[1, 2], [3, -1], [-2, 1]]
@@ -84,7 +84,7 @@ CELL_DIAGONAL = float(np.dot(Q_MAT[ROW], K_MAT[ROW]))  # 3: S[2, 2]
 
 
 @exercise(
-    "ch07.score_cell",
+    "dot_product_scores.score_cell",
     right=[CELL, 6, np.float64(6.0), [6], torch_form(CELL, "float32")],
     wrong=[CELL_SWAPPED, CELL_PRODUCTS, CELL_Q_TWICE, CELL_FROM_ONE, CELL_DIAGONAL, "6"],
     catches="row and column swapped; the two products not added; a query met with a query; "
@@ -111,7 +111,7 @@ def _score_cell(answer: Any) -> None:
     expect_number(got, CELL, what="Your S[2, 0]", hint=f"Which query and which key does this cell pair? See {WHERE_S}.")
 
 
-# --- ch07.most_aligned: which key scores highest? ---------------------------------------------
+# --- dot_product_scores.most_aligned: which key scores highest? ---------------------------------------------
 
 QUERY = [1.0, 1.0]
 KEYS = {"road": [0.6, 0.3], "truck": [2.0, 2.2], "cat": [2.5, -0.5], "sat": [-1.0, 0.5]}
@@ -137,7 +137,7 @@ def _word(answer: Any, options: list[str], what: str = "Your answer") -> str:
 
 
 @exercise(
-    "ch07.most_aligned",
+    "dot_product_scores.most_aligned",
     right=[BEST, f" {BEST.upper()} ", f"'{BEST}'", BEST.title() + "\n"],
     wrong=[NEAREST_TIP, WORST, "cat", "trucks", 4.2, "x" * 20_000],
     catches="the nearest tip (subtraction); the lowest score; the runner-up; a word not offered; "
@@ -167,7 +167,7 @@ _W_Q, _W_K = (W.copy() for W in running_lenses()[:2])
 SAT, MAT = 2, 5
 
 
-# --- ch07.changed_key: predict which scores a new key can change ------------------------------
+# --- dot_product_scores.changed_key: predict which scores a new key can change ------------------------------
 
 CHANGED = ("column", SAT)
 
@@ -204,7 +204,7 @@ def _where(answer: Any) -> tuple[str, int]:
 
 
 @exercise(
-    "ch07.changed_key",
+    "dot_product_scores.changed_key",
     right=[CHANGED, list(CHANGED), ("Column", np.int64(SAT)), f"column {SAT}", ("col", float(SAT))],
     wrong=[("row", SAT), ("column", SAT + 1), ("row", SAT + 1), ("column", 1), "row and column 2", 2],
     catches="the row instead of the column; counting from 1; kitten's column; both; a bare number",
@@ -225,7 +225,7 @@ def _changed_key(answer: Any) -> None:
         raise Wrong(f"Column {index}{named}. Which word's key did you change?")
 
 
-# --- ch07.key_design: build a W_K so that "sat" scores "mat" highest --------------------------
+# --- dot_product_scores.key_design: build a W_K so that "sat" scores "mat" highest --------------------------
 
 _GOOD_W_K = np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 0.0], [0.0, 0.0]])  # mat advertises vehicle-ness
 _OTHER_W_K = np.array([[0.0, 0.0], [0.0, 5.0], [0.0, 0.0], [0.0, 0.0]])  # ... in the second slot
@@ -233,7 +233,7 @@ _ALL_AWAY = -_W_K  # every other key points away
 
 
 @exercise(
-    "ch07.key_design",
+    "dot_product_scores.key_design",
     right=[
         _GOOD_W_K,
         _GOOD_W_K.tolist(),
@@ -291,13 +291,13 @@ def _key_design(answer: Any) -> None:
     )
 
 
-# --- ch07.doubling: what happens to S when every query (and every key) doubles? ---------------
+# --- dot_product_scores.doubling: what happens to S when every query (and every key) doubles? ---------------
 
 DOUBLED = (2.0, 4.0)
 
 
 @exercise(
-    "ch07.doubling",
+    "dot_product_scores.doubling",
     right=[DOUBLED, [2, 4], np.array(DOUBLED), torch_form(list(DOUBLED), "float32"), (2.0, 4)],
     wrong=[(2, 2), (4, 4), (4, 2), (2, 8), (1, 2), ("2", "4")],
     catches="both doublings counted once; the first counted twice; swapped; doubled three times; no change; text",
@@ -323,7 +323,7 @@ def _doubling(answer: Any) -> None:
         )
 
 
-# --- ch07.distance: the squared distance from two lengths and a dot product -------------------
+# --- dot_product_scores.distance: the squared distance from two lengths and a dot product -------------------
 
 Q_SQ, K_SQ, QK = 5.0, 17.0, 9.0  # q = [2, 1], k = [4, 1], not shown to the learner
 DISTANCE_SQ = Q_SQ + K_SQ - 2 * QK  # 4
@@ -331,7 +331,7 @@ WHERE_DISTANCE = "the section 'Why not subtraction?'"
 
 
 @exercise(
-    "ch07.distance",
+    "dot_product_scores.distance",
     right=[DISTANCE_SQ, 4, np.float32(4.0), [4.0], torch_form(DISTANCE_SQ, "float32")],
     wrong=[Q_SQ + K_SQ - QK, Q_SQ + K_SQ + 2 * QK, np.sqrt(DISTANCE_SQ), Q_SQ + K_SQ, 2 * QK - Q_SQ - K_SQ, "4"],
     catches="the dot product not doubled; the dot product added; the distance, not squared; the dot "

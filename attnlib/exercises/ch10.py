@@ -39,7 +39,7 @@ _Z_ROW = A_EX[ROW] @ V_EX  # [0.9, 1.5]
 
 
 @exercise(
-    "ch10.z_row",
+    "weighted_sum.z_row",
     right=[[0.9, 1.5], np.array([0.9, 1.5]), (0.9, 1.5), np.float32([0.9, 1.5])],
     wrong=[[0.8, 1.1], [1.25, 1.25], [1.3, 1.3], [1.0, 5 / 3], [3.0, 5.0], [1.5, 0.9], [1.0, 1.0]],
     catches="column 1 of A used as the weights, row 0 or row 2 instead of row 1, the plain average, the "
@@ -258,7 +258,7 @@ _NAMES = ("X", "W_Q", "W_K", "W_V")
 
 
 @exercise(
-    "ch10.self_attention",
+    "weighted_sum.self_attention",
     right=[_solution, _solution_z_only, _reference, _solution_as_list, _solution_loops],
     wrong=[
         _no_scaling,
@@ -335,7 +335,7 @@ def _letters(answer: Any) -> set[str]:
 
 
 @exercise(
-    "ch10.what_changes",
+    "weighted_sum.what_changes",
     right=[["V", "Z"], ("Z", "V"), {"V", "Z"}, "V, Z", "v and z"],
     wrong=[["V"], ["Z"], ["V", "A", "Z"], list(_PIECES), ["A", "Z"], ["V", "S", "A", "Z"], ["Q", "V", "Z"]],
     catches="forgetting V or Z, thinking S or A depend on the values, thinking Q or K change, everything changes",
@@ -365,7 +365,7 @@ FLOPS = 2 * N_FLOPS**2 * D_K + 2 * N_FLOPS**2 * D_V  # 1,536,000,000
 
 
 @exercise(
-    "ch10.flops",
+    "weighted_sum.flops",
     right=[FLOPS, 1.536e9, float(FLOPS), np.int64(FLOPS)],
     wrong=[
         N_FLOPS**2 * (D_K + D_V),

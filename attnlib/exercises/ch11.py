@@ -13,14 +13,14 @@ from . import Wrong, call, exercise, expect_array, expect_number, expect_structu
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "masks", "masks, what a word may not see"
 
-# --- ch11.masked_count: how much of A does a causal mask set to 0? --------------------
+# --- masks.masked_count: how much of A does a causal mask set to 0? --------------------
 
 N_COUNT = 1000
 MASKED_COUNT = N_COUNT * (N_COUNT - 1) // 2  # the entries above the diagonal: 499,500
 
 
 @exercise(
-    "ch11.masked_count",
+    "masks.masked_count",
     right=[MASKED_COUNT, float(MASKED_COUNT), np.int64(MASKED_COUNT), 4.995e5, np.array(MASKED_COUNT)],
     wrong=[
         N_COUNT * (N_COUNT + 1) // 2,
@@ -69,7 +69,7 @@ def _masked_count(answer: Any) -> None:
     )
 
 
-# --- ch11.causal_mask: write the causal mask ---------------------------------------------
+# --- masks.causal_mask: write the causal mask ---------------------------------------------
 
 
 def _causal(n: int) -> np.ndarray:
@@ -122,7 +122,7 @@ CAUSAL_SIZES = (3, 1, 2, 6)  # n = 3 first: there every wrong pattern looks diff
 
 
 @exercise(
-    "ch11.causal_mask",
+    "masks.causal_mask",
     right=[_causal, _causal_loops, _causal_compare, _causal_torch],
     wrong=[
         _causal_upper,
@@ -190,7 +190,7 @@ def _causal_mask(fn: Any) -> None:
         )
 
 
-# --- ch11.padding_mask: design the mask of a padded batch -------------------------------
+# --- masks.padding_mask: design the mask of a padded batch -------------------------------
 
 PADDING_CASES = (((3, 1), 3), ((1,), 1), ((2, 4, 4, 1), 4), ((5, 2), 6), ((1, 3), 3))  # (lengths, n), immutable
 
@@ -254,7 +254,7 @@ def _pad_sorts_in_place(lengths: Any, n: int) -> np.ndarray:
 
 
 @exercise(
-    "ch11.padding_mask",
+    "masks.padding_mask",
     right=[_pad_numpy, _pad_loops, _pad_torch, _library_padding_mask],
     wrong=[
         _pad_no_middle_axis,
@@ -341,7 +341,7 @@ def _padding_mask(fn: Any) -> None:
         )
 
 
-# --- ch11.masked_row: one row of A under a mask ------------------------------------------
+# --- masks.masked_row: one row of A under a mask ------------------------------------------
 
 ROW_SCORES = np.array([2.0, 0.0, 1.0, 3.0])  # already divided by √d_k
 ROW_MASK = np.array([True, False, True, False])
@@ -362,7 +362,7 @@ ROW_INVERTED = ROW_INVERTED / ROW_INVERTED.sum()
 
 
 @exercise(
-    "ch11.masked_row",
+    "masks.masked_row",
     right=[ROW_A, ROW_A.tolist(), [0.731, 0.0, 0.269, 0.0], (0.73, 0, 0.27, 0)],
     wrong=[
         ROW_ZEROED_AFTER,

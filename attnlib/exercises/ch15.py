@@ -35,7 +35,7 @@ FLOPS = HEADS * (2 * N**2 * D + 2 * N**2 * D)
 
 
 @exercise(
-    "ch15.flops",
+    "counting_and_timing.flops",
     right=[FLOPS, float(FLOPS), 3.4359738368e10],
     wrong=[FLOPS // HEADS, FLOPS // 2, FLOPS // 2 // HEADS, HEADS * 4 * N * D],
     catches="one head only, one product only or a multiply-add as 1 FLOP, both slips at once, growth like n",
@@ -69,7 +69,7 @@ T_2N_MS = T_MS * FACTOR**2
 
 
 @exercise(
-    "ch15.time_at_2n",
+    "counting_and_timing.time_at_2n",
     right=[120, 120.0, 1.2e2],
     wrong=[60, 240, 30, 0.12],
     catches="growth like n (×2), like n³ (×8), no growth, the answer in seconds",
@@ -102,7 +102,7 @@ INTENSITY = 2 * SIDE**3 / (3 * SIDE**2 * BYTES)
 
 
 @exercise(
-    "ch15.intensity",
+    "counting_and_timing.intensity",
     right=[INTENSITY, int(INTENSITY), 2.56e2],
     wrong=[
         2 * SIDE**3 / (2 * SIDE**2 * BYTES),

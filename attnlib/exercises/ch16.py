@@ -26,7 +26,7 @@ def _one_number(answer: Any, what: str) -> float | None:
 
 
 @exercise(
-    "ch16.memory_of_a",
+    "cpu_vs_gpu.memory_of_a",
     right=[A_BYTES, float(A_BYTES), 1.7179869184e10],
     wrong=[2 * A_BYTES, A_BYTES // HEADS_MEM, N_MEM * HEADS_MEM * BYTES_PER, A_BYTES // BYTES_PER],
     catches="float32's 4 bytes, one head only, growth like n, numbers instead of bytes",
@@ -141,7 +141,7 @@ def _wrong_returns_old_max(mu, l, z, s, v):
 
 
 @exercise(
-    "ch16.online_step",
+    "cpu_vs_gpu.online_step",
     right=[_right_numpy, _right_math, _right_torch],
     wrong=[
         _wrong_no_rescale_of_z,
