@@ -59,7 +59,7 @@ def test_no_hint_gives_the_solution_away_and_every_hint_starts_with_a_capital(ex
 def test_the_solution_line_is_in_the_notebook(exercise_id):
     import json
 
-    chapter = "07_dot_product_scores" if exercise_id.startswith("ch07") else "08_scaling"
+    chapter = "07_dot_product_scores" if exercise_id.startswith("dot_product_scores.") else "08_scaling"
     nb = json.loads(Path(f"chapters/{chapter}.ipynb").read_text(encoding="utf-8"))
     solutions = [
         "".join(c["source"])
