@@ -19,8 +19,7 @@ import pytest
 import attnlib
 from attnlib import exercise_record as R
 from attnlib.exercise_record import attempts, recording, store
-from attnlib.exercises import verdicts
-from attnlib.exercises import check, exercise_ids, get
+from attnlib.exercises import check, exercise_ids, get, verdicts
 
 ROOT = Path(__file__).resolve().parents[1]
 ID = "softmax.by_hand"  # an exercise whose answers are plain lists
@@ -353,7 +352,13 @@ def test_nothing_inside_the_record_escapes_check(record, monkeypatch, capsys):
     def boom(*args):
         raise RuntimeError("disk on fire")
 
-    for module, name in [(store, "read"), (store, "write"), (store, "now"), (verdicts, "is_attempt"), (store, "record_path")]:
+    for module, name in [
+        (store, "read"),
+        (store, "write"),
+        (store, "now"),
+        (verdicts, "is_attempt"),
+        (store, "record_path"),
+    ]:
         with monkeypatch.context() as m:
             m.setattr(module, name, boom)
             assert bool(check(ID, get(ID).right[0]))
