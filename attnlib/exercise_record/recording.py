@@ -47,7 +47,7 @@ def add(exercises: dict, exercise_id: str, ok: bool, now: str) -> None:
 
 
 def clear(path: Path | None, gone: Callable[[str], bool], where: str = "") -> None:
-    """Remove the entries whose id `gone` picks, and print how many (`where` says which: " of chapter 9")."""
+    """Remove the entries whose id `gone` picks, and print how many (`where` names them, such as a chapter)."""
     if path is None:
         print(f"Recording is off ({store.ENV}=off): there is no record to clear.")
         return

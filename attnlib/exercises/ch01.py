@@ -22,7 +22,7 @@ def _vec_text(v: Any) -> str:
 
 
 def _direction(x: float, y: float) -> float:
-    """The direction of the arrow [x, y] in degrees, from -180 to 180 (chapter 1)."""
+    """The direction of the arrow [x, y] in degrees, from -180 to 180."""
     return math.degrees(math.atan2(y, x))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..course import chapter_ref
 from ..data import VOCAB, running_lenses
 from . import (
     Wrong,
@@ -149,7 +150,10 @@ def _transpose_order(answer: Any) -> None:
     if not _is_illegal(mt_nt):
         if isinstance(mt_nt, str):
             raise Wrong('For a product that cannot be computed, write the word "illegal".')
-        raise Wrong("MᵀNᵀ: write the two shapes side by side, Mᵀ first, and compare the inner numbers (chapter 4).")
+        raise Wrong(
+            "MᵀNᵀ: write the two shapes side by side, Mᵀ first, and compare the inner numbers "
+            f"({chapter_ref('matrix_multiplication')})."
+        )
     if _is_illegal(nt_mt):
         raise Wrong("NᵀMᵀ: write the two shapes side by side, Nᵀ first, and compare the inner numbers again.")
     if isinstance(nt_mt, str):

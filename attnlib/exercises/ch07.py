@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..course import chapter_ref
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
 from . import Wrong, describe, exercise, expect_array, expect_number, expect_structure, to_count, to_numpy, torch_form
 
@@ -127,7 +128,7 @@ WORST = min(KEYS, key=lambda w: np.dot(QUERY, KEYS[w]))  # sat
 
 
 def _word(answer: Any, options: list[str], what: str = "Your answer") -> str:
-    """The answer as a lower-case word from `options`, or Wrong (chapter 7)."""
+    """The answer as a lower-case word from `options`, or Wrong."""
     if not isinstance(answer, str):
         raise Wrong(f'{what} should be a word in quotes, such as "{options[0]}", but it is {describe(answer)}.')
     word = answer.strip().strip("\"'“”").strip().lower()
@@ -251,7 +252,7 @@ _ALL_AWAY = -_W_K  # every other key points away
         np.zeros((4, 3)),
         np.full((4, 2), np.nan),
     ],
-    catches="chapter 5's W_K (kitten wins); an added mat feature too weak against kitten's "
+    catches=f"{chapter_ref('query_key_value')}'s W_K (kitten wins); an added mat feature too weak against kitten's "
     "animal-ness; W_K transposed; all zeros (a tie); 'small' (kitten is smaller); "
     "a width other than d_k; nan",
     solution="W_K_new[1, 0] = 5.0",
