@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,16 @@ def test_one_guard_against_what_learner_code_raises():
 def test_no_module_of_the_checker_is_over_500_lines():
     sizes = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for d in CHECKER for p in d.glob("*.py")}
     assert {p: n for p, n in sizes.items() if n > 500} == {}
+
+
+def test_no_chapter_number_is_typed_into_the_checker():
+    """A hint names a chapter with course.chapter_ref(subject), so its number follows `_toc.yml`."""
+    typed = re.compile(r"\b[Cc]hapters? \d")
+    found = [
+        f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
+        for d in CHECKER
+        for p in sorted(d.glob("*.py"))
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if typed.search(line)
+    ]
+    assert found == []
