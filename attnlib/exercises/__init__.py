@@ -12,7 +12,7 @@ The framework, one job per module:
 - `registry`: `chapter`, `exercise`, `get` and the registered exercises as plain data, in the course's order.
 - `verdicts`: `judge(exercise_id, answer)`, the `Verdict` on an answer; it prints nothing, records nothing, never raises.
 - `learner`: what the learner calls: `check` (judge, print, record), `exercise_ids` and `progress`.
-- `answers`: reading answers (`to_numpy`, `to_number`, `to_count`, `to_shape`, `to_mask`, `to_items`);
+- `answers`: reading answers (`to_numpy`, `to_number`, `one_number`, `to_count`, `to_shape`, `to_mask`, `to_items`);
   `torch_form` writes a right answer as a torch tensor for a registration.
 - `expectations`: comparing an answer with the expected one, structure before values
   (`expect_array`, `expect_structure`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`).
@@ -44,7 +44,7 @@ Rules for every checker (tests/test_exercises.py holds each chapter to them):
 
 from __future__ import annotations
 
-from .answers import normal_word, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form
+from .answers import normal_word, one_number, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form
 from .calling import call, expect_value_error, mentions_shape
 from .expectations import (
     expect_array,
@@ -80,6 +80,7 @@ __all__ = [
     "judge",
     "mentions_shape",
     "normal_word",
+    "one_number",
     "position_words",
     "progress",
     "rounding_hint",

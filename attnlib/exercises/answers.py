@@ -66,6 +66,15 @@ def to_number(answer: Any, what: str = "your answer") -> float:
     return float(got.reshape(()))
 
 
+def one_number(answer: Any, what: str = "your answer") -> float | None:
+    """The answer as one finite number, or None: a grader tries its slips on it, and `expect_number` then says what is wrong."""
+    try:
+        value = to_number(answer, what)
+    except Wrong:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def to_count(answer: Any, what: str = "your answer") -> int:
     """A count: one whole number, 0 or more (12, 12.0, a one-element array or tensor), as an int, or raise Wrong."""
     name = sentence_start(what)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core import self_attention as _reference
+from ..core import softmax as _softmax_rows
 from ..course import chapter_ref
 from . import (
     Wrong,
@@ -115,11 +116,6 @@ def _cases() -> list[tuple[np.ndarray, ...]]:
         for n, d, k, v in _SHAPES
     ]
     return cases + [_overflow_case()]
-
-
-def _softmax_rows(S: np.ndarray, axis: int = -1) -> np.ndarray:
-    e = np.exp(S - S.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def _solution(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core import softmax as _softmax
 from ..masks import padding_mask as _library_padding_mask
 from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, to_mask, to_numpy
 
@@ -347,11 +348,6 @@ ROW_SCORES = np.array([2.0, 0.0, 1.0, 3.0])  # already divided by √d_k
 ROW_MASK = np.array([True, False, True, False])
 ROW_A = np.where(ROW_MASK, np.exp(ROW_SCORES - ROW_SCORES[ROW_MASK].max()), 0.0)
 ROW_A = ROW_A / ROW_A.sum()  # [0.731, 0, 0.269, 0]
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max())
-    return e / e.sum()
 
 
 ROW_ZEROED_AFTER = np.where(ROW_MASK, _softmax(ROW_SCORES), 0.0)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core import softmax as _softmax
 from ..heads import multi_head_attention as _reference
 from . import Wrong, call, exercise, expect_array, expect_number, expect_pair, to_numpy, to_shape
 
@@ -74,11 +75,6 @@ def _mh_cases() -> list[tuple[Any, ...]]:
         Ws = [rng.normal(size=(d, d)) for _ in range(4)]
         out.append((X, *Ws, h))
     return out
-
-
-def _softmax(S: np.ndarray, axis: int = -1) -> np.ndarray:
-    e = np.exp(S - S.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def _mh_solution(X, W_Q, W_K, W_V, W_O, h):

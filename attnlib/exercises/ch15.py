@@ -5,19 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import Wrong, exercise, expect_number, to_number
+from . import Wrong, exercise, expect_number
+from . import one_number as _one_number  # one finite number, or None
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "counting_and_timing", "counting and timing"
-
-
-def _one_number(answer: Any, what: str) -> float | None:
-    """The answer as one finite number, or None (expect_number then says what is wrong with it)."""
-    try:
-        value = to_number(answer, what)
-    except Wrong:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def _slips(value: float | None, slips: dict[float, str]) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import Wrong, call, exercise, expect_number, to_number, to_numpy
+from . import Wrong, call, exercise, expect_number, to_numpy
+from . import one_number as _one_number  # one finite number, or None
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "cpu_vs_gpu", "CPU versus GPU"
@@ -14,15 +15,6 @@ CHAPTER = "cpu_vs_gpu", "CPU versus GPU"
 
 N_MEM, HEADS_MEM, BYTES_PER = 16_384, 32, 2  # bfloat16
 A_BYTES = N_MEM**2 * HEADS_MEM * BYTES_PER
-
-
-def _one_number(answer: Any, what: str) -> float | None:
-    """The answer as one finite number, or None (expect_number then says what is wrong with it)."""
-    try:
-        value = to_number(answer, what)
-    except Wrong:
-        return None
-    return value if math.isfinite(value) else None
 
 
 @exercise(
