@@ -1,18 +1,22 @@
 """The exercise checker: `check(exercise_id, answer)` prints ✓ or a kind hint, and never raises.
 
 Each chapter registers its exercises in a module of its own (`ch01.py`, …, `trained_model.py`:
-any module of this package, whatever its name): its `CHAPTER = subject, title` once, the
-`exercise` decorator per exercise; an id is "subject.name" (`softmax.by_hand`), see `registry`. A registration carries right answers in several forms, plausible wrong
-answers, one line on what the hidden cases catch, and the solution's key line, so the tests can
-prove that every checker accepts the right, rejects the wrong and never prints the solution.
+any module of this package, whatever its name): `CHAPTER = subject, title` once, then the
+`exercise` decorator per exercise; an id is "subject.name" (`softmax.by_hand`), see `registry`
+(which also says how a grader written with an old `chNN.` id ports). A registration carries right
+answers in several forms, plausible wrong answers, one line on what the hidden cases catch, and
+the solution's key line, so the tests can prove that every checker accepts the right, rejects the
+wrong and never prints the solution.
 A checker is a function that takes the learner's answer and raises `Wrong("hint")` when it is off.
 
 The framework, one job per module:
 
-- `registry`: `chapter`, `exercise`, `get` and the registered exercises as plain data, in the course's order.
-- `verdicts`: `judge(exercise_id, answer)`, the `Verdict` on an answer; it prints nothing, records nothing, never raises.
+- `registry`: `exercise`, `get` and the registered exercises as plain data, in the course's order.
+- `verdicts`: `judge(exercise_id, answer)`, the `Verdict` on an answer; it prints nothing,
+  records nothing, never raises.
 - `learner`: what the learner calls: `check` (judge, print, record), `exercise_ids` and `progress`.
-- `answers`: reading answers (`to_numpy`, `to_number`, `one_number`, `to_count`, `to_shape`, `to_mask`, `to_items`);
+- `answers`: reading answers (`to_numpy`, `to_number`, `one_number`, `to_count`, `to_shape`,
+  `to_mask`, `to_items`);
   `torch_form` writes a right answer as a torch tensor for a registration.
 - `expectations`: comparing an answer with the expected one, structure before values
   (`expect_array`, `expect_structure`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`).

@@ -12,9 +12,12 @@ chapter asks them:
     @exercise("softmax.by_hand", right=[...], wrong=[...], catches="...", solution="...")
     def _by_hand(answer): ...
 
-The decorator is the one of the number-id days, so a grader written then ports by its id alone:
-`@exercise("ch09.by_hand", ...)` still registers `softmax.by_hand` (`exercise_record.ids`), and
-`tools/rename_exercise_ids.py` rewrites such ids in place.
+Porting a grader written in the number-id days: the decorator call is unchanged, and an old id
+still registers under the new one (`@exercise("ch09.by_hand", ...)` registers `softmax.by_hand`,
+through `exercise_record.ids`). Add the module's `CHAPTER` line, then run
+`tools/rename_exercise_ids.py`, which rewrites the old ids in place. A new chapter's grader
+(`trained_model.py`, say) uses its subject ids from the start (`trained_model.name`): an old
+`chNN.` id always means the chapter that had that number in November 2026.
 """
 
 from __future__ import annotations
