@@ -113,5 +113,9 @@ def find(exercise_id: Any) -> Exercise | None:
 
 
 def chapter_number(subject: str) -> int | None:
-    """The number `_toc.yml` gives the chapter on `subject`; None when no chapter has it."""
-    return next((n for n, s, _ in course.chapters() if s == subject), None)
+    """The number `_toc.yml` gives the chapter on `subject`; None when no chapter has it (or there is no `_toc.yml`)."""
+    try:
+        chapters = course.chapters()
+    except OSError:  # attnlib installed without the book beside it: the exercises stay in module order
+        return None
+    return next((n for n, s, _ in chapters if s == subject), None)
