@@ -139,3 +139,36 @@ def test_no_old_id_is_left_in_the_repository():
         if tool.renamed(p.read_text(encoding="utf-8"), known) != p.read_text(encoding="utf-8")
     ]
     assert left == [], "run tools/rename_exercise_ids.py"
+
+
+NEW_GRADER = """
+from attnlib.exercises import Wrong, exercise
+
+CHAPTER = "a_new_idea", "a new idea"
+
+
+@exercise("a_new_idea.guess", right=[1], wrong=[2], catches="a two", solution="answer = 1")
+def _guess(answer):
+    if answer != 1:
+        raise Wrong("Not that one.")
+"""
+
+
+def test_a_grader_for_a_new_chapter_is_found_whatever_its_file_is_called(toc_with_a_new_chapter, tmp_path, monkeypatch):
+    import attnlib.exercises as package
+
+    (tmp_path / "a_new_idea.py").write_text(NEW_GRADER)
+    monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
+    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setenv("ATTNLIB_PROGRESS", "off")
+    try:
+        assert "a_new_idea.guess" in attnlib.exercise_ids()
+        chapters = {c.number: c for c in attnlib.progress().chapters}
+        assert chapters[15].title == "A new idea" and [e.id for e in chapters[15].exercises] == ["a_new_idea.guess"]
+        assert chapters[16].title == "Counting and timing"
+        assert attnlib.exercise_ids().index("a_new_idea.guess") < attnlib.exercise_ids().index(
+            "counting_and_timing.flops"
+        )
+    finally:
+        registry._REGISTRY.pop("a_new_idea.guess", None)
+        sys.modules.pop("attnlib.exercises.a_new_idea", None)
