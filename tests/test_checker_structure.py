@@ -134,3 +134,14 @@ def test_no_chapter_number_is_typed_into_the_checker():
         if typed.search(line)
     ]
     assert found == []
+
+
+def test_judge_is_pure_and_check_is_judge_print_record(capsys):
+    from attnlib.exercises import get, judge
+
+    ex = get("softmax.by_hand")
+    verdict = judge(ex, ex.wrong[0])
+    assert capsys.readouterr().out == ""  # judging prints nothing
+    assert (verdict.ok, verdict.attempt, verdict.exercise_id) == (False, True, "softmax.by_hand")
+    assert judge("softmax.by_hand", None).attempt is False and judge("no.such", 1).exercise_id is None
+    assert bool(judge(ex, ex.right[0])) and judge(ex, ex.right[0]).message.startswith("✓")

@@ -20,6 +20,7 @@ from .registry import Exercise, exercises, find
 
 SIZE_SLACK = 1000  # numbers beyond ten times the largest right answer an answer may hold before it is refused unread
 RIGHT = "✓ Correct. Well done!"
+NO_ANSWER = "✗ No answer yet: replace the placeholder (None or ...) with your answer and run the cell."
 NOT_YET = "✗ Not yet. "
 UNREADABLE = (
     "✗ Not yet. The checker could not read your answer. Check the type and shape of what you gave against the exercise."
@@ -60,19 +61,17 @@ class Verdict:
         """Jupyter's display hook: nothing, so a `check(...)` cell shows its verdict once."""
 
 
-def judge(exercise_id: Any, answer: Any) -> Verdict:
-    """The verdict on `answer` to the exercise `exercise_id`; never raises (but KeyboardInterrupt)."""
-    return contained(lambda: _judge(exercise_id, answer), lambda exc: Verdict(False, UNREADABLE))
+def judge(exercise: Exercise | str, answer: Any) -> Verdict:
+    """The verdict on `answer` to an exercise (registered, or its id); never raises (but KeyboardInterrupt)."""
+    return contained(lambda: _judge(exercise, answer), lambda exc: Verdict(False, UNREADABLE))
 
 
-def _judge(exercise_id: Any, answer: Any) -> Verdict:
-    ex = find(exercise_id)
+def _judge(exercise: Any, answer: Any) -> Verdict:
+    ex = exercise if isinstance(exercise, Exercise) else find(exercise)
     if ex is None:
-        return Verdict(False, _no_such_exercise(exercise_id))
+        return Verdict(False, _no_such_exercise(exercise))
     if answer is None or answer is ...:
-        return Verdict(
-            False, "✗ No answer yet: replace the placeholder (None or ...) with your answer and run the cell.", ex.id
-        )
+        return Verdict(False, NO_ANSWER, ex.id)
     hint = contained(lambda: _hint(ex, answer), lambda exc: _unreadable(ex, answer))
     message = RIGHT if hint is None else NOT_YET + polish(hint, answer)
     return Verdict(hint is None, message, ex.id, contained(lambda: is_attempt(answer), lambda exc: False))
