@@ -36,6 +36,23 @@ def toc_with_a_new_chapter(tmp_path, monkeypatch):
     course.chapters.cache_clear()
 
 
+def test_a_chapter_inserted_first_moves_the_numbers_hints_name(tmp_path, monkeypatch, capsys):
+    text = course.TOC.read_text(encoding="utf-8")
+    first = re.search(r"^(\s*- file: chapters/01_\w+\n)", text, re.MULTILINE).group(1)
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(text.replace(first, "      - file: chapters/01_a_preface\n" + first))
+    monkeypatch.setattr(course, "TOC", toc)
+    course.chapters.cache_clear()
+    try:
+        before = [ex.id for ex in registry.exercises()]
+        unscaled = get("weighted_sum.self_attention").wrong[0]  # no division by √d_k
+        assert not attnlib.check("weighted_sum.self_attention", unscaled)
+        assert "(chapter 9)" in capsys.readouterr().out  # the scaling chapter, 8 in today's book
+        assert attnlib.exercise_ids() == before
+    finally:
+        course.chapters.cache_clear()
+
+
 def test_every_id_is_named_by_a_chapter_of_the_toc():
     subjects = {s for _, s, _ in course.chapters()}
     exercises = registry.exercises()
