@@ -60,6 +60,12 @@ def test_every_id_is_named_by_a_chapter_of_the_toc():
     assert [course.number(ex.subject) for ex in exercises] == sorted(course.number(ex.subject) for ex in exercises)
 
 
+def test_each_grader_registers_ids_of_its_own_chapter():
+    """A grader that kept an old number id of another chapter (`ch15.x` in the new chapter's module) fails here."""
+    wrong = [ex.id for ex in registry.exercises() if sys.modules[ex.checker.__module__].CHAPTER[0] != ex.subject]
+    assert wrong == []
+
+
 def test_a_new_chapter_changes_no_id_and_the_numbers_shown_follow(toc_with_a_new_chapter, monkeypatch):
     before = attnlib.exercise_ids()
     timing = [i for i in before if i.startswith("counting_and_timing.")]
