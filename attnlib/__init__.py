@@ -57,3 +57,8 @@ def __getattr__(name: str) -> Any:
     if name in _CHECKER:
         return getattr(importlib.import_module(f"{__name__}.exercises.learner"), name)
     raise AttributeError(f"module 'attnlib' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """attnlib's names, with `check` and `exercise_ids` (loaded on first use, listed always, so the reference documents them here; `progress` has its own section)."""
+    return sorted(set(globals()) | {"check", "exercise_ids"})
