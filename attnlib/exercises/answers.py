@@ -13,12 +13,11 @@ import inspect
 import math
 import numbers
 import sys
-import warnings
 from typing import Any
 
 import numpy as np
 
-from .hints import Wrong, count_words, describe, fmt, is_array, sentence_start, show
+from .hints import Wrong, count_words, describe, fmt, is_array, quietly, sentence_start, show
 
 _MAX_DEPTH = 32  # nesting of lists beyond which an answer is not a grid of numbers
 _WALK_LIMIT = 100_000  # numbers in a list beyond which numpy's reading is trusted without a walk for True/False
@@ -102,8 +101,7 @@ def to_mask(answer: Any, what: str = "your mask") -> np.ndarray:
         if torch is not None and isinstance(answer, torch.Tensor) and answer.dtype == torch.bool:
             return answer.detach().cpu().numpy().copy()
         if isinstance(answer, (list, tuple)) and _plain_leaf(answer, 0, True) and _plain_leaf(answer, -1, True):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with quietly():
                 arr = np.asarray(answer)
             if arr.dtype == bool:
                 return arr
@@ -135,8 +133,7 @@ def _read_fast(x: Any, allow_bool: bool) -> np.ndarray | None:
         if isinstance(x, (list, tuple, range)):
             if not (_plain_leaf(x, 0, allow_bool) and _plain_leaf(x, -1, allow_bool)):
                 return None  # text, None or the like at an end: the walk names it without numpy's slow try
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with quietly():
                 arr = np.asarray(x)
             if arr.dtype.kind not in "fiu" and not (allow_bool and arr.dtype.kind == "b"):
                 return None

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .hints import Wrong, clip, contained, describe, is_array, quietly, safe_str, sentence_start, short, show
+from .hints import ORDINALS, Wrong, clip, contained, describe, is_array, quietly, safe_str, sentence_start, short, show
 
 
 def call(fn: Any, *args: Any, what: str = "your function", in_place: bool = False) -> Any:
@@ -143,8 +143,7 @@ def _argument_name(fn: Any, index: int, count: int) -> str:
             return f"`{params[index].name}`"
     except (TypeError, ValueError):
         pass
-    ordinal = ["first", "second", "third", "fourth", "fifth", "sixth"]
-    return f"(its {ordinal[index]} argument)" if index < len(ordinal) and count > 1 else "(its argument)"
+    return f"(its {ORDINALS[index]} argument)" if index < len(ORDINALS) and count > 1 else "(its argument)"
 
 
 def private_copy(x: Any) -> Any:

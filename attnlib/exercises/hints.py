@@ -184,14 +184,14 @@ def count_words(shape: tuple[int, ...]) -> str:
     return f"a block of shape {shape}"
 
 
-_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
 
 
 def position_words(index: tuple[int, ...]) -> str:
     """Where an entry sits, in words: 'the second number', 'row 0, column 1', 'entry [1][0][2]'."""
     if len(index) == 1:
         k = index[0]
-        return f"the {_ORDINALS[k]} number" if k < len(_ORDINALS) else f"number {k} (counting from 0)"
+        return f"the {ORDINALS[k]} number" if k < len(ORDINALS) else f"number {k} (counting from 0)"
     if len(index) == 2:
         return f"row {index[0]}, column {index[1]}"
     return "entry " + "".join(f"[{i}]" for i in index)
