@@ -154,7 +154,7 @@ def _html_row(e: ExerciseStatus) -> str:
 def progress(listing: list[Listed], chapter: int | str | None = None, reset: bool = False) -> Progress | None:
     """The record of the course's exercises (`listing`, in the course's order); see `attnlib.progress`."""
     numbers = sorted({x.chapter for x in listing if x.chapter is not None})
-    number_of = {x.subject: x.chapter for x in listing}
+    number_of = {x.subject: x.chapter for x in listing} | {x.id.partition(".")[0]: x.chapter for x in listing}
     if isinstance(chapter, str) and number_of.get(chapter) is not None:
         chapter = number_of[chapter]  # a chapter named by its subject
     if chapter is not None and (isinstance(chapter, bool) or not isinstance(chapter, int) or chapter not in numbers):

@@ -1,16 +1,20 @@
 """The registry: each exercise registered once, as plain data, and found again by its id.
 
-An id begins with its chapter's subject, the name of the chapter's file without its number
-(`"softmax.by_hand"` for an exercise of `chapters/09_softmax.ipynb`), so no id changes when a
-chapter is inserted or renumbered: the chapter's number is read from `_toc.yml` when it is shown.
-Any module of this package may register exercises (`ch09.py`, `trained_model.py`: none is found by
-its file name). It names its chapter once, as data, then registers each exercise in the order the
-chapter asks them:
+An id names its chapter by subject, never by number (`"softmax.by_hand"` for an exercise of
+`chapters/09_softmax.ipynb`), so no id changes when a chapter is inserted or renumbered: the
+chapter's number is read from `_toc.yml` when it is shown. Any module of this package may register
+exercises (`ch09.py`, `trained_model.py`: none is found by its file name). It names its chapter
+once, as data: the subject (the chapter file's name without its number, as `_toc.yml` has it) and
+the title. Then it registers each exercise in the order the chapter asks them:
 
     CHAPTER = "softmax", "softmax and the attention matrix A"  # subject, title
 
     @exercise("softmax.by_hand", right=[...], wrong=[...], catches="...", solution="...")
     def _by_hand(answer): ...
+
+An id's first part is the subject, or a shorter word for it (`trained_model.find_head` in a module
+whose `CHAPTER` names `inside_a_trained_model`): the `CHAPTER` line, not the id, ties an exercise
+to its chapter, so even a chapter file renamed keeps its ids.
 
 Porting a grader written in the number-id days: the decorator call is unchanged, and an old id
 still registers under the new one (`@exercise("ch09.by_hand", ...)` registers `softmax.by_hand`,
@@ -44,7 +48,7 @@ class Exercise:
     wrong: list = field(default_factory=list)
     catches: str = ""  # which plausible wrong answers the hidden cases are built to catch
     solution: str = ""  # the solution cell's key code; no hint may contain it
-    subject: str = ""  # the chapter's subject: the id's first part
+    subject: str = ""  # the chapter's subject in `_toc.yml`, from its module's CHAPTER (else the id's first part)
     title: str = ""  # the chapter's title, from its module's CHAPTER
     order: int = 0  # its place among all registrations: the order the chapter asks them in
 
@@ -61,7 +65,7 @@ def exercise(exercise_id: str, right: list, wrong: list, catches: str = "", solu
     def register(checker: Callable[[Any], None]) -> Callable[[Any], None]:
         if exercise_id in _REGISTRY:
             raise ValueError(f"exercise id {exercise_id!r} is registered twice")
-        title = subject.replace("_", " ").capitalize()  # until its module's CHAPTER is read
+        title = subject.replace("_", " ").capitalize()  # subject and title until its module's CHAPTER is read
         _REGISTRY[exercise_id] = Exercise(
             exercise_id, checker, list(right), list(wrong), catches, solution, subject, title, len(_REGISTRY)
         )
@@ -78,15 +82,16 @@ def _load_all() -> None:
         for found in pkgutil.iter_modules(package.__path__):
             if not found.name.startswith("_"):
                 module = importlib.import_module(f"{_PACKAGE}.{found.name}")
-                _name_chapter(*getattr(module, "CHAPTER", ("", "")))
+                if hasattr(module, "CHAPTER"):
+                    _name_chapter(module.__name__, *module.CHAPTER)
         _loaded = True
 
 
-def _name_chapter(subject: str, title: str) -> None:
-    """Give the chapter's title to every exercise registered under its subject."""
+def _name_chapter(module: str, subject: str, title: str) -> None:
+    """Give the chapter's subject and title to every exercise its module registered."""
     for ex in _REGISTRY.values():
-        if subject and ex.subject == subject:
-            ex.title = title[:1].upper() + title[1:]
+        if getattr(ex.checker, "__module__", None) == module:
+            ex.subject, ex.title = subject, title[:1].upper() + title[1:]
 
 
 def exercises() -> list[Exercise]:

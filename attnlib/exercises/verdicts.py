@@ -89,8 +89,8 @@ def _hint(ex: Exercise, answer: Any) -> str | None:
 
 
 def _no_such_exercise(exercise_id: Any) -> str:
-    subject = current_id(safe_str(exercise_id)).partition(".")[0]
-    close = [ex.id for ex in exercises() if ex.subject == subject]
+    prefix = current_id(safe_str(exercise_id)).partition(".")[0] + "."
+    close = [ex.id for ex in exercises() if ex.id.startswith(prefix)]
     return (
         f"✗ There is no exercise called {show(exercise_id)}. Check the spelling"
         f"{'; this chapter has: ' + ', '.join(close) if close else ''}."
