@@ -3,10 +3,10 @@
 The math works on numpy arrays and torch tensors (CPU or GPU) through one code path.
 `attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.machine` (the machine's facts and
 ceilings), `attnlib.sweep` (the timing sweep), `attnlib.results` (stored timings) and
-`attnlib.scaling` (chapter 8's experiments) and `attnlib.interactive` (figures that run in the
-book's pages) load only when first used, and so does `attnlib.progress()` (the learner's record of
-the exercises checked),
-and torch is imported only when a tensor is actually passed in.
+`attnlib.scaling` (the scaling chapter's experiments) and `attnlib.interactive` (figures that run
+in the book's pages) load only when first used, and so does the exercise checker (`check`,
+`exercise_ids`, and `progress()`, the learner's record of the exercises checked); torch is
+imported only when a tensor is actually passed in.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from .data import (
     sentence_matrix,
     words,
 )
-from .exercises import check, exercise_ids
 from .heads import merge_heads, multi_head_attention, split_heads
 from .masks import apply_mask, causal_mask, padding_mask
 from .positions import learned_position_table, positional_encoding
@@ -48,14 +47,18 @@ __all__ = [
 # fmt: on
 
 _LAZY_MODULES = {"plot", "bench", "machine", "sweep", "results", "scaling", "interactive", "training"}
+_CHECKER = {"check", "exercise_ids", "progress"}  # functions of attnlib.exercises.learner
 
 
 def __getattr__(name: str) -> Any:
-    """Load attnlib.plot, .bench, .machine, .sweep, .results, .scaling, .training and progress() on first use, so `import attnlib` stays fast."""
+    """Load attnlib.plot, .bench, …, .training and the checker (check, exercise_ids, progress) on first use, so `import attnlib` stays fast."""
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
-    if name == "progress":  # a function; its module is attnlib.exercise_record
-        from .exercise_record import progress
-
-        return progress
+    if name in _CHECKER:
+        return getattr(importlib.import_module(f"{__name__}.exercises.learner"), name)
     raise AttributeError(f"module 'attnlib' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """attnlib's names, with `check` and `exercise_ids` (loaded on first use, listed always, so the reference documents them here; `progress` has its own section)."""
+    return sorted(set(globals()) | {"check", "exercise_ids"})

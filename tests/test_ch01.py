@@ -109,7 +109,7 @@ def test_word_colour_is_one_colour_per_word_whatever_the_spelling():
     assert plot.word_colour("zebra") == plot.word_colour("zebra")  # outside the vocabulary: steady
 
 
-# --- ch01.angle_between -------------------------------------------------------------------
+# --- vectors.angle_between -------------------------------------------------------------------
 
 
 def test_angle_between_cases_cover_two_three_and_four_numbers_and_every_edge():
@@ -132,7 +132,7 @@ def test_angle_between_cases_cover_two_three_and_four_numbers_and_every_edge():
     ],
 )
 def test_angle_between_accepts_every_right_form(fn, capsys):
-    assert check("ch01.angle_between", fn), said(capsys)
+    assert check("vectors.angle_between", fn), said(capsys)
 
 
 @pytest.mark.parametrize(
@@ -151,7 +151,7 @@ def test_angle_between_accepts_every_right_form(fn, capsys):
     ],
 )
 def test_angle_between_rejects_plausible_wrong_functions_with_a_pointed_hint(fn, hint, capsys):
-    assert not check("ch01.angle_between", fn)
+    assert not check("vectors.angle_between", fn)
     assert hint in said(capsys)
 
 
@@ -162,32 +162,32 @@ def test_angle_between_agrees_with_the_chapter_s_picture():
     assert round(ch01._between_solution(attnlib.embed("cat"), attnlib.embed("car"))) == 85
 
 
-# --- ch01.closest_to_sat ----------------------------------------------------------------------
+# --- vectors.closest_to_sat ----------------------------------------------------------------------
 
 
 def test_closest_to_sat_hints_never_name_the_answer(capsys):
-    assert check("ch01.closest_to_sat", "ran")
+    assert check("vectors.closest_to_sat", "ran")
     capsys.readouterr()
     for word in ["drove", "on", "kitten", "the"]:
-        check("ch01.closest_to_sat", word)
+        check("vectors.closest_to_sat", word)
         out = said(capsys)
         assert "closer" in out and "ran" not in out.replace("than", "")
-    check("ch01.closest_to_sat", "sat")
+    check("vectors.closest_to_sat", "sat")
     assert "OTHER" in said(capsys)
 
 
-# --- ch01.longer_arrow ----------------------------------------------------------------------
+# --- vectors.longer_arrow ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("answer", [[1.70, 5.75], (1.705, 5.753), np.array([1.5, 5.81]), np.float32([1.70, 5.75])])
 def test_longer_arrow_accepts_any_6_long_arrow_pointing_nearest_truck_s_way(answer, capsys):
-    assert check("ch01.longer_arrow", answer), said(capsys)
+    assert check("vectors.longer_arrow", answer), said(capsys)
 
 
 def test_longer_arrow_accepts_a_torch_tensor(capsys):
     torch = pytest.importorskip("torch")
-    assert check("ch01.longer_arrow", torch.tensor([1.70, 5.75])), said(capsys)
-    assert check("ch01.longer_arrow", torch.tensor([1.70, 5.75], dtype=torch.bfloat16)), said(capsys)
+    assert check("vectors.longer_arrow", torch.tensor([1.70, 5.75])), said(capsys)
+    assert check("vectors.longer_arrow", torch.tensor([1.70, 5.75], dtype=torch.bfloat16)), said(capsys)
 
 
 @pytest.mark.parametrize(
@@ -205,17 +205,17 @@ def test_longer_arrow_accepts_a_torch_tensor(capsys):
     ],
 )
 def test_longer_arrow_rejects_with_a_hint(answer, hint, capsys):
-    assert not check("ch01.longer_arrow", answer)
+    assert not check("vectors.longer_arrow", answer)
     assert hint in said(capsys)
 
 
 # --- every chapter 1 grader keeps the contract -------------------------------------------------
 
-CH01 = [i for i in attnlib.exercise_ids() if i.startswith("ch01.")]
+CH01 = [i for i in attnlib.exercise_ids() if i.startswith("vectors.")]
 
 
 def test_chapter_1_has_the_exercises_the_notebook_uses():
-    assert CH01 == ["ch01.angle_between", "ch01.closest_to_sat", "ch01.longer_arrow"]
+    assert CH01 == ["vectors.angle_between", "vectors.closest_to_sat", "vectors.longer_arrow"]
 
 
 def test_angle_between_figure_marks_the_angle_and_reads_on_a_phone():

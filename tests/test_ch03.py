@@ -76,27 +76,27 @@ def test_parse_tag_rejects_non_tags(text):
 
 
 def test_specific_hints(capsys):
-    check("ch03.read_shapes", [(5, 2), 7, (1, 6)])
+    check("shapes_in_r.read_shapes", [(5, 2), 7, (1, 6)])
     assert "comma" in said(capsys)
-    check("ch03.tag_of_array", "P ∈ ℝ^{6}")
+    check("shapes_in_r.tag_of_array", "P ∈ ℝ^{6}")
     assert "rows and columns separately" in said(capsys)
-    check("ch03.true_tags", ["a", "b", "d"])
+    check("shapes_in_r.true_tags", ["a", "b", "d"])
     assert "plain list" in said(capsys)
-    check("ch03.true_tags", ["a"])
+    check("shapes_in_r.true_tags", ["a"])
     assert "stands for a count" in said(capsys)
-    check("ch03.true_tags", ["a", "d", "e"])
+    check("shapes_in_r.true_tags", ["a", "d", "e"])
     assert "d_model = 4" in said(capsys)
-    check("ch03.read_shapes", [(5, 2), (7,), (6,)])
+    check("shapes_in_r.read_shapes", [(5, 2), (7,), (6,)])
     assert "one row" in said(capsys)
-    check("ch03.attention_shapes", {"W_V": (8, 3), "K": (6, 4), "S": (6, 6), "Z": (6, 4)})
+    check("shapes_in_r.attention_shapes", {"W_V": (8, 3), "K": (6, 4), "S": (6, 6), "Z": (6, 4)})
     out = said(capsys)
     assert "shape of V" in out and "blend" not in out  # the table, not chapter 10
 
 
 def test_true_tags_reads_every_way_of_writing_letters(capsys):
     for answer in (["a", "d"], "ad", "a, d", "(a) (d)", {"d", "a"}, ("A", "D")):
-        assert check("ch03.true_tags", answer), answer
-    assert not check("ch03.true_tags", "a, d, z")
+        assert check("shapes_in_r.true_tags", answer), answer
+    assert not check("shapes_in_r.true_tags", "a, d, z")
     assert "Not one of the letters" in said(capsys)
 
 
@@ -118,8 +118,13 @@ def test_attention_shapes_solution_hint_works_on_real_arrays():
     assert Z.shape == (6, 3) and A.shape == (6, 6)
 
 
-CH03 = [i for i in attnlib.exercise_ids() if i.startswith("ch03.")]
+CH03 = [i for i in attnlib.exercise_ids() if i.startswith("shapes_in_r.")]
 
 
 def test_chapter_3_has_the_exercises_the_notebook_uses():
-    assert CH03 == ["ch03.attention_shapes", "ch03.read_shapes", "ch03.tag_of_array", "ch03.true_tags"]
+    assert sorted(CH03) == [
+        "shapes_in_r.attention_shapes",
+        "shapes_in_r.read_shapes",
+        "shapes_in_r.tag_of_array",
+        "shapes_in_r.true_tags",
+    ]

@@ -13,7 +13,12 @@ import attnlib
 from attnlib import check, plot
 from attnlib.exercises import ch04, get, mentions_shape
 
-CH04 = ["ch04.by_hand", "ch04.design_w", "ch04.my_matmul", "ch04.shapes"]
+CH04 = [
+    "matrix_multiplication.by_hand",
+    "matrix_multiplication.design_w",
+    "matrix_multiplication.my_matmul",
+    "matrix_multiplication.shapes",
+]
 
 
 @settings(max_examples=40, deadline=None)
@@ -26,7 +31,7 @@ def test_loop_matmul_matches_numpy(rows, inner, cols, seed):
 
 # --- the registrations follow the exercise contract ------------------------------------
 
-# --- ch04.by_hand ------------------------------------------------------------------------
+# --- matrix_multiplication.by_hand ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -43,20 +48,20 @@ def test_loop_matmul_matches_numpy(rows, inner, cols, seed):
     ],
 )
 def test_by_hand_hints_name_the_mistake(answer, words, capsys):
-    assert words in hint_for("ch04.by_hand", answer, capsys)
+    assert words in hint_for("matrix_multiplication.by_hand", answer, capsys)
 
 
 def test_by_hand_accepts_low_precision_tensors():
     torch = pytest.importorskip("torch")
     for dtype in (torch.float16, torch.bfloat16, torch.int64):
-        assert bool(check("ch04.by_hand", torch.tensor([[2, 9], [16, -5]], dtype=dtype))) is True
+        assert bool(check("matrix_multiplication.by_hand", torch.tensor([[2, 9], [16, -5]], dtype=dtype))) is True
 
 
-# --- ch04.my_matmul ---------------------------------------------------------------------
+# --- matrix_multiplication.my_matmul ---------------------------------------------------------------------
 
 
 def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
-    assert bool(check("ch04.my_matmul", attnlib.matmul)) is True
+    assert bool(check("matrix_multiplication.my_matmul", attnlib.matmul)) is True
 
 
 @pytest.mark.parametrize(
@@ -77,7 +82,7 @@ def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
     ],
 )
 def test_my_matmul_catches_each_plausible_mistake(fn, words, capsys):
-    assert words in hint_for("ch04.my_matmul", fn, capsys)
+    assert words in hint_for("matrix_multiplication.my_matmul", fn, capsys)
 
 
 def test_my_matmul_cases_cover_one_row_one_column_inner_one_and_square():
@@ -93,8 +98,8 @@ def test_my_matmul_cases_cover_one_row_one_column_inner_one_and_square():
 
 def test_the_expected_products_cannot_be_touched_by_the_learner(capsys):
     before = [want.copy() for _, _, want in ch04._MATMUL_PAIRS]
-    check("ch04.my_matmul", ch04._matmul_zeroes_input)
-    check("ch04.my_matmul", ch04._matmul_scribbles_after)
+    check("matrix_multiplication.my_matmul", ch04._matmul_zeroes_input)
+    check("matrix_multiplication.my_matmul", ch04._matmul_scribbles_after)
     for (M, N, want), saved in zip(ch04._MATMUL_PAIRS, before):
         assert np.array_equal(want, saved) and np.array_equal(M @ N, want)
 
@@ -113,7 +118,7 @@ def test_a_shape_is_recognised_in_any_usual_spelling(message, shape, named):
     assert mentions_shape(message, shape) is named
 
 
-# --- ch04.shapes ---------------------------------------------------------------------
+# --- matrix_multiplication.shapes ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -127,7 +132,7 @@ def test_a_shape_is_recognised_in_any_usual_spelling(message, shape, named):
     ],
 )
 def test_shapes_hints_say_which_product_and_why(answer, words, capsys):
-    assert words in hint_for("ch04.shapes", answer, capsys)
+    assert words in hint_for("matrix_multiplication.shapes", answer, capsys)
 
 
 # --- the figure ---------------------------------------------------------------------------
@@ -177,7 +182,7 @@ def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_colla
         assert c["metadata"]["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
 
 
-# --- ch04.design_w -------------------------------------------------------------------
+# --- matrix_multiplication.design_w -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -192,7 +197,7 @@ def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_colla
     ],
 )
 def test_design_w_hints_name_the_entry(answer, words, capsys):
-    assert words in hint_for("ch04.design_w", answer, capsys)
+    assert words in hint_for("matrix_multiplication.design_w", answer, capsys)
 
 
 def test_design_w_means_what_the_statement_says():

@@ -17,7 +17,12 @@ from attnlib.exercises import (
     get,
 )
 
-CH05 = ["ch05.q_by_hand", "ch05.w_shapes", "ch05.head_w_q", "ch05.cat_changes"]
+CH05 = [
+    "query_key_value.q_by_hand",
+    "query_key_value.w_shapes",
+    "query_key_value.head_w_q",
+    "query_key_value.cat_changes",
+]
 
 
 # ----------------------------------------------------------------------------- figures
@@ -99,10 +104,10 @@ def test_right_forms_pass(exercise_id, capsys):
 def test_wrong_hints_start_with_a_capital_and_never_give_the_solution(exercise_id, capsys):
     ex = get(exercise_id)
     finished = {
-        "ch05.q_by_hand": ["[[3, 2], [1, 3]]", "[[3.0, 2.0]"],
-        "ch05.w_shapes": ["(6, 3), (6, 3), (6, 4)"],
-        "ch05.head_w_q": ["(768, 64)", "768, 64", "64 columns", "d_k = 64"],
-        "ch05.cat_changes": ["[1 1 1 1 1 0]", "row 1 and column 1"],
+        "query_key_value.q_by_hand": ["[[3, 2], [1, 3]]", "[[3.0, 2.0]"],
+        "query_key_value.w_shapes": ["(6, 3), (6, 3), (6, 4)"],
+        "query_key_value.head_w_q": ["(768, 64)", "768, 64", "64 columns", "d_k = 64"],
+        "query_key_value.cat_changes": ["[1 1 1 1 1 0]", "row 1 and column 1"],
     }[exercise_id]
     for answer in ex.wrong:
         hint = hint_for(exercise_id, answer, capsys)
@@ -130,7 +135,7 @@ def test_wrong_hints_start_with_a_capital_and_never_give_the_solution(exercise_i
     ],
 )
 def test_q_by_hand_hints(answer, fragment, capsys):
-    assert fragment in hint_for("ch05.q_by_hand", answer, capsys)
+    assert fragment in hint_for("query_key_value.q_by_hand", answer, capsys)
 
 
 @pytest.mark.parametrize(
@@ -148,7 +153,7 @@ def test_q_by_hand_hints(answer, fragment, capsys):
     ],
 )
 def test_w_shapes_hints(answer, fragment, capsys):
-    assert fragment in hint_for("ch05.w_shapes", answer, capsys)
+    assert fragment in hint_for("query_key_value.w_shapes", answer, capsys)
 
 
 @pytest.mark.parametrize(
@@ -166,24 +171,26 @@ def test_w_shapes_hints(answer, fragment, capsys):
     ],
 )
 def test_head_w_q_hints(answer, fragment, capsys):
-    assert fragment in hint_for("ch05.head_w_q", answer, capsys)
+    assert fragment in hint_for("query_key_value.head_w_q", answer, capsys)
 
 
 def test_torch_forms_are_accepted(capsys):
     torch = pytest.importorskip("torch")
     for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.int64):
-        assert bool(check("ch05.q_by_hand", torch.tensor([[3, 2], [1, 3]], dtype=dtype))) is True, dtype
-    assert bool(check("ch05.cat_changes", torch.from_numpy(ch05._CHANGES.copy()))) is True
-    assert bool(check("ch05.cat_changes", torch.tensor(ch05._CHANGES.tolist(), dtype=torch.bfloat16))) is True
-    assert bool(check("ch05.w_shapes", [torch.Size([6, 3]), torch.Size([6, 3]), torch.Size([6, 4])])) is True
-    assert bool(check("ch05.head_w_q", torch.zeros(768, 64).shape)) is True
-    assert bool(check("ch05.head_w_q", torch.tensor([768, 64]))) is True
-    assert bool(check("ch05.q_by_hand", torch.tensor([[3, 1], [2, 3]], dtype=torch.bfloat16))) is False
+        assert bool(check("query_key_value.q_by_hand", torch.tensor([[3, 2], [1, 3]], dtype=dtype))) is True, dtype
+    assert bool(check("query_key_value.cat_changes", torch.from_numpy(ch05._CHANGES.copy()))) is True
+    assert (
+        bool(check("query_key_value.cat_changes", torch.tensor(ch05._CHANGES.tolist(), dtype=torch.bfloat16))) is True
+    )
+    assert bool(check("query_key_value.w_shapes", [torch.Size([6, 3]), torch.Size([6, 3]), torch.Size([6, 4])])) is True
+    assert bool(check("query_key_value.head_w_q", torch.zeros(768, 64).shape)) is True
+    assert bool(check("query_key_value.head_w_q", torch.tensor([768, 64]))) is True
+    assert bool(check("query_key_value.q_by_hand", torch.tensor([[3, 1], [2, 3]], dtype=torch.bfloat16))) is False
 
 
 def test_head_w_q_wants_whole_numbers_not_the_float_of_a_division(capsys):
-    assert "whole numbers" in hint_for("ch05.head_w_q", (768, 768 / 12), capsys)
-    assert bool(check("ch05.head_w_q", (768, 768 // 12))) is True
+    assert "whole numbers" in hint_for("query_key_value.head_w_q", (768, 768 / 12), capsys)
+    assert bool(check("query_key_value.head_w_q", (768, 768 // 12))) is True
 
 
 def test_cat_changes_expected_answer_is_the_notebooks_computation(capsys):
@@ -194,7 +201,7 @@ def test_cat_changes_expected_answer_is_the_notebooks_computation(capsys):
         return np.array([[np.sum(q * k) for k in X @ W_K] for q in X @ W_Q])
 
     changed = fits("the cat sat on the mat") != fits("the kitten sat on the mat")
-    assert bool(check("ch05.cat_changes", changed)) is True
+    assert bool(check("query_key_value.cat_changes", changed)) is True
     # the subtle part: the cells of "mat" (all-zero query and key) stay
     assert changed[1].tolist() == [True] * 5 + [False]
     assert changed[:, 1].tolist() == [True] * 5 + [False]
@@ -225,16 +232,16 @@ def _mask(rows=(), cols=(), cells=()):
     ],
 )
 def test_cat_changes_hints(answer, fragment, capsys):
-    assert fragment in hint_for("ch05.cat_changes", answer, capsys)
+    assert fragment in hint_for("query_key_value.cat_changes", answer, capsys)
 
 
 def test_checking_neither_changes_the_answer_nor_the_expected_one(capsys):
     expected = {name: getattr(ch05, name).copy() for name in ("_HAND_Q", "_CHANGES")}
     mine = np.array([[3.0, 2.0], [1.0, 3.0]])
-    assert bool(check("ch05.q_by_hand", mine)) is True
+    assert bool(check("query_key_value.q_by_hand", mine)) is True
     assert mine.tolist() == [[3.0, 2.0], [1.0, 3.0]]
     grid = np.ones((6, 6), dtype=bool)
-    assert bool(check("ch05.cat_changes", grid)) is False
+    assert bool(check("query_key_value.cat_changes", grid)) is False
     assert grid.all()
     for name, value in expected.items():
         assert np.array_equal(getattr(ch05, name), value), f"{name} changed"
@@ -263,15 +270,15 @@ def test_swap_slots_answer_follows_from_slot_meets_slot(capsys):
     from attnlib.exercises import ch05 as graders
 
     assert graders._SWAPPED_BEST == "sat"
-    assert check("ch05.swap_slots", "sat")
+    assert check("query_key_value.swap_slots", "sat")
     capsys.readouterr()
-    check("ch05.swap_slots", "kitten")
+    check("query_key_value.swap_slots", "kitten")
     out = " ".join(capsys.readouterr().out.split())
     assert "slot 0" in out and "'sat'" not in out
 
 
 def test_cat_changes_all_false_gets_its_own_hint(capsys):
-    check("ch05.cat_changes", [[False] * 6 for _ in range(6)])
+    check("query_key_value.cat_changes", [[False] * 6 for _ in range(6)])
     out = " ".join(capsys.readouterr().out.split())
     assert "marks no cell" in out
 

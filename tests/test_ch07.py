@@ -10,9 +10,12 @@ import attnlib
 from attnlib import check, plot
 from attnlib.exercises import get
 
-IDS = [i for i in attnlib.exercise_ids() if i.startswith("ch07.")]
-WORD_ANSWERS = {"ch07.changed_key", "ch07.most_aligned"}  # answered with words, so text is not junk there
-ALL = [i for i in attnlib.exercise_ids() if i.startswith(("ch07.", "ch08."))]
+IDS = [i for i in attnlib.exercise_ids() if i.startswith("dot_product_scores.")]
+WORD_ANSWERS = {
+    "dot_product_scores.changed_key",
+    "dot_product_scores.most_aligned",
+}  # answered with words, so text is not junk there
+ALL = [i for i in attnlib.exercise_ids() if i.startswith(("dot_product_scores.", "scaling."))]
 
 
 def verdict(exercise_id, answer, capsys):
@@ -22,13 +25,13 @@ def verdict(exercise_id, answer, capsys):
 
 def test_chapter_7_has_its_exercises():
     assert set(IDS) >= {
-        "ch07.dots_by_hand",
-        "ch07.score_cell",
-        "ch07.most_aligned",
-        "ch07.changed_key",
-        "ch07.key_design",
-        "ch07.doubling",
-        "ch07.distance",
+        "dot_product_scores.dots_by_hand",
+        "dot_product_scores.score_cell",
+        "dot_product_scores.most_aligned",
+        "dot_product_scores.changed_key",
+        "dot_product_scores.key_design",
+        "dot_product_scores.doubling",
+        "dot_product_scores.distance",
     }
 
 
@@ -56,7 +59,7 @@ def test_no_hint_gives_the_solution_away_and_every_hint_starts_with_a_capital(ex
 def test_the_solution_line_is_in_the_notebook(exercise_id):
     import json
 
-    chapter = "07_dot_product_scores" if exercise_id.startswith("ch07") else "08_scaling"
+    chapter = "07_dot_product_scores" if exercise_id.startswith("dot_product_scores.") else "08_scaling"
     nb = json.loads(Path(f"chapters/{chapter}.ipynb").read_text(encoding="utf-8"))
     solutions = [
         "".join(c["source"])
@@ -92,7 +95,7 @@ def test_text_complex_ragged_and_huge_answers_are_named(exercise_id, capsys):
     ],
 )
 def test_dots_by_hand_hints(answer, says, capsys):
-    ok, out = verdict("ch07.dots_by_hand", answer, capsys)
+    ok, out = verdict("dot_product_scores.dots_by_hand", answer, capsys)
     assert not ok and says in out
 
 
@@ -107,7 +110,7 @@ def test_dots_by_hand_hints(answer, says, capsys):
     ],
 )
 def test_distance_hints_name_the_slip(answer, says, capsys):
-    ok, out = verdict("ch07.distance", answer, capsys)
+    ok, out = verdict("dot_product_scores.distance", answer, capsys)
     assert not ok and says in " ".join(out.split())
 
 
@@ -121,7 +124,7 @@ def test_distance_answer_is_the_identity_on_a_real_pair():
 
 @pytest.mark.parametrize("answer, says", [(-2, "swapped"), (4, "Count from 0"), (3, "S[2, 2]"), (0, "KEY")])
 def test_score_cell_hints(answer, says, capsys):
-    ok, out = verdict("ch07.score_cell", answer, capsys)
+    ok, out = verdict("dot_product_scores.score_cell", answer, capsys)
     assert not ok and says in out
 
 
@@ -129,7 +132,7 @@ def test_score_cell_hints(answer, says, capsys):
     "answer", [("column", 2), ["COLUMN", 2], "column 2", "(column, 2)", ("cols", np.int64(2)), ("column", 2.0)]
 )
 def test_changed_key_accepts_every_spelling_of_column_2(answer, capsys):
-    assert check("ch07.changed_key", answer)
+    assert check("dot_product_scores.changed_key", answer)
 
 
 @pytest.mark.parametrize(
@@ -144,7 +147,7 @@ def test_changed_key_accepts_every_spelling_of_column_2(answer, capsys):
     ],
 )
 def test_changed_key_hints(answer, says, capsys):
-    ok, out = verdict("ch07.changed_key", answer, capsys)
+    ok, out = verdict("dot_product_scores.changed_key", answer, capsys)
     assert not ok and says in out
 
 
@@ -173,7 +176,7 @@ def test_key_design_accepts_every_valid_design_and_rejects_every_invalid_one(cap
         W = rng.normal(0, 3, size=(4, 2)).round(1)
         row = _sat_row(W)
         valid = row[5] > np.delete(row, 5).max() + 1e-9
-        assert check("ch07.key_design", W) == bool(valid), (W, row)
+        assert check("dot_product_scores.key_design", W) == bool(valid), (W, row)
         accepted += valid
         rejected += not valid
     capsys.readouterr()
@@ -182,13 +185,13 @@ def test_key_design_accepts_every_valid_design_and_rejects_every_invalid_one(cap
 
 def test_key_design_hints(capsys):
     W_Q, W_K, _ = attnlib.running_lenses()
-    ok, out = verdict("ch07.key_design", W_K, capsys)
+    ok, out = verdict("dot_product_scores.key_design", W_K, capsys)
     assert not ok and "'kitten'" in out
-    ok, out = verdict("ch07.key_design", np.zeros((4, 2)), capsys)
+    ok, out = verdict("dot_product_scores.key_design", np.zeros((4, 2)), capsys)
     assert not ok and "ties" in out
-    ok, out = verdict("ch07.key_design", np.zeros((2, 4)), capsys)
+    ok, out = verdict("dot_product_scores.key_design", np.zeros((2, 4)), capsys)
     assert not ok and "swapped" in out
-    ok, out = verdict("ch07.key_design", np.zeros((4, 4)), capsys)
+    ok, out = verdict("dot_product_scores.key_design", np.zeros((4, 4)), capsys)
     assert not ok and "d_k" in out
 
 
@@ -199,12 +202,12 @@ def test_key_design_grader_keeps_its_own_copies(capsys):
     from attnlib.exercises import ch07
 
     assert not np.shares_memory(ch07._W_Q, W_Q)
-    assert not check("ch07.key_design", np.zeros((4, 2)))  # still a tie, not a pass
+    assert not check("dot_product_scores.key_design", np.zeros((4, 2)))  # still a tie, not a pass
 
 
 def test_doubling_hints(capsys):
     for answer, says in [((2, 2), "second is off"), ((4, 2), "swapped"), ((1, 2), "first factor is off")]:
-        ok, out = verdict("ch07.doubling", answer, capsys)
+        ok, out = verdict("dot_product_scores.doubling", answer, capsys)
         assert not ok and says in out
 
 
@@ -219,7 +222,7 @@ def test_doubling_answer_is_what_the_code_shows():
         float(np.unique((S_q[mask] / S[mask]).round(9))[0]),
         float(np.unique((S_both[mask] / S[mask]).round(9))[0]),
     )
-    assert check("ch07.doubling", ratios)
+    assert check("dot_product_scores.doubling", ratios)
 
 
 def test_running_example_is_not_symmetric_and_the_numbers_are_the_chapters():

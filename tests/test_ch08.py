@@ -101,11 +101,11 @@ def test_experiments_reject_empty_sizes(bad):
 
 
 def test_hints_name_the_mistake(capsys):
-    check("ch08.spread", 400)
+    check("scaling.spread", 400)
     assert "variance" in capsys.readouterr().out
     from attnlib.exercises.ch08 import SCALE_K, SCALE_Q
 
-    check("ch08.scale", SCALE_Q @ SCALE_K.T / 4)
+    check("scaling.scale", SCALE_Q @ SCALE_K.T / 4)
     assert "square root" in capsys.readouterr().out
 
 
@@ -131,7 +131,7 @@ def test_largest_weight_runs_from_even_shares_to_one():
     ],
 )
 def test_spread_hints(answer, says, capsys):
-    assert says in hint_for("ch08.spread", answer, capsys)
+    assert says in hint_for("scaling.spread", answer, capsys)
 
 
 def test_spread_answer_is_what_an_experiment_measures(capsys):
@@ -141,8 +141,8 @@ def test_spread_answer_is_what_an_experiment_measures(capsys):
     k = 2 * rng.standard_normal((20_000, 100))
     measured = float((q * k).sum(axis=1).std())
     assert measured == pytest.approx(20, rel=0.02)
-    assert check("ch08.spread", measured)
-    assert not check("ch08.spread", dot_products(100).std())  # the unit-variance answer is not it
+    assert check("scaling.spread", measured)
+    assert not check("scaling.spread", dot_products(100).std())  # the unit-variance answer is not it
 
 
 def test_spread_is_not_in_the_chapters_table():
@@ -167,7 +167,7 @@ def test_spread_is_not_in_the_chapters_table():
     ],
 )
 def test_ninefold_hints(answer, says, capsys):
-    assert says in hint_for("ch08.ninefold", answer, capsys)
+    assert says in hint_for("scaling.ninefold", answer, capsys)
 
 
 def test_ninefold_answer_is_what_the_experiment_shows(capsys):
@@ -176,12 +176,12 @@ def test_ninefold_answer_is_what_the_experiment_shows(capsys):
         attnlib.scale(random_scores(576, trials=4000), 576).std()
         / attnlib.scale(random_scores(64, trials=4000), 64).std()
     )
-    assert check("ch08.ninefold", (raw, scaled))
+    assert check("scaling.ninefold", (raw, scaled))
 
 
 def test_scale_hints(capsys):
     from attnlib.exercises.ch08 import SCALED
 
     for answer, says in [(np.round(SCALED), "rounded"), (SCALED.ravel(), "arranged in shape"), (SCALED.T, "swapped")]:
-        assert not check("ch08.scale", answer)
+        assert not check("scaling.scale", answer)
         assert says in capsys.readouterr().out

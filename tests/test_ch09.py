@@ -37,28 +37,28 @@ def test_doubling_every_score_leaves_only_the_row_of_mat_unchanged():
     scaled, A = ch09.running_attention()
     changed = ~np.all(np.isclose(attnlib.softmax(2 * scaled), A), axis=1)
     assert [w for w, c in zip(WORDS, changed) if not c] == ["mat"]
-    assert check("ch09.doubled", "mat")  # the checker agrees with the computation
+    assert check("softmax.doubled", "mat")  # the checker agrees with the computation
 
 
-# --- ch09.by_hand -------------------------------------------------------------------------
+# --- softmax.by_hand -------------------------------------------------------------------------
 
 
 def test_by_hand_accepts_tensors_of_any_float_dtype(capsys):
     torch = pytest.importorskip("torch")
     for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):
-        passes("ch09.by_hand", torch.tensor(ch09.BY_HAND.tolist(), dtype=dtype), capsys)
+        passes("softmax.by_hand", torch.tensor(ch09.BY_HAND.tolist(), dtype=dtype), capsys)
 
 
 def test_by_hand_hints_name_the_mistake(capsys):
-    assert "add up to" in hint_for("ch09.by_hand", np.exp([0.0, 2.0, -1.0]), capsys)
-    assert "order" in hint_for("ch09.by_hand", np.sort(ch09.BY_HAND), capsys)
-    assert "order" in hint_for("ch09.by_hand", ch09.BY_HAND[::-1], capsys)
-    assert "rounded too coarsely" in hint_for("ch09.by_hand", [0.11, 0.84, 0.04], capsys)
-    assert "Equal shares" in hint_for("ch09.by_hand", [1 / 3] * 3, capsys)
-    assert "three in all" in hint_for("ch09.by_hand", [0.114, 0.844], capsys)
+    assert "add up to" in hint_for("softmax.by_hand", np.exp([0.0, 2.0, -1.0]), capsys)
+    assert "order" in hint_for("softmax.by_hand", np.sort(ch09.BY_HAND), capsys)
+    assert "order" in hint_for("softmax.by_hand", ch09.BY_HAND[::-1], capsys)
+    assert "rounded too coarsely" in hint_for("softmax.by_hand", [0.11, 0.84, 0.04], capsys)
+    assert "Equal shares" in hint_for("softmax.by_hand", [1 / 3] * 3, capsys)
+    assert "three in all" in hint_for("softmax.by_hand", [0.114, 0.844], capsys)
 
 
-# --- ch09.gap ------------------------------------------------------------------------------
+# --- softmax.gap ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def test_by_hand_hints_name_the_mistake(capsys):
     ],
 )
 def test_gap_hints_name_the_slip(answer, says, capsys):
-    assert says in hint_for("ch09.gap", answer, capsys)
+    assert says in hint_for("softmax.gap", answer, capsys)
 
 
 def test_gap_is_what_softmax_does_whatever_the_other_scores():
@@ -83,11 +83,11 @@ def test_gap_is_what_softmax_does_whatever_the_other_scores():
 
 
 def test_gap_accepts_two_decimals_as_the_statement_says(capsys):
-    passes("ch09.gap", 1.10, capsys)
-    passes("ch09.gap", round(ch09.GAP, 3), capsys)
+    passes("softmax.gap", 1.10, capsys)
+    passes("softmax.gap", round(ch09.GAP, 3), capsys)
 
 
-# --- ch09.stable_softmax -------------------------------------------------------------------
+# --- softmax.stable_softmax -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -104,7 +104,7 @@ def test_gap_accepts_two_decimals_as_the_statement_says(capsys):
     ],
 )
 def test_stable_softmax_hints_name_the_mistake(wrong, words, capsys):
-    hint = hint_for("ch09.stable_softmax", wrong, capsys)
+    hint = hint_for("softmax.stable_softmax", wrong, capsys)
     if words == "changed its input":  # attnlib.exercises.call may word this itself
         assert "input" in hint and "chang" in hint.lower(), hint
     else:
@@ -116,7 +116,7 @@ def test_stable_softmax_catches_a_softmax_without_the_max_even_on_one_row(capsys
         e = np.exp(x)
         return e / e.sum(axis=-1, keepdims=True)
 
-    assert bool(check("ch09.stable_softmax", naive_rows_only)) is False
+    assert bool(check("softmax.stable_softmax", naive_rows_only)) is False
     assert all(np.isfinite(ch09._stable(x)).all() for x in ch09._STABLE_CASES)
     with np.errstate(all="ignore"):
         overflowing = [x for x in ch09._STABLE_CASES if not np.isfinite(naive_rows_only(x)).all()]
@@ -131,34 +131,34 @@ def test_stable_softmax_hidden_cases_include_non_square_one_row_and_one_column_i
 
 
 def test_stable_softmax_accepts_a_softmax_that_returns_a_list_or_a_tensor(capsys):
-    passes("ch09.stable_softmax", lambda x: ch09._stable(x).tolist(), capsys)
+    passes("softmax.stable_softmax", lambda x: ch09._stable(x).tolist(), capsys)
     torch = pytest.importorskip("torch")
-    passes("ch09.stable_softmax", lambda x: torch.softmax(torch.as_tensor(x), dim=-1), capsys)
+    passes("softmax.stable_softmax", lambda x: torch.softmax(torch.as_tensor(x), dim=-1), capsys)
 
 
 def test_stable_softmax_does_not_let_numpy_warn(recwarn, capsys):
-    for wrong in get("ch09.stable_softmax").wrong:
-        check("ch09.stable_softmax", wrong)
+    for wrong in get("softmax.stable_softmax").wrong:
+        check("softmax.stable_softmax", wrong)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
 def test_the_learner_cannot_change_the_hidden_cases(capsys):
     before = [x.copy() for x in ch09._STABLE_CASES]
-    check("ch09.stable_softmax", ch09._in_place)
+    check("softmax.stable_softmax", ch09._in_place)
     assert all(np.array_equal(a, b) for a, b in zip(before, ch09._STABLE_CASES))
 
 
-# --- ch09.doubled --------------------------------------------------------------------------
+# --- softmax.doubled --------------------------------------------------------------------------
 
 
 def test_doubled_hints_explain_without_naming_the_answer(capsys):
-    for answer in get("ch09.doubled").wrong:
-        hint = hint_for("ch09.doubled", answer, capsys)
+    for answer in get("softmax.doubled").wrong:
+        hint = hint_for("softmax.doubled", answer, capsys)
         assert "mat" not in hint.lower(), hint
-    assert "gaps" in hint_for("ch09.doubled", "sat", capsys)
-    assert "fair guess" not in hint_for("ch09.doubled", "kitten", capsys)
-    assert "not a word of the sentence" in hint_for("ch09.doubled", "puppy", capsys)
-    assert len(hint_for("ch09.doubled", "x" * 20_000, capsys)) < 300
+    assert "gaps" in hint_for("softmax.doubled", "sat", capsys)
+    assert "fair guess" not in hint_for("softmax.doubled", "kitten", capsys)
+    assert "not a word of the sentence" in hint_for("softmax.doubled", "puppy", capsys)
+    assert len(hint_for("softmax.doubled", "x" * 20_000, capsys)) < 300
 
 
 # --- every chapter 9 grader follows the contract ----------------------------------------

@@ -90,7 +90,7 @@ def test_exercise_constants_match_the_text():
     ],
 )
 def test_self_attention_hints_name_the_mistake(wrong, words, capsys):
-    hint = hint_for("ch10.self_attention", wrong, capsys)
+    hint = hint_for("weighted_sum.self_attention", wrong, capsys)
     if words.startswith("changed its input"):  # attnlib.exercises.call may word this itself
         assert "chang" in hint.lower() and "input" in hint, hint
     else:
@@ -114,17 +114,17 @@ def test_self_attention_hidden_cases_cover_the_space():
 
 def test_the_learner_cannot_change_the_hidden_cases(capsys):
     before = [tuple(M.copy() for M in case) for case in ch10._SA_CASES]
-    attnlib.check("ch10.self_attention", ch10._zeroes_W_V)
-    attnlib.check("ch10.self_attention", ch10._shifts_X_in_place)
+    attnlib.check("weighted_sum.self_attention", ch10._zeroes_W_V)
+    attnlib.check("weighted_sum.self_attention", ch10._shifts_X_in_place)
     for old, case in zip(before, ch10._SA_CASES):
         assert all(np.array_equal(a, b) for a, b in zip(old, case))
     assert all(np.allclose(want, ch10._solution(*case)[0]) for want, case in zip(ch10._SA_WANT, ch10._SA_CASES))
 
 
 def test_self_attention_accepts_a_list_pair_and_tensors(capsys):
-    passes("ch10.self_attention", lambda *a: list(ch10._solution(*a)), capsys)
-    passes("ch10.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]), capsys)
-    passes("ch10.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]).to(torch.float32), capsys)
+    passes("weighted_sum.self_attention", lambda *a: list(ch10._solution(*a)), capsys)
+    passes("weighted_sum.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]), capsys)
+    passes("weighted_sum.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]).to(torch.float32), capsys)
 
 
 def test_self_attention_demands_the_value_error(capsys):
@@ -133,32 +133,32 @@ def test_self_attention_demands_the_value_error(capsys):
             return np.zeros((X.shape[0], W_V.shape[1]))
         return ch10._solution(X, W_Q, W_K, W_V)
 
-    assert "ValueError" in hint_for("ch10.self_attention", no_check, capsys)
+    assert "ValueError" in hint_for("weighted_sum.self_attention", no_check, capsys)
 
 
 def test_what_changes_hints_never_name_the_answer(capsys):
-    for wrong in get("ch10.what_changes").wrong:
-        hint = hint_for("ch10.what_changes", wrong, capsys)
+    for wrong in get("weighted_sum.what_changes").wrong:
+        hint = hint_for("weighted_sum.what_changes", wrong, capsys)
         assert "Z" not in hint.replace("Z = AV", ""), hint
-    assert "not one of" in hint_for("ch10.what_changes", ["V", "W"], capsys)
-    assert "names nothing" in hint_for("ch10.what_changes", [], capsys)
+    assert "not one of" in hint_for("weighted_sum.what_changes", ["V", "W"], capsys)
+    assert "names nothing" in hint_for("weighted_sum.what_changes", [], capsys)
 
 
 def test_flops_hints_never_fill_in_the_formula(capsys):
-    for wrong in get("ch10.flops").wrong + [1, 10**12]:
-        hint = hint_for("ch10.flops", wrong, capsys)
+    for wrong in get("weighted_sum.flops").wrong + [1, 10**12]:
+        hint = hint_for("weighted_sum.flops", wrong, capsys)
         assert "2000" not in hint and "2,000" not in hint and "2·n²" not in hint, hint
 
 
 def test_z_row_and_self_attention_name_the_slips_of_the_review(capsys):
-    assert "row 2" in hint_for("ch10.z_row", [1.3, 1.3], capsys)
-    assert "A transposed" in hint_for("ch10.self_attention", ch10._blends_with_transpose, capsys)
-    assert "√d_v" in hint_for("ch10.self_attention", ch10._scale_by_d_v, capsys)
-    assert "ch10.causal_mask" not in attnlib.exercise_ids()  # the causal mask is chapter 11's
+    assert "row 2" in hint_for("weighted_sum.z_row", [1.3, 1.3], capsys)
+    assert "A transposed" in hint_for("weighted_sum.self_attention", ch10._blends_with_transpose, capsys)
+    assert "√d_v" in hint_for("weighted_sum.self_attention", ch10._scale_by_d_v, capsys)
+    assert "weighted_sum.causal_mask" not in attnlib.exercise_ids()  # the causal mask is chapter 11's
 
 
 def test_z_row_accepts_bfloat16(capsys):
-    passes("ch10.z_row", torch.tensor([0.9, 1.5], dtype=torch.bfloat16), capsys)
+    passes("weighted_sum.z_row", torch.tensor([0.9, 1.5], dtype=torch.bfloat16), capsys)
 
 
 def test_before_after_draws_x_above_z_with_words_in_their_colours():

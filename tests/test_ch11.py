@@ -22,13 +22,13 @@ from attnlib.exercises import ch11 as ch
     ],
 )
 def test_masked_count_hints(answer, words, capsys):
-    assert bool(check("ch11.masked_count", answer)) is False
+    assert bool(check("masks.masked_count", answer)) is False
     assert words in said(capsys)
 
 
 def test_masked_count_matches_the_library():
     assert int((~attnlib.causal_mask(ch.N_COUNT)).sum()) == ch.MASKED_COUNT
-    assert bool(check("ch11.masked_count", ch.MASKED_COUNT)) is True
+    assert bool(check("masks.masked_count", ch.MASKED_COUNT)) is True
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,7 @@ def test_masked_count_matches_the_library():
     ],
 )
 def test_padding_mask_hints(fn, words, capsys):
-    assert bool(check("ch11.padding_mask", fn)) is False
+    assert bool(check("masks.padding_mask", fn)) is False
     assert words in said(capsys)
 
 
@@ -58,7 +58,7 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
 
     saved = {k: v.copy() for k, v in vars(ch).items() if isinstance(v, np.ndarray)}
     try:
-        assert bool(check("ch11.padding_mask", vandal)) is False
+        assert bool(check("masks.padding_mask", vandal)) is False
     finally:
         for k, v in saved.items():
             getattr(ch, k)[...] = v
@@ -78,7 +78,7 @@ def test_padding_mask_hidden_cases_cover_the_edges():
 
 def test_a_function_raising_or_returning_junk_gets_a_hint(capsys):
     for fn in [lambda lengths, n: 1 / 0, lambda lengths, n: "mask", lambda lengths, n: [[[True]], [[True, False]]]]:
-        assert bool(check("ch11.padding_mask", fn)) is False
+        assert bool(check("masks.padding_mask", fn)) is False
         assert capsys.readouterr().out.startswith("✗")
 
 
@@ -95,7 +95,7 @@ def test_a_function_raising_or_returning_junk_gets_a_hint(capsys):
     ],
 )
 def test_masked_row_hints(answer, words, capsys):
-    assert bool(check("ch11.masked_row", answer)) is False
+    assert bool(check("masks.masked_row", answer)) is False
     assert words in said(capsys)
 
 
@@ -107,7 +107,7 @@ def test_masked_row_matches_the_library_and_torch():
     _, A_lib = attnlib.attention(np.ones((1, 1)), ch.ROW_SCORES[:, None], np.eye(4), mask=ch.ROW_MASK[None])
     assert np.allclose(A_lib[0], ch.ROW_A)
     assert np.allclose(ch.ROW_A, [0.7311, 0, 0.2689, 0], atol=1e-4)
-    assert bool(check("ch11.masked_row", torch.tensor(ch.ROW_A, dtype=torch.bfloat16).float())) is True
+    assert bool(check("masks.masked_row", torch.tensor(ch.ROW_A, dtype=torch.bfloat16).float())) is True
 
 
 @pytest.mark.parametrize(
@@ -124,7 +124,7 @@ def test_masked_row_matches_the_library_and_torch():
     ],
 )
 def test_causal_mask_hints(fn, words, capsys):
-    assert bool(check("ch11.causal_mask", fn)) is False
+    assert bool(check("masks.causal_mask", fn)) is False
     assert words in said(capsys)
 
 

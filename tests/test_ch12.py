@@ -12,7 +12,7 @@ from attnlib.heads import split_heads
 def test_split_shape_is_what_the_library_gives():
     assert tuple(split_heads(np.zeros((2, 10, 512)), 8).shape) == ch.SPLIT_SHAPE
     torch = pytest.importorskip("torch")
-    assert bool(check("ch12.split_shape", torch.Size(ch.SPLIT_SHAPE))) is True
+    assert bool(check("many_heads.split_shape", torch.Size(ch.SPLIT_SHAPE))) is True
 
 
 @pytest.mark.parametrize(
@@ -27,7 +27,7 @@ def test_split_shape_is_what_the_library_gives():
     ],
 )
 def test_split_shape_hints(answer, words, capsys):
-    assert bool(check("ch12.split_shape", answer)) is False
+    assert bool(check("many_heads.split_shape", answer)) is False
     assert words in said(capsys)
 
 
@@ -45,14 +45,14 @@ def test_split_shape_hints(answer, words, capsys):
     ],
 )
 def test_multi_head_hints(fn, words, capsys):
-    assert bool(check("ch12.multi_head", fn)) is False
+    assert bool(check("many_heads.multi_head", fn)) is False
     assert words in said(capsys)
 
 
 def test_multi_head_accepts_tuple_list_and_output_only(capsys):
-    assert bool(check("ch12.multi_head", lambda *a: list(ch._mh_solution(*a)))) is True
-    assert bool(check("ch12.multi_head", ch._mh_output_only)) is True
-    assert bool(check("ch12.multi_head", lambda *a: ch._mh_output_only(*a).tolist())) is True
+    assert bool(check("many_heads.multi_head", lambda *a: list(ch._mh_solution(*a)))) is True
+    assert bool(check("many_heads.multi_head", ch._mh_output_only)) is True
+    assert bool(check("many_heads.multi_head", lambda *a: ch._mh_output_only(*a).tolist())) is True
 
 
 def test_multi_head_cases_cover_the_edges():
@@ -69,8 +69,8 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
                 value[...] = 0
         return np.zeros_like(X)
 
-    assert bool(check("ch12.multi_head", vandal)) is False
-    assert bool(check("ch12.multi_head", ch._mh_solution)) is True
+    assert bool(check("many_heads.multi_head", vandal)) is False
+    assert bool(check("many_heads.multi_head", ch._mh_solution)) is True
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,7 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
     ],
 )
 def test_score_flops_hints(answer, words, capsys):
-    assert bool(check("ch12.score_flops", answer)) is False
+    assert bool(check("many_heads.score_flops", answer)) is False
     out = said(capsys)
     assert words in out and "1,024" not in out and "1.024e" not in out
 
@@ -96,11 +96,11 @@ def test_score_flops_is_one_wide_head():
 
 
 def test_transposing_a_whole_stack_gets_a_hint_not_numpy_internals(capsys):
-    assert bool(check("ch12.multi_head", ch._mh_stack_dot_T)) is False
+    assert bool(check("many_heads.multi_head", ch._mh_stack_dot_T)) is False
     out = capsys.readouterr().out.replace("\n  ", " ")
     assert "last two axes" in out and "gufunc" not in out
 
 
 def test_a_batch_with_its_batch_and_word_axes_swapped_gets_the_batch_first_rule(capsys):
-    assert bool(check("ch12.split_shape", (10, 2, 8, 64))) is False
+    assert bool(check("many_heads.split_shape", (10, 2, 8, 64))) is False
     assert "batch axis stays first" in capsys.readouterr().out.replace("\n  ", " ")

@@ -28,7 +28,7 @@ def test_the_experiment_in_the_statement_holds():
     ],
 )
 def test_shuffled_rows_hints(answer, words, capsys):
-    assert words in hint_for("ch13.shuffled_rows", answer, capsys)
+    assert words in hint_for("word_order.shuffled_rows", answer, capsys)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_shuffled_rows_hints(answer, words, capsys):
     ],
 )
 def test_pe_row_hints(wrong, words, capsys):
-    assert words in hint_for("ch13.pe_row", wrong, capsys)
+    assert words in hint_for("word_order.pe_row", wrong, capsys)
 
 
 def test_pe_row_far_position_and_tiny_d_model_are_hidden_cases():
@@ -57,13 +57,13 @@ def test_pe_row_expected_is_the_library_table():
 
 def test_pe_row_accepts_float32_tensors_and_rejects_a_function_that_returns_nothing(capsys):
     torch = pytest.importorskip("torch")
-    assert bool(check("ch13.pe_row", lambda p, d: torch.tensor(ch13._pe_row(p, d), dtype=torch.float32))) is True
+    assert bool(check("word_order.pe_row", lambda p, d: torch.tensor(ch13._pe_row(p, d), dtype=torch.float32))) is True
     capsys.readouterr()
-    assert "return" in hint_for("ch13.pe_row", lambda p, d: None, capsys)
+    assert "return" in hint_for("word_order.pe_row", lambda p, d: None, capsys)
 
 
 def test_degrees_get_a_radians_hint(capsys):
-    assert bool(check("ch13.pe_row", ch13._degrees)) is False
+    assert bool(check("word_order.pe_row", ch13._degrees)) is False
     assert "radians" in capsys.readouterr().out
 
 
@@ -107,6 +107,6 @@ def test_a_wrong_column_is_named_as_a_column_not_a_position(capsys):
         row[-1] += 0.5
         return row
 
-    assert bool(check("ch13.pe_row", one_column_off)) is False
+    assert bool(check("word_order.pe_row", one_column_off)) is False
     out = capsys.readouterr().out.replace("\n  ", " ")
     assert "column 3, the cosine of pair i = 1" in out and "position (" not in out

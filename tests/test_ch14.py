@@ -21,12 +21,12 @@ from attnlib.exercises import ch14
     ],
 )
 def test_expected_key_hints(answer, words, capsys):
-    assert words in hint_for("ch14.expected_key", answer, capsys)
+    assert words in hint_for("learning_the_lenses.expected_key", answer, capsys)
 
 
 def test_expected_key_accepts_a_torch_number():
     torch = pytest.importorskip("torch")
-    assert bool(check("ch14.expected_key", torch.tensor(2))) is True
+    assert bool(check("learning_the_lenses.expected_key", torch.tensor(2))) is True
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ def test_expected_key_accepts_a_torch_number():
     ],
 )
 def test_weight_on_hints(wrong, words, capsys):
-    assert words in hint_for("ch14.weight_on", wrong, capsys)
+    assert words in hint_for("learning_the_lenses.weight_on", wrong, capsys)
 
 
 def test_weight_on_hidden_cases_are_soft_and_varied():
@@ -55,7 +55,9 @@ def test_weight_on_hidden_cases_are_soft_and_varied():
 
 
 def test_weight_on_rejects_a_function_whose_answer_is_a_row(capsys):
-    assert "one number" in hint_for("ch14.weight_on", lambda A, keys: A[np.arange(len(keys)), keys], capsys)
+    assert "one number" in hint_for(
+        "learning_the_lenses.weight_on", lambda A, keys: A[np.arange(len(keys)), keys], capsys
+    )
 
 
 def test_the_step_by_hand_agrees_with_autograd_and_lowers_the_loss():

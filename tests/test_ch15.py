@@ -354,10 +354,10 @@ def _hint(capsys, answer, exercise_id):
 @pytest.mark.parametrize(
     "exercise_id, answer, words",
     [
-        ("ch15.intensity", 2 * 1536**3 / (2 * 1536**2 * 4), "the one written"),
-        ("ch15.intensity", 1 / ch15.INTENSITY, "upside down"),
-        ("ch15.flops", ch15.FLOPS // 8, "one head"),
-        ("ch15.time_at_2n", 0.12, "seconds"),
+        ("counting_and_timing.intensity", 2 * 1536**3 / (2 * 1536**2 * 4), "the one written"),
+        ("counting_and_timing.intensity", 1 / ch15.INTENSITY, "upside down"),
+        ("counting_and_timing.flops", ch15.FLOPS // 8, "one head"),
+        ("counting_and_timing.time_at_2n", 0.12, "seconds"),
     ],
 )
 def test_each_slip_gets_its_own_hint(exercise_id, answer, words, capsys):
@@ -369,7 +369,11 @@ def test_no_hint_states_the_computation(capsys):
     """No hint holds the expected value, the solution line, or the statement's numbers filled in."""
     from attnlib.exercises import get
 
-    expected = {"ch15.flops": ch15.FLOPS, "ch15.time_at_2n": 120, "ch15.intensity": ch15.INTENSITY}
+    expected = {
+        "counting_and_timing.flops": ch15.FLOPS,
+        "counting_and_timing.time_at_2n": 120,
+        "counting_and_timing.intensity": ch15.INTENSITY,
+    }
     for exercise_id, value in expected.items():
         ex = get(exercise_id)
         for answer in [*ex.wrong, 1, 12345.0]:

@@ -14,7 +14,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "16_cpu_vs_gpu.ipynb"
 
 
-def _hint(capsys, answer, exercise_id="ch16.online_step"):
+def _hint(capsys, answer, exercise_id="cpu_vs_gpu.online_step"):
     from attnlib import check
 
     ok = check(exercise_id, answer)
@@ -81,7 +81,7 @@ def test_online_step_reference_is_the_online_softmax():
 def test_no_hint_states_the_computation(capsys):
     from attnlib.exercises import get
 
-    for exercise_id in ("ch16.memory_of_a", "ch16.online_step"):
+    for exercise_id in ("cpu_vs_gpu.memory_of_a", "cpu_vs_gpu.online_step"):
         ex = get(exercise_id)
         assert ex.catches and ex.solution and len(ex.right) >= 3 and len(ex.wrong) >= 4
         for answer in ex.wrong:

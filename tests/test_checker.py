@@ -399,9 +399,9 @@ def test_long_hints_are_wrapped_for_narrow_screens(register, capsys):
 def test_unknown_ids_and_placeholders(capsys):
     assert not check("ch01.no_such_thing", 4)
     assert "no exercise called" in capsys.readouterr().out
-    assert not check(["ch08.spread"], 20)
+    assert not check(["scaling.spread"], 20)
     assert "no exercise called" in capsys.readouterr().out
-    assert not check("ch08.spread", None)
+    assert not check("scaling.spread", None)
     assert "replace the placeholder" in capsys.readouterr().out
 
 
@@ -435,9 +435,9 @@ def test_a_check_cell_in_a_real_kernel_prints_once_and_echoes_nothing(tmp_path):
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [
-        nbformat.v4.new_code_cell('from attnlib import check\ncheck("ch08.spread", 20)'),
-        nbformat.v4.new_code_cell('check("ch08.spread", 40)'),
-        nbformat.v4.new_code_cell('print("right" if check("ch08.spread", 20) else "wrong")'),
+        nbformat.v4.new_code_cell('from attnlib import check\ncheck("scaling.spread", 20)'),
+        nbformat.v4.new_code_cell('check("scaling.spread", 40)'),
+        nbformat.v4.new_code_cell('print("right" if check("scaling.spread", 20) else "wrong")'),
     ]
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     for cell in nb.cells:

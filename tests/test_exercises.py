@@ -169,13 +169,13 @@ def _is_function_exercise(ex):
 
 def test_every_chapter_registers_exercises():
     chapters = {i.split(".")[0] for i in IDS}
-    assert "ch01" in chapters
-    assert all(i.count(".") == 1 and i.startswith("ch") for i in IDS)
+    assert "vectors" in chapters
+    assert all(i.count(".") == 1 and not re.match(r"ch\d", i) for i in IDS)  # named by subject, not number
 
 
 def test_exercise_ids_are_listed_in_the_package():
-    assert attnlib.exercise_ids() == sorted(attnlib.exercise_ids())
-    assert "ch01.angle_between" in attnlib.exercise_ids()
+    assert len(set(attnlib.exercise_ids())) == len(attnlib.exercise_ids())
+    assert "vectors.angle_between" in attnlib.exercise_ids()
 
 
 # --- the contract, exercise by exercise ------------------------------------------------

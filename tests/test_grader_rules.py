@@ -13,7 +13,8 @@ import pytest
 
 import attnlib.exercises as framework
 
-GRADERS = sorted(pathlib.Path(framework.__file__).parent.glob("ch[0-9][0-9].py"))
+# a grader module is any module of the package that names its chapter, whatever its file is called
+GRADERS = sorted(p for p in pathlib.Path(framework.__file__).parent.glob("*.py") if "\nCHAPTER = " in p.read_text())
 # What a grader may not do to a learner's value (its answer, or what its function returned).
 RAW_ATTRIBUTES = {
     "tolist",

@@ -65,8 +65,8 @@ def test_no_hint_states_the_computation(exercise_id, capsys):
 
 
 def test_the_generic_number_fallback_says_how_far_and_which_way_only(capsys):
-    low = hint_for("ch10.flops", 1e6, capsys)
-    high = hint_for("ch10.flops", 1.9e9, capsys)
+    low = hint_for("weighted_sum.flops", 1e6, capsys)
+    high = hint_for("weighted_sum.flops", 1.9e9, capsys)
     assert "too small" in low and "factor of 10" in low
     assert "too large" in high and "more than 10%" in high
     assert not FILLED_FORMULA.search(low + high)
@@ -78,20 +78,20 @@ def test_the_generic_number_fallback_says_how_far_and_which_way_only(capsys):
 @pytest.mark.parametrize(
     "exercise_id, make, words",
     [
-        ("ch10.z_row", lambda r: np.array(r)[None, :], "extra axis of length 1"),  # a (1, 2) row
-        ("ch09.by_hand", lambda r: np.array(r)[None, :], "extra axis of length 1"),
-        ("ch04.by_hand", lambda r: np.array(r)[..., None], "extra axis of length 1"),
-        ("ch06.by_hand", lambda r: np.array(r).reshape(-1, 1, 2)[:, 0, :], None),  # unchanged: passes
-        ("ch11.masked_row", lambda r: sorted(r), "sorted"),  # the right weights sorted
-        ("ch09.by_hand", lambda r: sorted(r), "wrong order"),
-        ("ch07.dots_by_hand", lambda r: list(reversed(r)), "reverse order"),
-        ("ch10.z_row", lambda r: list(reversed(r)), "order"),
-        ("ch10.z_row", lambda r: [-x for x in r], "opposite sign"),
-        ("ch05.q_by_hand", lambda r: (-np.array(r)).tolist(), "opposite sign"),
-        ("ch08.scale", lambda r: (3 * np.array(r)).tolist(), "common factor"),
-        ("ch06.by_hand", lambda r: (-np.array(r)).tolist(), "opposite sign"),
-        ("ch04.by_hand", lambda r: (3 * np.array(r)).tolist(), "common factor"),
-        ("ch08.scale", lambda r: np.array(r).T[None].tolist(), None),
+        ("weighted_sum.z_row", lambda r: np.array(r)[None, :], "extra axis of length 1"),  # a (1, 2) row
+        ("softmax.by_hand", lambda r: np.array(r)[None, :], "extra axis of length 1"),
+        ("matrix_multiplication.by_hand", lambda r: np.array(r)[..., None], "extra axis of length 1"),
+        ("transpose.by_hand", lambda r: np.array(r).reshape(-1, 1, 2)[:, 0, :], None),  # unchanged: passes
+        ("masks.masked_row", lambda r: sorted(r), "sorted"),  # the right weights sorted
+        ("softmax.by_hand", lambda r: sorted(r), "wrong order"),
+        ("dot_product_scores.dots_by_hand", lambda r: list(reversed(r)), "reverse order"),
+        ("weighted_sum.z_row", lambda r: list(reversed(r)), "order"),
+        ("weighted_sum.z_row", lambda r: [-x for x in r], "opposite sign"),
+        ("query_key_value.q_by_hand", lambda r: (-np.array(r)).tolist(), "opposite sign"),
+        ("scaling.scale", lambda r: (3 * np.array(r)).tolist(), "common factor"),
+        ("transpose.by_hand", lambda r: (-np.array(r)).tolist(), "opposite sign"),
+        ("matrix_multiplication.by_hand", lambda r: (3 * np.array(r)).tolist(), "common factor"),
+        ("scaling.scale", lambda r: np.array(r).T[None].tolist(), None),
     ],
 )
 def test_the_right_numbers_in_the_wrong_structure_are_named(exercise_id, make, words, capsys):
@@ -117,11 +117,11 @@ def test_axes_in_another_order_are_named(capsys):
 @pytest.mark.parametrize(
     "exercise_id, answer, words",
     [
-        ("ch10.flops", 1_536_000_000 // 2, "half"),
-        ("ch10.flops", 1_536_000_000 // 7, "too small"),
-        ("ch12.score_flops", 1_024_000_000 // 8, "one head"),
-        ("ch12.score_flops", 1_024_000_000 * 3, "too large"),
-        ("ch10.flops", 2 * 2000 * 2000 * (128 + 128), "d_v"),
+        ("weighted_sum.flops", 1_536_000_000 // 2, "half"),
+        ("weighted_sum.flops", 1_536_000_000 // 7, "too small"),
+        ("many_heads.score_flops", 1_024_000_000 // 8, "one head"),
+        ("many_heads.score_flops", 1_024_000_000 * 3, "too large"),
+        ("weighted_sum.flops", 2 * 2000 * 2000 * (128 + 128), "d_v"),
     ],
 )
 def test_counts_name_the_factor_they_are_off_by(exercise_id, answer, words, capsys):
@@ -134,11 +134,11 @@ def test_counts_name_the_factor_they_are_off_by(exercise_id, answer, words, caps
 @pytest.mark.parametrize(
     "exercise_id, answer",
     [
-        ("ch02.shapes_after_edit", [(10.0, 768.0), (12.0, 768.0), (7.0, 768.0)]),
-        ("ch05.head_w_q", (768, 768 / 12)),
-        ("ch12.split_shape", (2.0, 8.0, 10.0, 64.0)),
-        ("ch03.read_shapes", [(5.0, 2.0), (7.0,), (1.0, 6.0)]),
-        ("ch05.w_shapes", np.array([[6.0, 3.0], [6.0, 3.0], [6.0, 4.0]])),
+        ("the_matrix_x.shapes_after_edit", [(10.0, 768.0), (12.0, 768.0), (7.0, 768.0)]),
+        ("query_key_value.head_w_q", (768, 768 / 12)),
+        ("many_heads.split_shape", (2.0, 8.0, 10.0, 64.0)),
+        ("shapes_in_r.read_shapes", [(5.0, 2.0), (7.0,), (1.0, 6.0)]),
+        ("query_key_value.w_shapes", np.array([[6.0, 3.0], [6.0, 3.0], [6.0, 4.0]])),
     ],
 )
 def test_a_shape_holds_whole_numbers_not_floats(exercise_id, answer, capsys):
@@ -157,7 +157,7 @@ def test_a_shape_holds_whole_numbers_not_floats(exercise_id, answer, capsys):
     ],
 )
 def test_only_an_in_statement_is_a_tag(tag, capsys):
-    assert "not a shape tag" in hint_for("ch03.tag_of_array", tag, capsys)
+    assert "not a shape tag" in hint_for("shapes_in_r.tag_of_array", tag, capsys)
 
 
 def test_the_padding_mask_has_the_shape_the_statement_says(capsys):
@@ -165,14 +165,14 @@ def test_the_padding_mask_has_the_shape_the_statement_says(capsys):
         keys = np.arange(n)[None, :] < np.asarray(lengths)[:, None]
         return np.broadcast_to(keys[:, None, :], (len(lengths), n, n)).copy()
 
-    assert "(batch, 1, n)" in hint_for("ch11.padding_mask", full_grid, capsys)
+    assert "(batch, 1, n)" in hint_for("masks.padding_mask", full_grid, capsys)
 
 
 def test_the_padding_mask_with_its_axes_swapped_is_not_told_about_n(capsys):
     def swapped(lengths, n):
         return (np.arange(n)[None, None, :] < np.asarray(lengths)[:, None, None]).transpose(2, 1, 0)
 
-    text = hint_for("ch11.padding_mask", swapped, capsys)
+    text = hint_for("masks.padding_mask", swapped, capsys)
     assert "second argument" not in text and "axes" in text
 
 
@@ -180,19 +180,19 @@ def test_weight_on_is_tried_with_keys_as_a_plain_list(capsys):
     def numpy_only(A, keys):
         return float(A[np.arange(len(keys)), keys].mean() if hasattr(keys, "shape") else "x")
 
-    assert "raised" in hint_for("ch14.weight_on", numpy_only, capsys)
+    assert "raised" in hint_for("learning_the_lenses.weight_on", numpy_only, capsys)
 
 
 # --- plain words -----------------------------------------------------------------------------
 
 
 def test_a_letters_question_does_not_contradict_itself(capsys):
-    text = hint_for("ch03.true_tags", [1, 4], capsys)
+    text = hint_for("shapes_in_r.true_tags", [1, 4], capsys)
     assert "not a list" not in text and "letters" in text
 
 
 def test_the_design_hint_uses_no_undefined_symbol(capsys):
-    text = hint_for("ch04.design_w", [[0, 1], [1, 1], [0, 0], [1, 0]], capsys)
+    text = hint_for("matrix_multiplication.design_w", [[0, 1], [1, 1], [0, 0], [1, 0]], capsys)
     assert "(f, j)" not in text
 
 
@@ -213,7 +213,7 @@ def test_an_integer_result_is_not_called_rounded(capsys):
     def make_int(vectors):
         return np.array(vectors, dtype=int)
 
-    text = hint_for("ch02.make_x", make_int, capsys)
+    text = hint_for("the_matrix_x.make_x", make_int, capsys)
     assert "rounded" not in text and "whole numbers" in text
 
 
@@ -232,7 +232,12 @@ def test_an_integer_result_is_not_called_rounded(capsys):
     ],
 )
 def test_check_answers_fast_on_big_junk(junk, capsys):
-    for exercise_id in ("ch04.by_hand", "ch10.flops", "ch12.split_shape", "ch05.w_shapes"):
+    for exercise_id in (
+        "matrix_multiplication.by_hand",
+        "weighted_sum.flops",
+        "many_heads.split_shape",
+        "query_key_value.w_shapes",
+    ):
         start = time.perf_counter()
         check(exercise_id, junk)
         assert time.perf_counter() - start < 0.2, exercise_id

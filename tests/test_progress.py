@@ -18,10 +18,11 @@ import pytest
 
 import attnlib
 from attnlib import exercise_record as R
-from attnlib.exercises import check, exercise_ids, get
+from attnlib.exercise_record import attempts, recording, store
+from attnlib.exercises import check, exercise_ids, get, verdicts
 
 ROOT = Path(__file__).resolve().parents[1]
-ID = "ch09.by_hand"  # an exercise whose answers are plain lists
+ID = "softmax.by_hand"  # an exercise whose answers are plain lists
 
 
 @pytest.fixture
@@ -29,8 +30,8 @@ def record(tmp_path, monkeypatch):
     """A fresh record file for this test, and a fresh session (no notice given, nothing off)."""
     path = tmp_path / "progress.json"
     monkeypatch.setenv("ATTNLIB_PROGRESS", str(path))
-    monkeypatch.setattr(R, "_off", {})
-    monkeypatch.setattr(R, "_noticed", False)
+    monkeypatch.setattr(recording, "off", {})
+    monkeypatch.setattr(recording, "noticed", False)
     return path
 
 
@@ -107,9 +108,9 @@ def test_each_verdict_is_recorded_and_solved_stays_solved(record, capsys):
     check(ID, ex.wrong[0])
     saved = entries(record)[ID]
     assert saved["attempts"] == 2 and saved["solved"] is True
-    check("ch09.doubled", get("ch09.doubled").wrong[0])
-    assert entries(record)["ch09.doubled"] == {
-        **entries(record)["ch09.doubled"],
+    check("softmax.doubled", get("softmax.doubled").wrong[0])
+    assert entries(record)["softmax.doubled"] == {
+        **entries(record)["softmax.doubled"],
         "attempts": 1,
         "solved": False,
     }
@@ -134,11 +135,11 @@ def test_placeholders_typos_and_solution_cells_are_not_attempts(record, monkeypa
 
     check(ID, None)
     check(ID, ...)
-    check("ch09.stable_softmax", softmax)
-    check("ch16.online_step", online_step)
+    check("softmax.stable_softmax", softmax)
+    check("cpu_vs_gpu.online_step", online_step)
     check("ch09.by_hnad", [0.1, 0.2, 0.7])
     assert not record.exists() or entries(record) == {}
-    monkeypatch.setattr(R, "_in_solution_cell", lambda: True)
+    monkeypatch.setattr(attempts, "in_solution_cell", lambda: True)
     check(ID, get(ID).right[0])
     assert not record.exists() or entries(record) == {}
 
@@ -151,11 +152,11 @@ def test_a_function_with_a_body_is_an_attempt(record, capsys):
         """Not filled in, but it says something."""
         return 0.0, None, None
 
-    check("ch09.stable_softmax", softmax)
-    check("ch09.stable_softmax", lambda x: None)  # a placeholder: not counted
-    check("ch16.online_step", online_step)
-    assert entries(record)["ch09.stable_softmax"]["attempts"] == 1
-    assert entries(record)["ch16.online_step"]["attempts"] == 1
+    check("softmax.stable_softmax", softmax)
+    check("softmax.stable_softmax", lambda x: None)  # a placeholder: not counted
+    check("cpu_vs_gpu.online_step", online_step)
+    assert entries(record)["softmax.stable_softmax"]["attempts"] == 1
+    assert entries(record)["cpu_vs_gpu.online_step"]["attempts"] == 1
 
 
 def test_recording_off_writes_nothing(tmp_path, monkeypatch, capsys):
@@ -194,16 +195,16 @@ def test_progress_shows_every_chapter_in_order_with_titles(record, capsys):
     shown = attnlib.progress()
     numbers = [c.number for c in shown.chapters]
     assert numbers == sorted(numbers) and numbers[0] == 1 and len(numbers) == 16
-    assert sorted(shown.exercises) == exercise_ids()
+    assert list(shown.exercises) == exercise_ids()  # both in the course's order
     assert [e.id for e in shown.chapters[8].exercises] == [  # as chapter 9 asks them
-        "ch09.by_hand",
-        "ch09.gap",
-        "ch09.stable_softmax",
-        "ch09.doubled",
+        "softmax.by_hand",
+        "softmax.gap",
+        "softmax.stable_softmax",
+        "softmax.doubled",
     ]
     text = repr(shown)  # a chapter not started is one line
     assert "Chapter 2: Stacking word vectors into the matrix X (not started, 3 exer" in text
-    assert "ch02.make_x" not in text
+    assert "the_matrix_x.make_x" not in text
     titles = {c.number: c.title for c in shown.chapters}
     assert titles[9] == "Softmax and the attention matrix A"
     assert titles[1] == "The vector, its length and the angle between two arrows"
@@ -213,29 +214,29 @@ def test_progress_shows_every_chapter_in_order_with_titles(record, capsys):
 
 def test_solved_tried_and_not_started_per_chapter(record, capsys):
     check(ID, get(ID).right[0])
-    check("ch09.stable_softmax", get("ch09.stable_softmax").wrong[0])
+    check("softmax.stable_softmax", get("softmax.stable_softmax").wrong[0])
     nine = attnlib.progress(chapter=9)
     assert [c.number for c in nine.chapters] == [9]
     status = {e.id: (e.status, e.attempts) for e in nine.chapters[0].exercises}
     assert status == {
         ID: ("solved", 1),
-        "ch09.stable_softmax": ("tried", 1),
-        "ch09.gap": ("not started", 0),
-        "ch09.doubled": ("not started", 0),
+        "softmax.stable_softmax": ("tried", 1),
+        "softmax.gap": ("not started", 0),
+        "softmax.doubled": ("not started", 0),
     }
     assert nine.chapters[0].count("solved") == 1
-    assert nine.next == "ch09.stable_softmax"  # the last one checked, still unsolved
+    assert nine.next == "softmax.stable_softmax"  # the last one checked, still unsolved
     text = repr(nine)
     assert "Chapter 9: Softmax and the attention matrix A" in text
     assert "1 solved, 1 tried, 2 not started" in text
-    assert "Next to try: ch09.stable_softmax" in text
-    assert "ch10" not in text
+    assert "Next to try: softmax.stable_softmax" in text
+    assert "weighted_sum" not in text
 
 
 def test_next_goes_on_from_the_last_solved_and_wraps_round(record, monkeypatch, capsys):
     nine = [e.id for e in attnlib.progress(chapter=9).chapters[0].exercises]
     ten = [e.id for e in attnlib.progress(chapter=10).chapters[0].exercises]
-    monkeypatch.setattr(R, "_now", lambda: "2026-01-01T00:00:00Z")  # all in one second
+    monkeypatch.setattr(store, "now", lambda: "2026-01-01T00:00:00Z")  # all in one second
     check(nine[0], get(nine[0]).wrong[0])
     check(nine[-1], get(nine[-1]).right[0])  # the later check counts
     assert attnlib.progress().next == ten[0]  # the exercise after the last one checked
@@ -255,7 +256,7 @@ def test_progress_is_an_html_table_in_jupyter(record, capsys):
     assert html.count("<table") == 1 and "<th" in html
     assert "9. Softmax and the attention matrix A" in html
     assert f"<code>{ID}</code>" in html and "tried (1)" in html
-    assert "Next to try: ch09.by_hand" in html
+    assert "Next to try: softmax.by_hand" in html
     three = attnlib.progress(chapter=3)._repr_html_()
     assert "X ∈ ℝ" in three and "<script" not in three
 
@@ -267,12 +268,12 @@ def test_a_chapter_without_exercises_is_a_clear_error(record):
 
 
 def test_reset_clears_and_says_how_many(record, capsys):
-    for i in (ID, "ch09.doubled", "ch10.z_row"):
+    for i in (ID, "softmax.doubled", "weighted_sum.z_row"):
         check(i, get(i).wrong[0])
     capsys.readouterr()
     assert attnlib.progress(reset=True, chapter=9) is None
     assert capsys.readouterr().out.strip() == ("Cleared your exercise record of chapter 9: 2 entries removed.")
-    assert list(entries(record)) == ["ch10.z_row"]
+    assert list(entries(record)) == ["weighted_sum.z_row"]
     attnlib.progress(reset=True)
     assert capsys.readouterr().out.strip() == "Cleared your exercise record: 1 entry removed."
     assert entries(record) == {}
@@ -305,7 +306,7 @@ def test_reset_with_recording_off_says_so(monkeypatch, capsys):
         ("[1, 2]", "no exercises"),
         ('{"format": 99, "exercises": {}}', "newer attnlib"),
         (
-            '{"format": 1, "exercises": {"ch09.by_hand": {"attempts": "two"}}}',
+            '{"format": 1, "exercises": {"softmax.by_hand": {"attempts": "two"}}}',
             "damaged",
         ),
         (b"\xff\xfe\x00junk", "cannot be read"),
@@ -340,8 +341,8 @@ def test_a_read_only_record_is_left_alone_with_one_notice(record, capsys):
 def test_a_folder_that_cannot_be_made_gives_one_notice(tmp_path, monkeypatch, capsys):
     (tmp_path / "a_file").write_text("")
     monkeypatch.setenv("ATTNLIB_PROGRESS", str(tmp_path / "a_file" / "progress.json"))
-    monkeypatch.setattr(R, "_off", {})
-    monkeypatch.setattr(R, "_noticed", False)
+    monkeypatch.setattr(recording, "off", {})
+    monkeypatch.setattr(recording, "noticed", False)
     assert bool(check(ID, get(ID).right[0])) and bool(check(ID, get(ID).right[0]))
     out = flat(capsys.readouterr().out)
     assert out.count("record is off") == 1 and "cannot be written" in out
@@ -351,9 +352,15 @@ def test_nothing_inside_the_record_escapes_check(record, monkeypatch, capsys):
     def boom(*args):
         raise RuntimeError("disk on fire")
 
-    for name in ("_read", "_write", "_now", "_is_attempt", "record_path"):
+    for module, name in [
+        (store, "read"),
+        (store, "write"),
+        (store, "now"),
+        (verdicts, "is_attempt"),
+        (store, "record_path"),
+    ]:
         with monkeypatch.context() as m:
-            m.setattr(R, name, boom)
+            m.setattr(module, name, boom)
             assert bool(check(ID, get(ID).right[0]))
     assert "disk on fire" not in capsys.readouterr().out
 
@@ -379,9 +386,9 @@ def test_a_busy_record_never_makes_check_wait_long(record, capsys):
 HAMMER = """
     import sys
     from attnlib.exercise_record import record
-    ids = ["ch09.by_hand", "ch10.z_row", "ch%s.only_mine" % sys.argv[1]]
+    ids = ["softmax.by_hand", "weighted_sum.z_row", "ch%s.only_mine" % sys.argv[1]]
     for n in range({n}):
-        record(ids[n % 2], [1.0], n % 5 == 0)
+        record(ids[n % 2], n % 5 == 0)
 """
 
 
@@ -393,8 +400,8 @@ def test_two_processes_checking_at_once_lose_no_verdict(tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", code, str(k)], env=env, cwd=ROOT) for k in range(2)]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     saved = entries(path)
-    assert saved["ch09.by_hand"]["attempts"] + saved["ch10.z_row"]["attempts"] == 2 * n
-    assert saved["ch09.by_hand"]["attempts"] == n  # each process: n/2 on each id
+    assert saved["softmax.by_hand"]["attempts"] + saved["weighted_sum.z_row"]["attempts"] == 2 * n
+    assert saved["softmax.by_hand"]["attempts"] == n  # each process: n/2 on each id
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"] == []
 
 
@@ -419,14 +426,15 @@ def test_a_reader_never_sees_a_half_written_record(tmp_path):
 
 def test_unknown_ids_from_an_older_course_are_kept_and_shown_apart(record, capsys):
     old = {"attempts": 3, "solved": True, "first": "2025-01-01T00:00:00Z", "last": None}
-    record.write_text(json.dumps({"format": 1, "exercises": {"ch09.retired": old}}))
+    record.write_text(json.dumps({"format": 1, "exercises": {"ch09.retired": old}}))  # an old id, too
     check(ID, get(ID).right[0])
-    assert entries(record)["ch09.retired"] == old
+    assert entries(record)["softmax.retired"] == old  # kept, under the id it has now
     shown = attnlib.progress()
-    assert [e.id for e in shown.unknown] == ["ch09.retired"]
-    assert "ch09.retired" not in shown.exercises
+    assert [e.id for e in shown.unknown] == ["softmax.retired"]
+    assert "softmax.retired" not in shown.exercises
     assert "Not in this version of the course" in repr(shown)
     assert "Not in this version of the course" in shown._repr_html_()
+    assert [e.id for e in attnlib.progress(chapter=9).unknown] == ["softmax.retired"]
     assert [e.id for e in attnlib.progress(chapter=10).unknown] == []
 
 
@@ -477,7 +485,7 @@ def test_run_all_on_a_fresh_notebook_records_nothing_but_the_learners_own_attemp
 def test_progress_is_exported_lazily_and_stays_a_function_after_check():
     code = (
         "import sys, attnlib; print('exercise_record' in str(sorted(sys.modules)));"
-        "attnlib.check('ch09.by_hand', [1, 2, 3]);"
+        "attnlib.check('softmax.by_hand', [1, 2, 3]);"
         "print(callable(attnlib.progress), attnlib.progress.__name__)"
     )
     out = run_python(code, "off")

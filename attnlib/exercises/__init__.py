@@ -1,20 +1,28 @@
 """The exercise checker: `check(exercise_id, answer)` prints ✓ or a kind hint, and never raises.
 
-Each chapter registers its exercises in its own module (`ch01.py`, `ch02.py`, …) with the
-`exercise` decorator. A registration carries right answers in several forms, plausible wrong
-answers, one line on what the hidden cases catch, and the solution's key line, so the tests can
-prove that every checker accepts the right, rejects the wrong and never prints the solution.
+Each chapter registers its exercises in a module of its own (`ch01.py`, …, `trained_model.py`:
+any module of this package, whatever its name): `CHAPTER = subject, title` once, then the
+`exercise` decorator per exercise; an id is "subject.name" (`softmax.by_hand`), see `registry`
+(which also says how a grader written with an old `chNN.` id ports). A registration carries right
+answers in several forms, plausible wrong answers, one line on what the hidden cases catch, and
+the solution's key line, so the tests can prove that every checker accepts the right, rejects the
+wrong and never prints the solution.
 A checker is a function that takes the learner's answer and raises `Wrong("hint")` when it is off.
 
 The framework, one job per module:
 
-- `registry`: `exercise`, `exercise_ids`, `get` and `check`, which judges and prints the verdict.
-- `answers`: reading answers (`to_numpy`, `to_number`, `to_count`, `to_shape`, `to_mask`, `to_items`);
+- `registry`: `exercise`, `get` and the registered exercises as plain data, in the course's order.
+- `verdicts`: `judge(exercise_id, answer)`, the `Verdict` on an answer; it prints nothing,
+  records nothing, never raises.
+- `learner`: what the learner calls: `check` (judge, print, record), `exercise_ids` and `progress`.
+- `answers`: reading answers (`to_numpy`, `to_number`, `one_number`, `to_count`, `to_shape`,
+  `to_mask`, `to_items`);
   `torch_form` writes a right answer as a torch tensor for a registration.
 - `expectations`: comparing an answer with the expected one, structure before values
   (`expect_array`, `expect_structure`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`).
 - `calling`: calling learner code safely (`call`, `expect_value_error`).
-- `hints`: `Wrong` and the words hints are made of (`describe`, `show`, `position_words`).
+- `hints`: `Wrong`, the words hints are made of (`describe`, `show`, `position_words`), and
+  `contained`, the checker's one guard against whatever learner code raises.
 
 Rules for every checker (tests/test_exercises.py holds each chapter to them):
 
@@ -40,7 +48,7 @@ Rules for every checker (tests/test_exercises.py holds each chapter to them):
 
 from __future__ import annotations
 
-from .answers import normal_word, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form
+from .answers import normal_word, one_number, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form
 from .calling import call, expect_value_error, mentions_shape
 from .expectations import (
     expect_array,
@@ -52,7 +60,9 @@ from .expectations import (
     rounding_hint,
 )
 from .hints import Wrong, describe, position_words, show
-from .registry import Exercise, Verdict, check, exercise, exercise_ids, get
+from .learner import check, exercise_ids, progress
+from .registry import Exercise, exercise, get
+from .verdicts import Verdict, judge
 
 __all__ = [
     "Exercise",
@@ -71,9 +81,12 @@ __all__ = [
     "expect_value_error",
     "expect_word",
     "get",
+    "judge",
     "mentions_shape",
     "normal_word",
+    "one_number",
     "position_words",
+    "progress",
     "rounding_hint",
     "show",
     "to_count",

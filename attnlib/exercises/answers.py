@@ -13,12 +13,11 @@ import inspect
 import math
 import numbers
 import sys
-import warnings
 from typing import Any
 
 import numpy as np
 
-from .hints import Wrong, count_words, describe, fmt, is_array, sentence_start, show
+from .hints import Wrong, count_words, describe, fmt, is_array, quietly, sentence_start, show
 
 _MAX_DEPTH = 32  # nesting of lists beyond which an answer is not a grid of numbers
 _WALK_LIMIT = 100_000  # numbers in a list beyond which numpy's reading is trusted without a walk for True/False
@@ -66,6 +65,15 @@ def to_number(answer: Any, what: str = "your answer") -> float:
     return float(got.reshape(()))
 
 
+def one_number(answer: Any, what: str = "your answer") -> float | None:
+    """The answer as one finite number, or None: a grader tries its slips on it, and `expect_number` then says what is wrong."""
+    try:
+        value = to_number(answer, what)
+    except Wrong:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def to_count(answer: Any, what: str = "your answer") -> int:
     """A count: one whole number, 0 or more (12, 12.0, a one-element array or tensor), as an int, or raise Wrong."""
     name = sentence_start(what)
@@ -93,14 +101,11 @@ def to_mask(answer: Any, what: str = "your mask") -> np.ndarray:
         if torch is not None and isinstance(answer, torch.Tensor) and answer.dtype == torch.bool:
             return answer.detach().cpu().numpy().copy()
         if isinstance(answer, (list, tuple)) and _plain_leaf(answer, 0, True) and _plain_leaf(answer, -1, True):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with quietly():
                 arr = np.asarray(answer)
             if arr.dtype == bool:
                 return arr
-    except KeyboardInterrupt:
-        raise
-    except BaseException:
+    except Exception:  # anything stranger goes up to judge's guard
         pass
     values = to_numpy(answer, what, allow_bool=True)  # names text, None, ragged rows …
     raise Wrong(
@@ -128,17 +133,14 @@ def _read_fast(x: Any, allow_bool: bool) -> np.ndarray | None:
         if isinstance(x, (list, tuple, range)):
             if not (_plain_leaf(x, 0, allow_bool) and _plain_leaf(x, -1, allow_bool)):
                 return None  # text, None or the like at an end: the walk names it without numpy's slow try
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with quietly():
                 arr = np.asarray(x)
             if arr.dtype.kind not in "fiu" and not (allow_bool and arr.dtype.kind == "b"):
                 return None
             if not allow_bool and arr.size <= _WALK_LIMIT and _holds_bool(x):
                 return None
             return arr.astype(np.float64)
-    except KeyboardInterrupt:
-        raise
-    except BaseException:
+    except Exception:  # anything stranger goes up to judge's guard
         return None
     return None
 

@@ -13,12 +13,11 @@ import inspect
 import math
 import re
 import sys
-import warnings
 from typing import Any
 
 import numpy as np
 
-from .hints import Wrong, clip, describe, is_array, safe_str, sentence_start, short, show
+from .hints import ORDINALS, Wrong, clip, contained, describe, is_array, quietly, safe_str, sentence_start, short, show
 
 
 def call(fn: Any, *args: Any, what: str = "your function", in_place: bool = False) -> Any:
@@ -27,14 +26,9 @@ def call(fn: Any, *args: Any, what: str = "your function", in_place: bool = Fals
     if not callable(fn) or is_array(fn):
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
     copies = [private_copy(a) for a in args]
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            result = fn(*copies)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # SystemExit, GeneratorExit, RecursionError, an exception whose str() fails …
-        raise Wrong(_raised_hint(name, exc, args)) from None
+    result = contained(lambda: _quiet_call(fn, copies), lambda exc: _Raised(_raised_hint(name, exc, args)))
+    if isinstance(result, _Raised):
+        raise Wrong(result.hint)
     if not in_place:
         changed = [i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)]
         if changed:
@@ -66,32 +60,38 @@ def expect_value_error(
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
     shapes = [_shape_of(a) for a in args]
     inputs = inputs or "inputs of shapes " + " and ".join(str(s) for s in shapes)
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            fn(*[private_copy(a) for a in args])
-    except KeyboardInterrupt:
-        raise
-    except ValueError as exc:
-        message = safe_str(exc)
-        if names_shapes:
-            missing = [s for s in shapes if s and not mentions_shape(message, s)]
-            if missing:
-                raise Wrong(
-                    f"For {inputs}, {what} raised ValueError, but its message does not "
-                    f"name the shape {missing[0]}. Put both shapes in the message, so the reader sees "
-                    "what does not fit."
-                ) from None
-        return message
-    except BaseException as exc:
+    copies = [private_copy(a) for a in args]
+    outcome = contained(lambda: _quiet_call(fn, copies), lambda exc: _Raised(safe_str(exc), type(exc)))
+    if not isinstance(outcome, _Raised):
         raise Wrong(
-            f"For {inputs}, {what} raised {clip(type(exc).__name__, 60)}; raise "
+            f"For {inputs}, {what} returned a result, but those inputs do not fit together: "
+            f"raise ValueError naming {naming}."
+        )
+    if not issubclass(outcome.kind, ValueError):
+        raise Wrong(
+            f"For {inputs}, {what} raised {clip(outcome.kind.__name__, 60)}; raise "
             f"ValueError for inputs that do not fit, naming {naming}."
-        ) from None
-    raise Wrong(
-        f"For {inputs}, {what} returned a result, but those inputs do not fit together: "
-        f"raise ValueError naming {naming}."
-    )
+        )
+    missing = [s for s in shapes if s and not mentions_shape(outcome.hint, s)] if names_shapes else []
+    if missing:
+        raise Wrong(
+            f"For {inputs}, {what} raised ValueError, but its message does not "
+            f"name the shape {missing[0]}. Put both shapes in the message, so the reader sees "
+            "what does not fit."
+        )
+    return outcome.hint
+
+
+class _Raised:
+    """What a learner's function raised, read at once: the words for it and its type (the exception is not kept)."""
+
+    def __init__(self, hint: str, kind: type = BaseException) -> None:
+        self.hint, self.kind = hint, kind
+
+
+def _quiet_call(fn: Any, args: list) -> Any:
+    with quietly():
+        return fn(*args)
 
 
 def _shape_of(x: Any) -> tuple[int, ...]:
@@ -143,8 +143,7 @@ def _argument_name(fn: Any, index: int, count: int) -> str:
             return f"`{params[index].name}`"
     except (TypeError, ValueError):
         pass
-    ordinal = ["first", "second", "third", "fourth", "fifth", "sixth"]
-    return f"(its {ordinal[index]} argument)" if index < len(ordinal) and count > 1 else "(its argument)"
+    return f"(its {ORDINALS[index]} argument)" if index < len(ORDINALS) and count > 1 else "(its argument)"
 
 
 def private_copy(x: Any) -> Any:

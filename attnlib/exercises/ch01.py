@@ -1,4 +1,4 @@
-"""Checkers for chapter 1: the vector, its length and the angle between two arrows."""
+"""Checkers for the chapter on the vector, its length and the angle between two arrows."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ import numpy as np
 from ..data import VOCAB, VOCAB_2D
 from . import Wrong, call, describe, exercise, expect_word, normal_word, to_number, to_numpy
 
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "vectors", "the vector, its length and the angle between two arrows"
+
 # Private copies: the learner's code never sees these objects.
 _VOCAB_2D = {word: (float(v[0]), float(v[1])) for word, v in VOCAB_2D.items()}
 
@@ -19,7 +22,7 @@ def _vec_text(v: Any) -> str:
 
 
 def _direction(x: float, y: float) -> float:
-    """The direction of the arrow [x, y] in degrees, from -180 to 180 (chapter 1)."""
+    """The direction of the arrow [x, y] in degrees, from -180 to 180."""
     return math.degrees(math.atan2(y, x))
 
 
@@ -28,7 +31,7 @@ def _gap(a: float, b: float) -> float:
     return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
-# --- ch01.angle_between --------------------------------------------------------------
+# --- vectors.angle_between --------------------------------------------------------------
 
 
 def _cosine(a: Any, b: Any) -> float:
@@ -119,7 +122,7 @@ _BETWEEN_WANT = [math.degrees(math.acos(max(-1.0, min(1.0, _cosine(a, b))))) for
 
 
 @exercise(
-    "ch01.angle_between",
+    "vectors.angle_between",
     right=[_between_solution, _between_numpy, _between_hypot],
     wrong=[
         _between_radians,
@@ -181,7 +184,7 @@ def _angle_between(fn: Any) -> None:
         )
 
 
-# --- ch01.closest_to_sat: a prediction -----------------------------------------------------
+# --- vectors.closest_to_sat: a prediction -----------------------------------------------------
 
 _VOCAB = {word: tuple(float(x) for x in v) for word, v in VOCAB.items()}
 _SAT_GAPS = {
@@ -191,7 +194,7 @@ _CLOSEST = min(_SAT_GAPS, key=_SAT_GAPS.get)
 
 
 @exercise(
-    "ch01.closest_to_sat",
+    "vectors.closest_to_sat",
     right=["ran", " Ran ", "RAN", "'ran'"],
     wrong=["drove", "on", "kitten", "sat", "lion", 3],
     catches="another action word whose numbers look close (drove), the small word 'on', an animal, "
@@ -213,7 +216,7 @@ def _closest(answer: Any) -> None:
     expect_word(answer, _CLOSEST, sorted(_SAT_GAPS))
 
 
-# --- ch01.longer_arrow: a design -------------------------------------------------------
+# --- vectors.longer_arrow: a design -------------------------------------------------------
 
 _TRUCK = _VOCAB_2D["truck"]
 _TRUCK_LENGTH = math.hypot(*_TRUCK)
@@ -222,7 +225,7 @@ _LORRY = [LORRY_LENGTH / _TRUCK_LENGTH * x for x in _TRUCK]
 
 
 @exercise(
-    "ch01.longer_arrow",
+    "vectors.longer_arrow",
     right=[_LORRY, (1.70, 5.75), np.array(_LORRY), [1.5, 5.81]],
     wrong=[
         [0.8, 2.7],

@@ -1,4 +1,4 @@
-"""Checkers for chapter 2: stacking word vectors into the matrix X."""
+"""Checkers for the chapter on stacking word vectors into the matrix X."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ import numpy as np
 from ..data import VOCAB, sentence_matrix
 from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy, to_shape
 
-# --- ch02.build_x ------------------------------------------------------------------------
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "the_matrix_x", "stacking word vectors into the matrix X"
+
+# --- the_matrix_x.build_x ------------------------------------------------------------------------
 
 BUILD_SENTENCE = "a puppy ran"
 _X = sentence_matrix(BUILD_SENTENCE)  # private: computed before any learner code runs
@@ -27,7 +30,7 @@ def _tensor_x() -> Any:
 
 
 @exercise(
-    "ch02.build_x",
+    "the_matrix_x.build_x",
     right=[_X.copy(), _X.tolist(), tuple(map(tuple, _X.tolist())), _tensor_x()],
     wrong=[_X.T.copy(), _X.reshape(-1).copy(), _X[::-1].copy(), _X_WRONG_ARTICLE, _X[:2].copy(), _X.round(0)],
     catches="one column per word (transposed), one flat list, rows in the wrong order, 'the' for 'a', "
@@ -71,14 +74,14 @@ def _build_x(answer: Any) -> None:
     expect_array(got, _X, what="Your X")
 
 
-# --- ch02.shapes_after_edit ----------------------------------------------------------------
+# --- the_matrix_x.shapes_after_edit ----------------------------------------------------------------
 
 # n = 10 words in a model with d_model = 768; then add 2 words; then remove 3 from the original.
 EDIT_SHAPES = [(10, 768), (12, 768), (7, 768)]
 
 
 @exercise(
-    "ch02.shapes_after_edit",
+    "the_matrix_x.shapes_after_edit",
     right=[
         list(EDIT_SHAPES),
         [list(s) for s in EDIT_SHAPES],
@@ -119,7 +122,7 @@ def _shapes_after_edit(answer: Any) -> None:
         expect_shape(got, want, what=f"Shape ({part})")
 
 
-# --- ch02.make_x -----------------------------------------------------------------------------
+# --- the_matrix_x.make_x -----------------------------------------------------------------------------
 
 
 def _make_x(vectors: Any) -> np.ndarray:
@@ -215,7 +218,7 @@ _RAGGED_LENGTHS = [([len(v) for v in case]) for case in RAGGED_CASES]
 
 
 @exercise(
-    "ch02.make_x",
+    "the_matrix_x.make_x",
     right=[_make_x, _make_x_stack_after_check, _make_x_via_set],
     wrong=[
         _make_x_columns,

@@ -1,4 +1,4 @@
-"""Checkers for chapter 3: the set ℝ and shape tags such as X ∈ ℝ^{n×d_model}."""
+"""Checkers for the chapter on the set ℝ and shape tags such as X ∈ ℝ^{n×d_model}."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ import numpy as np
 
 from . import Wrong, describe, exercise, expect_shape, to_shape
 
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "shapes_in_r", "the set ℝ and shape tags such as X ∈ ℝ^{n×d_model}"
+
 # P ∈ ℝ^{5×2},  v ∈ ℝ^{7},  M ∈ ℝ^{1×6}
 READ_SHAPES = [(5, 2), (7,), (1, 6)]
 
 
 @exercise(
-    "ch03.read_shapes",
+    "shapes_in_r.read_shapes",
     right=[
         list(READ_SHAPES),
         [[5, 2], [7], [1, 6]],
@@ -109,7 +112,7 @@ def parse_tag(text: str) -> tuple[str, tuple[int, ...]]:
 
 
 @exercise(
-    "ch03.tag_of_array",
+    "shapes_in_r.tag_of_array",
     right=["P ∈ ℝ^{2×3}", r"P \in \mathbb{R}^{2 \times 3}", "R^(2x3)", " ℝ^{2 × 3} "],
     wrong=["P ∈ ℝ^{3×2}", "P ∈ ℝ^{6}", (2, 3), "P ∈ 2×3", "Q ∈ ℝ^{2×3}", "P ∈ ℝ^{2}"],
     catches="rows and columns swapped, the count of all numbers, a bare shape, no ℝ, the wrong name, only the rows",
@@ -178,7 +181,7 @@ def _letters(answer: Any) -> set[str]:
 
 
 @exercise(
-    "ch03.true_tags",
+    "shapes_in_r.true_tags",
     right=[["a", "d"], ("d", "a"), "ad", "a, d", {"a", "d"}, ["(a)", "(D)"]],
     wrong=[["a"], ["a", "b"], ["a", "b", "d"], ["a", "d", "e"], ["a", "c", "d"], ["c"], [], ["d"]],
     catches="the column read as a plain list (b), rows and columns swapped (c), n confused with "
@@ -211,7 +214,7 @@ _ATTENTION_HINTS = {
 
 
 @exercise(
-    "ch03.attention_shapes",
+    "shapes_in_r.attention_shapes",
     right=[
         dict(ATTENTION_SHAPES),
         {k: list(v) for k, v in ATTENTION_SHAPES.items()},

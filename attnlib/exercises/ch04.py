@@ -1,6 +1,6 @@
-"""Checkers for chapter 4: matrix multiplication.
+"""Checkers for the chapter on matrix multiplication.
 
-The chapter's two generic matrices are called M and N (A is the attention matrix of chapter 9).
+The chapter's two generic matrices are called M and N (A is the attention matrix of the softmax chapter).
 Every expected answer is computed here, at import, from private constants: a learner's function
 only ever receives copies, and a function that changes its inputs is told so.
 """
@@ -13,11 +13,14 @@ import numpy as np
 
 from . import Wrong, call, describe, exercise, expect_structure, expect_value_error, to_numpy, to_shape, torch_form
 
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "matrix_multiplication", "matrix multiplication"
+
 SECTION_CELL = "the section “One row times one column makes one cell”"
 SECTION_INNER = "the section “The inner numbers must match”"
 
 
-# --- ch04.by_hand: a 2×3 matrix times a 3×2 matrix -----------------------------------
+# --- matrix_multiplication.by_hand: a 2×3 matrix times a 3×2 matrix -----------------------------------
 
 _HAND_M = np.array([[1.0, 2.0, 0.0], [3.0, -1.0, 2.0]])
 _HAND_N = np.array([[2.0, 1.0], [0.0, 4.0], [5.0, -2.0]])
@@ -26,7 +29,7 @@ _HAND_SHORT = _HAND_M[:, :2] @ _HAND_N[:2]  # the last of the three products dro
 
 
 @exercise(
-    "ch04.by_hand",
+    "matrix_multiplication.by_hand",
     right=[
         [[2, 9], [16, -5]],
         ((2.0, 9.0), (16.0, -5.0)),
@@ -89,7 +92,7 @@ def _by_hand(answer: Any) -> None:
     )
 
 
-# --- ch04.my_matmul: write matrix multiplication with loops ----------------------------
+# --- matrix_multiplication.my_matmul: write matrix multiplication with loops ----------------------------
 
 
 def _matmul_solution(M: Any, N: Any) -> list[list[float]]:
@@ -207,7 +210,7 @@ _MATMUL_BAD = [((2, 3), (4, 5)), ((1, 4), (3, 2)), ((3, 1), (2, 3)), ((2, 2), (3
 
 
 @exercise(
-    "ch04.my_matmul",
+    "matrix_multiplication.my_matmul",
     right=[_matmul_solution, _matmul_numpy_checked, _matmul_zip],
     wrong=[
         _matmul_numpy,
@@ -256,7 +259,7 @@ def _my_matmul(fn: Any) -> None:
         expect_value_error(fn, np.ones(a), np.ones(b), what="your function", names_shapes=True)
 
 
-# --- ch04.shapes: predict the shape of five products ------------------------------------
+# --- matrix_multiplication.shapes: predict the shape of five products ------------------------------------
 
 SHAPE_QUESTIONS = [((3, 4), (4, 2)), ((5, 4), (4, 8)), ((1, 3), (3, 1)), ((3, 1), (1, 3)), ((6, 2), (6, 2))]
 _SHAPE_ANSWERS: list[Any] = [(3, 2), (5, 8), (1, 1), (3, 3), "illegal"]
@@ -267,7 +270,7 @@ def _is_illegal_word(item: Any) -> bool:
 
 
 @exercise(
-    "ch04.shapes",
+    "matrix_multiplication.shapes",
     right=[
         list(_SHAPE_ANSWERS),
         [[3, 2], [5, 8], [1, 1], [3, 3], "Illegal"],
@@ -327,7 +330,7 @@ def _shapes(answer: Any) -> None:
         )
 
 
-# --- ch04.design_w: design a W whose columns mean something --------------------------------
+# --- matrix_multiplication.design_w: design a W whose columns mean something --------------------------------
 # Rows of W: the features animal, vehicle, small, action (attnlib.FEATURES), in that order.
 # Column 0: "motion" = vehicle + action.  Column 1: "creature" = animal - vehicle.
 
@@ -338,7 +341,7 @@ _CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W
 
 
 @exercise(
-    "ch04.design_w",
+    "matrix_multiplication.design_w",
     right=[
         [[0, 1], [1, -1], [0, 0], [1, 0]],
         _W_DESIGN.copy(),
@@ -397,7 +400,7 @@ def _design_w(answer: Any) -> None:
             )
 
 
-# --- ch04.row_view: a prediction with the row view ---------------------------------------
+# --- matrix_multiplication.row_view: a prediction with the row view ---------------------------------------
 
 _ROW_W = np.array([[2.0, 1.0], [0.0, 3.0], [-1.0, 4.0]])
 _ROW_X = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 1.0]])
@@ -405,7 +408,7 @@ _ROW_XW = _ROW_X @ _ROW_W
 
 
 @exercise(
-    "ch04.row_view",
+    "matrix_multiplication.row_view",
     right=[_ROW_XW.tolist(), tuple(map(tuple, _ROW_XW.tolist())), _ROW_XW.copy(), torch_form(_ROW_XW, "float32")],
     wrong=[
         (_ROW_X.T @ _ROW_W).tolist(),

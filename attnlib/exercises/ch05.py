@@ -1,4 +1,4 @@
-"""Checkers for chapter 5: the lenses W_Q, W_K, W_V and what they make of the running example.
+"""Checkers for the chapter on the lenses W_Q, W_K, W_V and what they make of the running example.
 
 Every expected answer is computed here, from private module-level constants, when the module is
 imported: before any learner code runs, and never from an object the learner handed in.
@@ -15,12 +15,15 @@ import numpy as np
 from ..data import RUNNING_SENTENCE, VOCAB, running_lenses, words
 from . import Wrong, exercise, expect_array, expect_structure, expect_word, normal_word, to_items, to_numpy, to_shape
 
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "query_key_value", "the lenses W_Q, W_K, W_V and what they make of the running example"
+
 SECTION_LENSES = 'the section "Three lenses: queries, keys and values"'
 SECTION_FIT = 'the section "Why three lenses: asker, answerer, content-holder"'
 SECTION_HEADS = 'the section "d_k, d_v and heads"'
 
 
-# --- ch05.q_by_hand: Q = X W_Q for a tiny X --------------------------------------------
+# --- query_key_value.q_by_hand: Q = X W_Q for a tiny X --------------------------------------------
 
 HAND_X = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0]])
 HAND_W_Q = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
@@ -28,7 +31,7 @@ _HAND_Q = HAND_X @ HAND_W_Q  # the expected answer, fixed at import
 
 
 @exercise(
-    "ch05.q_by_hand",
+    "query_key_value.q_by_hand",
     right=[[[3, 2], [1, 3]], ((3.0, 2.0), (1.0, 3.0)), _HAND_Q.copy(), _HAND_Q.astype(np.float32), _HAND_Q.astype(int)],
     wrong=[
         _HAND_Q.T.tolist(),  # rows and columns swapped
@@ -72,14 +75,14 @@ def _q_by_hand(answer: Any) -> None:
     expect_array(got, _HAND_Q, "Your Q")
 
 
-# --- ch05.w_shapes: legal shapes for the three weight matrices -----------------------
+# --- query_key_value.w_shapes: legal shapes for the three weight matrices -----------------------
 
 SHAPES_N, SHAPES_D_MODEL, SHAPES_D_K, SHAPES_D_V = 5, 6, 3, 4
 _W_SHAPES = ((SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_V))
 
 
 @exercise(
-    "ch05.w_shapes",
+    "query_key_value.w_shapes",
     right=[
         list(_W_SHAPES),
         ((6, 3), (6, 3), (6, 4)),
@@ -146,14 +149,14 @@ def _w_shapes(answer: Any) -> None:
         )
 
 
-# --- ch05.head_w_q: the shape of one head's W_Q in GPT-2 small ---------------------------
+# --- query_key_value.head_w_q: the shape of one head's W_Q in GPT-2 small ---------------------------
 
 HEADS_D_MODEL, HEADS_H = 768, 12
 _HEAD_W_Q = (HEADS_D_MODEL, HEADS_D_MODEL // HEADS_H)
 
 
 @exercise(
-    "ch05.head_w_q",
+    "query_key_value.head_w_q",
     right=[(768, 64), [768, 64], np.zeros((768, 64)).shape, (768, 768 // 12), np.array([768, 64])],
     wrong=[
         (64, 768),  # transposed
@@ -206,7 +209,7 @@ def _head_w_q(answer: Any) -> None:
     raise Wrong(f"The rows are right; the columns are not yet. They are d_k for one head: see {SECTION_HEADS}.")
 
 
-# --- ch05.cat_changes: which cells of the fit table change when "kitten" becomes "cat" ------
+# --- query_key_value.cat_changes: which cells of the fit table change when "kitten" becomes "cat" ------
 
 _W_Q, _W_K, _ = running_lenses()
 _WORDS = words(RUNNING_SENTENCE)
@@ -240,7 +243,7 @@ def _mask(rows: list[int] = (), cols: list[int] = (), cells: list[tuple[int, int
 
 
 @exercise(
-    "ch05.cat_changes",
+    "query_key_value.cat_changes",
     right=[_CHANGES.tolist(), _CHANGES.copy(), _CHANGES.astype(int).tolist(), _CHANGES.astype(float)],
     wrong=[
         _ROW_AND_COLUMN.tolist(),  # forgets the all-zero query and key of "mat"
@@ -308,7 +311,7 @@ def _name(i: int) -> str:
     return "'kitten' (now 'cat')" if i == _SWAP_AT else f"'{_WORDS[i]}'"
 
 
-# --- ch05.swap_slots: predict what happens when the key lens puts its meanings in the other slots ---
+# --- query_key_value.swap_slots: predict what happens when the key lens puts its meanings in the other slots ---
 
 _W_K_SWAPPED = _W_K[:, ::-1]
 _X_RUNNING = np.array([VOCAB[w] for w in _WORDS], dtype=float)
@@ -317,7 +320,7 @@ _SWAPPED_BEST = _WORDS[int(np.argmax(_SAT_ROW_SWAPPED))]
 
 
 @exercise(
-    "ch05.swap_slots",
+    "query_key_value.swap_slots",
     right=["sat", " Sat", "SAT", "'sat'"],
     wrong=["kitten", "on", "the", "mat", "dog", 2],
     catches="kitten (the answer with the slots in place), on (the other action-ish word), the, mat "

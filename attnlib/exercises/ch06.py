@@ -1,6 +1,6 @@
-"""Checkers for chapter 6: the transpose.
+"""Checkers for the chapter on the transpose.
 
-Generic matrices are P, M and N (A is the attention matrix of chapter 9). Every expected
+Generic matrices are P, M and N (A is the attention matrix of the softmax chapter). Every expected
 answer is computed here, at import, from private constants.
 """
 
@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..course import chapter_ref
 from ..data import VOCAB, running_lenses
 from . import (
     Wrong,
@@ -24,10 +25,13 @@ from . import (
     torch_form,
 )
 
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "transpose", "the transpose"
+
 SECTION_ROWS = "the section “Rows become columns”"
 SECTION_LEGAL = "the section “Why QK is illegal and QKᵀ is legal”"
 
-# --- ch06.by_hand: transpose a 2×3 matrix by hand ----------------------------------------
+# --- transpose.by_hand: transpose a 2×3 matrix by hand ----------------------------------------
 
 _P = np.array([[2.0, 0.0, 7.0], [-1.0, 5.0, 3.0]])
 _P_T = _P.T.copy()  # [[2, -1], [0, 5], [7, 3]]
@@ -37,7 +41,7 @@ _P_ROTATED = np.rot90(_P).copy()  # a quarter turn, not a reflection: [[7, 3], [
 
 
 @exercise(
-    "ch06.by_hand",
+    "transpose.by_hand",
     right=[
         [[2, -1], [0, 5], [7, 3]],
         ((2.0, -1.0), (0.0, 5.0), (7.0, 3.0)),
@@ -98,7 +102,7 @@ def _by_hand(answer: Any) -> None:
     )
 
 
-# --- ch06.transpose_order: predict the shapes that force (MN)ᵀ = NᵀMᵀ --------------------
+# --- transpose.transpose_order: predict the shapes that force (MN)ᵀ = NᵀMᵀ --------------------
 
 _M_SHAPE, _N_SHAPE = (2, 3), (3, 4)
 _MN_T_SHAPE = (_N_SHAPE[1], _M_SHAPE[0])  # (MN)ᵀ: 4×2
@@ -110,7 +114,7 @@ def _is_illegal(item: Any) -> bool:
 
 
 @exercise(
-    "ch06.transpose_order",
+    "transpose.transpose_order",
     right=[
         [(4, 2), "illegal", (4, 2)],
         ((4, 2), "Illegal", (4, 2)),
@@ -145,7 +149,10 @@ def _transpose_order(answer: Any) -> None:
     if not _is_illegal(mt_nt):
         if isinstance(mt_nt, str):
             raise Wrong('For a product that cannot be computed, write the word "illegal".')
-        raise Wrong("MᵀNᵀ: write the two shapes side by side, Mᵀ first, and compare the inner numbers (chapter 4).")
+        raise Wrong(
+            "MᵀNᵀ: write the two shapes side by side, Mᵀ first, and compare the inner numbers "
+            f"({chapter_ref('matrix_multiplication')})."
+        )
     if _is_illegal(nt_mt):
         raise Wrong("NᵀMᵀ: write the two shapes side by side, Nᵀ first, and compare the inner numbers again.")
     if isinstance(nt_mt, str):
@@ -153,7 +160,7 @@ def _transpose_order(answer: Any) -> None:
     expect_shape(nt_mt, _NT_MT_SHAPE, "your shape of NᵀMᵀ")
 
 
-# --- ch06.trap: when n = d_k, QK runs and gives wrong numbers ------------------------------
+# --- transpose.trap: when n = d_k, QK runs and gives wrong numbers ------------------------------
 
 _TRAP_WORDS = ["the", "kitten"]
 _W_Q, _W_K, _ = running_lenses()
@@ -164,7 +171,7 @@ _TRAP_QK = _TRAP_Q @ _TRAP_K  # legal because n = d_k = 2, and wrong
 
 
 @exercise(
-    "ch06.trap",
+    "transpose.trap",
     right=[
         _TRAP_QKT.copy(),
         _TRAP_QKT.tolist(),
@@ -212,7 +219,7 @@ def _trap(answer: Any) -> None:
     expect_array(got, _TRAP_QKT, "Your table")
 
 
-# --- ch06.pair_cell: where does a word pair land in QKᵀ? --------------------------------
+# --- transpose.pair_cell: where does a word pair land in QKᵀ? --------------------------------
 # "the kitten sat on the mat": the=0, kitten=1, sat=2, on=3, the=4, mat=5; n = 6.
 
 _ON_KITTEN = (3, 1)  # row: the word whose query asks; column: the word whose key answers
@@ -231,7 +238,7 @@ def _cell(item: Any, letter: str) -> tuple[int, ...]:
 
 
 @exercise(
-    "ch06.pair_cell",
+    "transpose.pair_cell",
     right=[
         [(3, 1), (1, 3), 12],
         ((3, 1), (1, 3), 12),

@@ -1,4 +1,4 @@
-"""Checkers for chapter 7: the dot product and the score matrix S."""
+"""Checkers for the chapter on the dot product and the score matrix S."""
 
 from __future__ import annotations
 
@@ -6,8 +6,12 @@ from typing import Any
 
 import numpy as np
 
+from ..course import chapter_ref
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
 from . import Wrong, describe, exercise, expect_array, expect_number, expect_structure, to_count, to_numpy, torch_form
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "dot_product_scores", "the dot product and the score matrix S"
 
 WHERE_DOT = "the section 'Multiply matching entries, then add'"
 WHERE_S = "the section 'The score matrix S = QKᵀ'"
@@ -17,7 +21,7 @@ def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-# --- ch07.dots_by_hand: one query against three keys -----------------------------------------
+# --- dot_product_scores.dots_by_hand: one query against three keys -----------------------------------------
 
 Q_VEC = [1, 2, -1]
 KEYS_3 = [[3, 1, 1], [1, 0, 1], [-2, -1, 0]]
@@ -29,7 +33,7 @@ Q_SIGN_LOST = [float(np.dot(np.abs(Q_VEC), k)) for k in KEYS_3]  # q's -1 read a
 
 
 @exercise(
-    "ch07.dots_by_hand",
+    "dot_product_scores.dots_by_hand",
     right=[DOTS, np.array(DOTS), (4, 0, -4), torch_form(DOTS, "float32"), torch_form(DOTS, "bfloat16")],
     wrong=[PRODUCTS, DOTS_NO_SIGNS, Q_SIGN_LOST, [4, 0, 4], SUMS, [-4, 0, 4], [4, 0], [["4", "0", "-4"]]],
     catches="products not added up; minus signs dropped; the minus of q's last entry dropped; one sign flipped; everything added; "
@@ -67,7 +71,7 @@ def _dots_by_hand(answer: Any) -> None:
     expect_array(got, DOTS, what="Your list of three dot products")
 
 
-# --- ch07.score_cell: one cell of S by hand ----------------------------------------------------
+# --- dot_product_scores.score_cell: one cell of S by hand ----------------------------------------------------
 
 Q_MAT = [[1, 0], [2, 1], [0, 3]]
 K_MAT = [[1, 2], [3, -1], [-2, 1]]
@@ -81,7 +85,7 @@ CELL_DIAGONAL = float(np.dot(Q_MAT[ROW], K_MAT[ROW]))  # 3: S[2, 2]
 
 
 @exercise(
-    "ch07.score_cell",
+    "dot_product_scores.score_cell",
     right=[CELL, 6, np.float64(6.0), [6], torch_form(CELL, "float32")],
     wrong=[CELL_SWAPPED, CELL_PRODUCTS, CELL_Q_TWICE, CELL_FROM_ONE, CELL_DIAGONAL, "6"],
     catches="row and column swapped; the two products not added; a query met with a query; "
@@ -108,7 +112,7 @@ def _score_cell(answer: Any) -> None:
     expect_number(got, CELL, what="Your S[2, 0]", hint=f"Which query and which key does this cell pair? See {WHERE_S}.")
 
 
-# --- ch07.most_aligned: which key scores highest? ---------------------------------------------
+# --- dot_product_scores.most_aligned: which key scores highest? ---------------------------------------------
 
 QUERY = [1.0, 1.0]
 KEYS = {"road": [0.6, 0.3], "truck": [2.0, 2.2], "cat": [2.5, -0.5], "sat": [-1.0, 0.5]}
@@ -124,7 +128,7 @@ WORST = min(KEYS, key=lambda w: np.dot(QUERY, KEYS[w]))  # sat
 
 
 def _word(answer: Any, options: list[str], what: str = "Your answer") -> str:
-    """The answer as a lower-case word from `options`, or Wrong (chapter 7)."""
+    """The answer as a lower-case word from `options`, or Wrong."""
     if not isinstance(answer, str):
         raise Wrong(f'{what} should be a word in quotes, such as "{options[0]}", but it is {describe(answer)}.')
     word = answer.strip().strip("\"'“”").strip().lower()
@@ -134,7 +138,7 @@ def _word(answer: Any, options: list[str], what: str = "Your answer") -> str:
 
 
 @exercise(
-    "ch07.most_aligned",
+    "dot_product_scores.most_aligned",
     right=[BEST, f" {BEST.upper()} ", f"'{BEST}'", BEST.title() + "\n"],
     wrong=[NEAREST_TIP, WORST, "cat", "trucks", 4.2, "x" * 20_000],
     catches="the nearest tip (subtraction); the lowest score; the runner-up; a word not offered; "
@@ -164,7 +168,7 @@ _W_Q, _W_K = (W.copy() for W in running_lenses()[:2])
 SAT, MAT = 2, 5
 
 
-# --- ch07.changed_key: predict which scores a new key can change ------------------------------
+# --- dot_product_scores.changed_key: predict which scores a new key can change ------------------------------
 
 CHANGED = ("column", SAT)
 
@@ -201,7 +205,7 @@ def _where(answer: Any) -> tuple[str, int]:
 
 
 @exercise(
-    "ch07.changed_key",
+    "dot_product_scores.changed_key",
     right=[CHANGED, list(CHANGED), ("Column", np.int64(SAT)), f"column {SAT}", ("col", float(SAT))],
     wrong=[("row", SAT), ("column", SAT + 1), ("row", SAT + 1), ("column", 1), "row and column 2", 2],
     catches="the row instead of the column; counting from 1; kitten's column; both; a bare number",
@@ -222,7 +226,7 @@ def _changed_key(answer: Any) -> None:
         raise Wrong(f"Column {index}{named}. Which word's key did you change?")
 
 
-# --- ch07.key_design: build a W_K so that "sat" scores "mat" highest --------------------------
+# --- dot_product_scores.key_design: build a W_K so that "sat" scores "mat" highest --------------------------
 
 _GOOD_W_K = np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 0.0], [0.0, 0.0]])  # mat advertises vehicle-ness
 _OTHER_W_K = np.array([[0.0, 0.0], [0.0, 5.0], [0.0, 0.0], [0.0, 0.0]])  # ... in the second slot
@@ -230,7 +234,7 @@ _ALL_AWAY = -_W_K  # every other key points away
 
 
 @exercise(
-    "ch07.key_design",
+    "dot_product_scores.key_design",
     right=[
         _GOOD_W_K,
         _GOOD_W_K.tolist(),
@@ -248,7 +252,7 @@ _ALL_AWAY = -_W_K  # every other key points away
         np.zeros((4, 3)),
         np.full((4, 2), np.nan),
     ],
-    catches="chapter 5's W_K (kitten wins); an added mat feature too weak against kitten's "
+    catches=f"{chapter_ref('query_key_value')}'s W_K (kitten wins); an added mat feature too weak against kitten's "
     "animal-ness; W_K transposed; all zeros (a tie); 'small' (kitten is smaller); "
     "a width other than d_k; nan",
     solution="W_K_new[1, 0] = 5.0",
@@ -288,13 +292,13 @@ def _key_design(answer: Any) -> None:
     )
 
 
-# --- ch07.doubling: what happens to S when every query (and every key) doubles? ---------------
+# --- dot_product_scores.doubling: what happens to S when every query (and every key) doubles? ---------------
 
 DOUBLED = (2.0, 4.0)
 
 
 @exercise(
-    "ch07.doubling",
+    "dot_product_scores.doubling",
     right=[DOUBLED, [2, 4], np.array(DOUBLED), torch_form(list(DOUBLED), "float32"), (2.0, 4)],
     wrong=[(2, 2), (4, 4), (4, 2), (2, 8), (1, 2), ("2", "4")],
     catches="both doublings counted once; the first counted twice; swapped; doubled three times; no change; text",
@@ -320,7 +324,7 @@ def _doubling(answer: Any) -> None:
         )
 
 
-# --- ch07.distance: the squared distance from two lengths and a dot product -------------------
+# --- dot_product_scores.distance: the squared distance from two lengths and a dot product -------------------
 
 Q_SQ, K_SQ, QK = 5.0, 17.0, 9.0  # q = [2, 1], k = [4, 1], not shown to the learner
 DISTANCE_SQ = Q_SQ + K_SQ - 2 * QK  # 4
@@ -328,7 +332,7 @@ WHERE_DISTANCE = "the section 'Why not subtraction?'"
 
 
 @exercise(
-    "ch07.distance",
+    "dot_product_scores.distance",
     right=[DISTANCE_SQ, 4, np.float32(4.0), [4.0], torch_form(DISTANCE_SQ, "float32")],
     wrong=[Q_SQ + K_SQ - QK, Q_SQ + K_SQ + 2 * QK, np.sqrt(DISTANCE_SQ), Q_SQ + K_SQ, 2 * QK - Q_SQ - K_SQ, "4"],
     catches="the dot product not doubled; the dot product added; the distance, not squared; the dot "

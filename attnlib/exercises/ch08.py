@@ -1,4 +1,4 @@
-"""Checkers for chapter 8: why divide by √d_k."""
+"""Checkers for the chapter on why divide by √d_k."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ import numpy as np
 
 from . import Wrong, exercise, expect_array, expect_number, expect_structure, to_numpy, torch_form
 
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "scaling", "why divide by √d_k"
+
 WHERE_WHY = "the section 'Longer vectors, bigger scores' (why the square root)"
 
-# --- ch08.spread: a transfer of the variance argument ---------------------------------------
+# --- scaling.spread: a transfer of the variance argument ---------------------------------------
 # d_k = 100 (not in the chapter's table); q's entries have variance 1, k's entries have spread 2.
 
 SPREAD_D_K, Q_VARIANCE, K_SPREAD = 100, 1.0, 2.0
@@ -25,7 +28,7 @@ SPREAD_HALF_ROOT = math.sqrt(SPREAD_D_K * K_SPREAD)  # 14.1: k's spread used as 
 
 
 @exercise(
-    "ch08.spread",
+    "scaling.spread",
     right=[20, 20.0, np.float64(20.3), torch_form(20.0, "float32"), [19.6]],
     wrong=[SPREAD_UNIT, SPREAD_VARIANCE, SPREAD_K_SPREAD_SQUARED, SPREAD_LINEAR, SPREAD_SCALED, SPREAD_HALF_ROOT, "20"],
     catches="k's spread ignored; the variance given; k's variance multiplied onto the spread; "
@@ -67,7 +70,7 @@ def _spread(answer: Any) -> None:
     )
 
 
-# --- ch08.scale: QKᵀ / √d_k for a 3-word example ------------------------------------------------
+# --- scaling.scale: QKᵀ / √d_k for a 3-word example ------------------------------------------------
 
 SCALE_Q = np.array([[1.0, 0.0, 2.0, 1.0], [0.0, 1.0, 1.0, 0.0], [2.0, 1.0, 0.0, 1.0]])
 SCALE_K = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 2.0, 1.0, 1.0], [1.0, 0.0, 1.0, 2.0]])
@@ -79,7 +82,7 @@ SOFTMAXED = _E / _E.sum(axis=1, keepdims=True)  # one step too far: the weights
 
 
 @exercise(
-    "ch08.scale",
+    "scaling.scale",
     right=[
         SCALED,
         SCALED.tolist(),
@@ -125,14 +128,14 @@ def _scale(answer: Any) -> None:
     expect_array(got, SCALED, what="Your scaled scores")
 
 
-# --- ch08.ninefold: predict what d_k 64 → 576 does, with and without scaling -----------------------
+# --- scaling.ninefold: predict what d_k 64 → 576 does, with and without scaling -----------------------
 
 NINE_FROM, NINE_TO = 64, 576
 NINEFOLD = (math.sqrt(NINE_TO / NINE_FROM), 1.0)  # (3, 1)
 
 
 @exercise(
-    "ch08.ninefold",
+    "scaling.ninefold",
     right=[NINEFOLD, [3, 1], np.array(NINEFOLD), torch_form(list(NINEFOLD), "float32"), (3.0, 1)],
     wrong=[(9, 1), (3, 3), (9, 3), (1, 3), (3, 1 / 3), (3,)],
     catches="the variance's factor; scaling forgotten in the second; both squared; swapped; "

@@ -1,4 +1,4 @@
-"""Checkers for chapter 9: softmax and the attention matrix A."""
+"""Checkers for the chapter on softmax and the attention matrix A."""
 
 from __future__ import annotations
 
@@ -10,14 +10,17 @@ from ..core import scale, scores, softmax
 from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
 from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, expect_word, to_numpy
 
-# ch09.by_hand -----------------------------------------------------------------
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "softmax", "softmax and the attention matrix A"
+
+# softmax.by_hand -----------------------------------------------------------------
 
 BY_HAND_SCORES = np.array([0.0, 2.0, -1.0])
 BY_HAND = np.exp(BY_HAND_SCORES) / np.exp(BY_HAND_SCORES).sum()  # [0.114, 0.844, 0.042]
 
 
 @exercise(
-    "ch09.by_hand",
+    "softmax.by_hand",
     right=[BY_HAND, [0.114, 0.844, 0.042], tuple(BY_HAND.tolist()), BY_HAND.astype(np.float32)],
     wrong=[
         np.exp(BY_HAND_SCORES),
@@ -62,7 +65,7 @@ def _by_hand(answer: Any) -> None:
     expect_array(got, BY_HAND, what="your weights", atol=1e-3, rtol=0)
 
 
-# --- ch09.gap: from two weights of a row back to the gap between their scores -------------------
+# --- softmax.gap: from two weights of a row back to the gap between their scores -------------------
 
 GAP_WEIGHTS = (0.6, 0.2)  # kitten, mat
 GAP = float(np.log(GAP_WEIGHTS[0] / GAP_WEIGHTS[1]))  # the ratio 3 is e to the gap: about 1.0986
@@ -70,7 +73,7 @@ _WHERE_GAP = "the section 'Three properties, and the fact behind them'"
 
 
 @exercise(
-    "ch09.gap",
+    "softmax.gap",
     right=[GAP, np.log(3.0), round(GAP, 2), np.float32(GAP), [GAP]],
     wrong=[0.4, 3.0, -GAP, float(np.log10(3.0)), float(np.exp(3.0)), 2.0, "1.1"],
     catches="the gap between the weights; the ratio itself; mat's score minus kitten's; the base-10 "
@@ -139,7 +142,7 @@ def _gap(answer: Any) -> None:
 
 
 # Hidden inputs: each catches a class of wrong softmax (see `catches` below).
-# ch09.stable_softmax ----------------------------------------------------------
+# softmax.stable_softmax ----------------------------------------------------------
 
 _STABLE_CASES = (
     np.array([1.0, 2.0, 3.0]),  # one row, small scores
@@ -219,7 +222,7 @@ def _no_return(x: Any) -> None:
 
 
 @exercise(
-    "ch09.stable_softmax",
+    "softmax.stable_softmax",
     right=[_stable, lambda x: softmax(x, axis=-1), _stable_rows_loop, _stable_np_max],
     wrong=[_naive, _whole_array_max, _mean_shift, _columns, _axis_one, _no_keepdims, _in_place, _no_return],
     catches="no max-subtraction (scores near ±1000 overflow or give 0/0), the whole array's max "
@@ -284,7 +287,7 @@ def _stable_softmax(fn: Any) -> None:
                 )
 
 
-# ch09.doubled -------------------------------------------------------------------
+# softmax.doubled -------------------------------------------------------------------
 # A prediction on the running example: every scaled score doubles; which row of A stays the same?
 
 _WORDS = words(RUNNING_SENTENCE)
@@ -292,7 +295,7 @@ _OPTIONS = list(dict.fromkeys(_WORDS))  # "the" appears twice in the sentence
 
 
 def running_attention() -> tuple[np.ndarray, np.ndarray]:
-    """The running example's scaled scores S/√d_k and A = softmax of them (chapter 9)."""
+    """The running example's scaled scores S/√d_k and A = softmax of them."""
     W_Q, W_K, _ = running_lenses()
     X = sentence_matrix(RUNNING_SENTENCE)
     scaled = scale(scores(X @ W_Q, X @ W_K), W_Q.shape[1])
@@ -308,7 +311,7 @@ _SHARPEST = _WORDS[int(_A.max(axis=1).argmax())]
 
 
 @exercise(
-    "ch09.doubled",
+    "softmax.doubled",
     right=[_DOUBLED_ANSWER, f" {_DOUBLED_ANSWER.upper()} ", f'"{_DOUBLED_ANSWER}"', _DOUBLED_ANSWER.capitalize()],
     wrong=[w for w in _OPTIONS if w != _DOUBLED_ANSWER] + ["none"],
     catches="every other word of the sentence (each has unequal scores, so its row sharpens), "

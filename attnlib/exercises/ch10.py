@@ -1,4 +1,4 @@
-"""Checkers for chapter 10: mixing the content, Z = AV."""
+"""Checkers for the chapter on mixing the content, Z = AV."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 
 from ..core import self_attention as _reference
+from ..core import softmax as _softmax_rows
+from ..course import chapter_ref
 from . import (
     Wrong,
     call,
@@ -21,6 +23,9 @@ from . import (
     expect_value_error,
     to_numpy,
 )
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "weighted_sum", "mixing the content, Z = AV"
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:
@@ -36,7 +41,7 @@ _Z_ROW = A_EX[ROW] @ V_EX  # [0.9, 1.5]
 
 
 @exercise(
-    "ch10.z_row",
+    "weighted_sum.z_row",
     right=[[0.9, 1.5], np.array([0.9, 1.5]), (0.9, 1.5), np.float32([0.9, 1.5])],
     wrong=[[0.8, 1.1], [1.25, 1.25], [1.3, 1.3], [1.0, 5 / 3], [3.0, 5.0], [1.5, 0.9], [1.0, 1.0]],
     catches="column 1 of A used as the weights, row 0 or row 2 instead of row 1, the plain average, the "
@@ -111,11 +116,6 @@ def _cases() -> list[tuple[np.ndarray, ...]]:
         for n, d, k, v in _SHAPES
     ]
     return cases + [_overflow_case()]
-
-
-def _softmax_rows(S: np.ndarray, axis: int = -1) -> np.ndarray:
-    e = np.exp(S - S.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def _solution(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -233,26 +233,28 @@ def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
     if _close(Z, _softmax_rows(S / np.sqrt(d_k))):
         raise Wrong("Your function returned the weights A. Z is the blend of the value rows: multiply A by V.")
     if _close(Z, _softmax_rows(S) @ V):
-        raise Wrong("The scores were not scaled. Divide QKᵀ by √d_k before the softmax (chapter 8).")
+        raise Wrong(f"The scores were not scaled. Divide QKᵀ by √d_k before the softmax ({chapter_ref('scaling')}).")
     if d_k != np.sqrt(X.shape[1]) and _close(Z, _softmax_rows(S / d_k) @ V):
-        raise Wrong("You divided by d_k itself. Divide by its square root (chapter 8).")
+        raise Wrong(f"You divided by d_k itself. Divide by its square root ({chapter_ref('scaling')}).")
     if _close(Z, _softmax_rows(S / np.sqrt(d_k), axis=0) @ V):
-        raise Wrong("The softmax ran down the columns. Each ROW of A must add up to 1 (chapter 9).")
+        raise Wrong(f"The softmax ran down the columns. Each ROW of A must add up to 1 ({chapter_ref('softmax')}).")
     if _close(Z, _softmax_rows(K @ Q.T / np.sqrt(d_k)) @ V):
-        raise Wrong("The scores are transposed. S = QKᵀ: row i holds query i against every key (chapter 7).")
+        raise Wrong(
+            f"The scores are transposed. S = QKᵀ: row i holds query i against every key ({chapter_ref('dot_product_scores')})."
+        )
     if X.shape[1] != d_k and _close(Z, _softmax_rows(S / np.sqrt(X.shape[1])) @ V):
         raise Wrong("You scaled by √d_model. d_k is the width of Q and K, not of X.")
     if V.shape[1] != d_k and _close(Z, _softmax_rows(S / np.sqrt(V.shape[1])) @ V):
         raise Wrong(
             "You scaled by √d_v, the width of the values. The scaling tames the scores, whose "
-            "size comes from the width of the queries and keys (chapter 8)."
+            f"size comes from the width of the queries and keys ({chapter_ref('scaling')})."
         )
     if Z.shape[0] == V.shape[0] and _close(Z, _softmax_rows(S / np.sqrt(d_k)).T @ V):
         raise Wrong("You blended with A transposed. Word i's weights are row i of A, so Z = A @ V, not A.T @ V.")
 
 
 @exercise(
-    "ch10.self_attention",
+    "weighted_sum.self_attention",
     right=[_solution, _solution_z_only, _reference, _solution_as_list, _solution_loops],
     wrong=[
         _no_scaling,
@@ -286,7 +288,7 @@ def _self_attention(fn: Any) -> None:
         if Z.shape == want.shape and not np.all(np.isfinite(Z)):
             raise Wrong(
                 f"{label} contains inf or nan: these hidden inputs have scores near 25,000, and "
-                "e^x overflows. Subtract each row's largest score before np.exp (chapter 9, "
+                f"e^x overflows. Subtract each row's largest score before np.exp ({chapter_ref('softmax')}, "
                 "'Overflow, and the max trick')."
             )
         if Z.shape == want.shape or Z.shape == (n, n):
@@ -329,7 +331,7 @@ def _letters(answer: Any) -> set[str]:
 
 
 @exercise(
-    "ch10.what_changes",
+    "weighted_sum.what_changes",
     right=[["V", "Z"], ("Z", "V"), {"V", "Z"}, "V, Z", "v and z"],
     wrong=[["V"], ["Z"], ["V", "A", "Z"], list(_PIECES), ["A", "Z"], ["V", "S", "A", "Z"], ["Q", "V", "Z"]],
     catches="forgetting V or Z, thinking S or A depend on the values, thinking Q or K change, everything changes",
@@ -340,7 +342,9 @@ def _what_changes(answer: Any) -> None:
     if names == _CHANGES:
         return
     if names & {"Q", "K"}:
-        raise Wrong("Q and K are made from X with W_Q and W_K (chapter 5), and none of those changed.")
+        raise Wrong(
+            f"Q and K are made from X with W_Q and W_K ({chapter_ref('query_key_value')}), and none of those changed."
+        )
     if names & {"S", "A"}:
         raise Wrong(
             "Look at the formula A = softmax(QKᵀ/√d_k) again (section 'The whole formula on the "
@@ -359,7 +363,7 @@ FLOPS = 2 * N_FLOPS**2 * D_K + 2 * N_FLOPS**2 * D_V  # 1,536,000,000
 
 
 @exercise(
-    "ch10.flops",
+    "weighted_sum.flops",
     right=[FLOPS, 1.536e9, float(FLOPS), np.int64(FLOPS)],
     wrong=[
         N_FLOPS**2 * (D_K + D_V),

@@ -1,4 +1,4 @@
-"""Checkers for chapter 11: masks, what a word may not see."""
+"""Checkers for the chapter on masks, what a word may not see."""
 
 from __future__ import annotations
 
@@ -7,17 +7,21 @@ from typing import Any
 
 import numpy as np
 
+from ..core import softmax as _softmax
 from ..masks import padding_mask as _library_padding_mask
 from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, to_mask, to_numpy
 
-# --- ch11.masked_count: how much of A does a causal mask set to 0? --------------------
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "masks", "masks, what a word may not see"
+
+# --- masks.masked_count: how much of A does a causal mask set to 0? --------------------
 
 N_COUNT = 1000
 MASKED_COUNT = N_COUNT * (N_COUNT - 1) // 2  # the entries above the diagonal: 499,500
 
 
 @exercise(
-    "ch11.masked_count",
+    "masks.masked_count",
     right=[MASKED_COUNT, float(MASKED_COUNT), np.int64(MASKED_COUNT), 4.995e5, np.array(MASKED_COUNT)],
     wrong=[
         N_COUNT * (N_COUNT + 1) // 2,
@@ -66,7 +70,7 @@ def _masked_count(answer: Any) -> None:
     )
 
 
-# --- ch11.causal_mask: write the causal mask ---------------------------------------------
+# --- masks.causal_mask: write the causal mask ---------------------------------------------
 
 
 def _causal(n: int) -> np.ndarray:
@@ -119,7 +123,7 @@ CAUSAL_SIZES = (3, 1, 2, 6)  # n = 3 first: there every wrong pattern looks diff
 
 
 @exercise(
-    "ch11.causal_mask",
+    "masks.causal_mask",
     right=[_causal, _causal_loops, _causal_compare, _causal_torch],
     wrong=[
         _causal_upper,
@@ -187,7 +191,7 @@ def _causal_mask(fn: Any) -> None:
         )
 
 
-# --- ch11.padding_mask: design the mask of a padded batch -------------------------------
+# --- masks.padding_mask: design the mask of a padded batch -------------------------------
 
 PADDING_CASES = (((3, 1), 3), ((1,), 1), ((2, 4, 4, 1), 4), ((5, 2), 6), ((1, 3), 3))  # (lengths, n), immutable
 
@@ -251,7 +255,7 @@ def _pad_sorts_in_place(lengths: Any, n: int) -> np.ndarray:
 
 
 @exercise(
-    "ch11.padding_mask",
+    "masks.padding_mask",
     right=[_pad_numpy, _pad_loops, _pad_torch, _library_padding_mask],
     wrong=[
         _pad_no_middle_axis,
@@ -276,79 +280,89 @@ def _padding_mask(fn: Any) -> None:
         given = np.array(lengths) if case == 2 else list(lengths)  # one case as a numpy array
         got = call(fn, given, n, what="your function `padding_mask`")
         label = f"Your mask for lengths {list(lengths)} and n = {n}"
-        batch = len(lengths)
-        try:
-            mask = to_mask(got, label)
-        except Wrong:
-            values = to_numpy(got, label)
-            if (
-                values.ndim == 3
-                and values.shape[0] == batch
-                and values.shape[2] == n
-                and np.array_equal(np.broadcast_to(values, (batch, n, n)), np.broadcast_to(want, (batch, n, n)))
-            ):
-                raise Wrong(
-                    "The pattern is right, but the entries are numbers. attnlib.attention wants "
-                    "True/False (True = may attend): use dtype=bool."
-                ) from None
-            raise
-        if mask.shape == (batch, n) and batch > 1:
+        mask = _padding_read(got, want, label, len(lengths), n)
+        _padding_shape(mask, want, label, len(lengths), n)
+        _padding_pattern(mask, want, label, lengths, n)
+
+
+def _padding_read(got: Any, want: np.ndarray, label: str, batch: int, n: int) -> np.ndarray:
+    """The learner's mask as bools; numbers in the right pattern are told to be True/False."""
+    try:
+        return to_mask(got, label)
+    except Wrong:
+        values = to_numpy(got, label)
+        if (
+            values.ndim == 3
+            and values.shape[0] == batch
+            and values.shape[2] == n
+            and np.array_equal(np.broadcast_to(values, (batch, n, n)), np.broadcast_to(want, (batch, n, n)))
+        ):
             raise Wrong(
-                f"{label} has shape {mask.shape}. The scores of the batch have shape (batch, n, n): "
-                "give the mask a middle axis of size 1, (batch, 1, n), so that it is the same for "
-                "every query. See the section on padding."
-            )
-        if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
-            expect_structure(mask.astype(float), want, label)
-        if mask.ndim == 3 and mask.shape[0] == batch and mask.shape[1] == 1 and mask.shape[2] != n:
-            raise Wrong(
-                f"{label} has {mask.shape[2]} columns, but the padded batch has n = {n} positions: "
-                "n is the second argument, not the longest length."
-            )
-        if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
-            raise Wrong(f"{label} has shape {mask.shape}, but it should be (batch, 1, n) = {(batch, 1, n)}.")
-        full = np.broadcast_to(mask, (batch, n, n))
-        target = np.broadcast_to(want, (batch, n, n))
-        if np.array_equal(full, target) and mask.shape == (batch, 1, n):
-            continue
-        if np.array_equal(full, target):
-            raise Wrong(
-                f"{label} has shape {mask.shape}, one row per query. The statement asks for shape "
-                f"(batch, 1, n) = {(batch, 1, n)}: one row per sentence, which every query shares."
-            )
-        if np.array_equal(full, ~target):
-            raise Wrong(
-                "Your mask is True on the padding and False on the words: the opposite convention "
-                "(torch.nn.MultiheadAttention's key_padding_mask uses it). Here True = may attend."
-            )
-        if np.array_equal(full, target.swapaxes(-1, -2)):
-            raise Wrong(
-                "Your mask switches off query rows, not key columns. Padding must not be LOOKED AT: "
-                "the False entries belong in the columns of the padded positions."
-            )
-        if np.array_equal(full, target[..., ::-1]):
-            raise Wrong(
-                "Your mask puts the padding in front. The batch is padded at the end: a sentence "
-                "of length L fills positions 0 to L - 1."
-            )
-        b, i, j = (int(x) for x in np.argwhere(full != target)[0])
+                "The pattern is right, but the entries are numbers. attnlib.attention wants "
+                "True/False (True = may attend): use dtype=bool."
+            ) from None
+        raise
+
+
+def _padding_shape(mask: np.ndarray, want: np.ndarray, label: str, batch: int, n: int) -> None:
+    """Wrong unless the mask has shape (batch, 1, n) or (batch, n, n)."""
+    if mask.shape == (batch, n) and batch > 1:
         raise Wrong(
-            f"{label} is wrong for sentence {b} at key {j}: a sentence of length {lengths[b]} has real "
-            f"words at positions 0 to {lengths[b] - 1}, and only those may be attended to."
+            f"{label} has shape {mask.shape}. The scores of the batch have shape (batch, n, n): "
+            "give the mask a middle axis of size 1, (batch, 1, n), so that it is the same for "
+            "every query. See the section on padding."
         )
+    if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
+        expect_structure(mask.astype(float), want, label)
+    if mask.ndim == 3 and mask.shape[0] == batch and mask.shape[1] == 1 and mask.shape[2] != n:
+        raise Wrong(
+            f"{label} has {mask.shape[2]} columns, but the padded batch has n = {n} positions: "
+            "n is the second argument, not the longest length."
+        )
+    if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
+        raise Wrong(f"{label} has shape {mask.shape}, but it should be (batch, 1, n) = {(batch, 1, n)}.")
 
 
-# --- ch11.masked_row: one row of A under a mask ------------------------------------------
+def _padding_pattern(mask: np.ndarray, want: np.ndarray, label: str, lengths: Any, n: int) -> None:
+    """Wrong unless the mask (of a right shape) is True exactly on the real words, one row per sentence."""
+    batch = len(lengths)
+    full = np.broadcast_to(mask, (batch, n, n))
+    target = np.broadcast_to(want, (batch, n, n))
+    if np.array_equal(full, target) and mask.shape == (batch, 1, n):
+        return
+    if np.array_equal(full, target):
+        raise Wrong(
+            f"{label} has shape {mask.shape}, one row per query. The statement asks for shape "
+            f"(batch, 1, n) = {(batch, 1, n)}: one row per sentence, which every query shares."
+        )
+    if np.array_equal(full, ~target):
+        raise Wrong(
+            "Your mask is True on the padding and False on the words: the opposite convention "
+            "(torch.nn.MultiheadAttention's key_padding_mask uses it). Here True = may attend."
+        )
+    if np.array_equal(full, target.swapaxes(-1, -2)):
+        raise Wrong(
+            "Your mask switches off query rows, not key columns. Padding must not be LOOKED AT: "
+            "the False entries belong in the columns of the padded positions."
+        )
+    if np.array_equal(full, target[..., ::-1]):
+        raise Wrong(
+            "Your mask puts the padding in front. The batch is padded at the end: a sentence "
+            "of length L fills positions 0 to L - 1."
+        )
+    b, i, j = (int(x) for x in np.argwhere(full != target)[0])
+    raise Wrong(
+        f"{label} is wrong for sentence {b} at key {j}: a sentence of length {lengths[b]} has real "
+        f"words at positions 0 to {lengths[b] - 1}, and only those may be attended to."
+    )
+
+
+# --- masks.masked_row: one row of A under a mask ------------------------------------------
 
 ROW_SCORES = np.array([2.0, 0.0, 1.0, 3.0])  # already divided by √d_k
 ROW_MASK = np.array([True, False, True, False])
 ROW_A = np.where(ROW_MASK, np.exp(ROW_SCORES - ROW_SCORES[ROW_MASK].max()), 0.0)
 ROW_A = ROW_A / ROW_A.sum()  # [0.731, 0, 0.269, 0]
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max())
-    return e / e.sum()
 
 
 ROW_ZEROED_AFTER = np.where(ROW_MASK, _softmax(ROW_SCORES), 0.0)
@@ -359,7 +373,7 @@ ROW_INVERTED = ROW_INVERTED / ROW_INVERTED.sum()
 
 
 @exercise(
-    "ch11.masked_row",
+    "masks.masked_row",
     right=[ROW_A, ROW_A.tolist(), [0.731, 0.0, 0.269, 0.0], (0.73, 0, 0.27, 0)],
     wrong=[
         ROW_ZEROED_AFTER,

@@ -1,4 +1,4 @@
-"""Checkers for chapter 12: many heads."""
+"""Checkers for the chapter on many heads."""
 
 from __future__ import annotations
 
@@ -8,16 +8,20 @@ from typing import Any
 
 import numpy as np
 
+from ..core import softmax as _softmax
 from ..heads import multi_head_attention as _reference
 from . import Wrong, call, exercise, expect_array, expect_number, expect_pair, to_numpy, to_shape
 
-# --- ch12.split_shape: the shape after split_heads -----------------------------------
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "many_heads", "many heads"
+
+# --- many_heads.split_shape: the shape after split_heads -----------------------------------
 
 SPLIT_SHAPE = (2, 8, 10, 64)  # X: (batch 2, n 10, d_model 512), h = 8
 
 
 @exercise(
-    "ch12.split_shape",
+    "many_heads.split_shape",
     right=[SPLIT_SHAPE, list(SPLIT_SHAPE), tuple(np.int64(d) for d in SPLIT_SHAPE), np.array(SPLIT_SHAPE)],
     wrong=[
         (2, 10, 8, 64),
@@ -58,7 +62,7 @@ def _split_shape(answer: Any) -> None:
     raise Wrong(f"{got} is not right yet. Name the four axes in order and ask how big each one is.")
 
 
-# --- ch12.multi_head: the whole of multi-head attention --------------------------------
+# --- many_heads.multi_head: the whole of multi-head attention --------------------------------
 
 MH_SIZES = [(3, 4, 2), (5, 6, 3), (1, 4, 4), (4, 4, 1), (2, 8, 4), (6, 6, 2)]  # (n, d_model, h)
 
@@ -71,11 +75,6 @@ def _mh_cases() -> list[tuple[Any, ...]]:
         Ws = [rng.normal(size=(d, d)) for _ in range(4)]
         out.append((X, *Ws, h))
     return out
-
-
-def _softmax(S: np.ndarray, axis: int = -1) -> np.ndarray:
-    e = np.exp(S - S.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def _mh_solution(X, W_Q, W_K, W_V, W_O, h):
@@ -222,7 +221,7 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
 
 
 @exercise(
-    "ch12.multi_head",
+    "many_heads.multi_head",
     right=[_mh_solution, _mh_loop, _mh_output_only, _reference],
     wrong=[
         _mh_no_w_o,
@@ -272,14 +271,14 @@ def _multi_head(fn: Any) -> None:
         expect_array(got, want, what=label, atol=1e-8)
 
 
-# --- ch12.score_flops: the cost of h score matrices ------------------------------------
+# --- many_heads.score_flops: the cost of h score matrices ------------------------------------
 
 N_COST, D_MODEL_COST, H_COST = 1000, 512, 8
 SCORE_FLOPS = H_COST * 2 * N_COST**2 * (D_MODEL_COST // H_COST)  # 1,024,000,000 = one head with d_k = d_model
 
 
 @exercise(
-    "ch12.score_flops",
+    "many_heads.score_flops",
     right=[SCORE_FLOPS, float(SCORE_FLOPS), 1.024e9, np.int64(SCORE_FLOPS)],
     wrong=[
         2 * N_COST**2 * (D_MODEL_COST // H_COST),

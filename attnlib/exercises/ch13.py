@@ -1,4 +1,4 @@
-"""Checkers for chapter 13: word order and positional encodings."""
+"""Checkers for the chapter on word order and positional encodings."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ import numpy as np
 from ..core import self_attention
 from ..data import running_lenses, sentence_matrix, words
 from . import Wrong, call, exercise, expect_array, to_numpy
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "word_order", "word order and positional encodings"
 
 # --- predict where the rows of Z go when the words are shuffled (no positions) ------------
 
@@ -42,7 +45,7 @@ def _row_indices(answer: Any) -> list[int]:
 
 
 @exercise(
-    "ch13.shuffled_rows",
+    "word_order.shuffled_rows",
     right=[[2, 0, 1, 3, 4, 5], (2, 4, 1, 3, 0, 5), np.array([2, 0, 1, 3, 0, 5]), [2.0, 0.0, 1.0, 3.0, 4.0, 5.0]],
     wrong=[[0, 1, 2, 3, 4, 5], _INVERSE, [3, 1, 2, 4, 5, 6], [2, 0, 1], [1, 2, 0, 3, 4, 5], [2, 0, 1, 3, 4, 4]],
     catches="nothing moves (identity), the inverse permutation, rows counted from 1, only the moved rows, "
@@ -146,7 +149,7 @@ def _off_by_one(pos: int, d_model: int) -> np.ndarray:
 
 
 @exercise(
-    "ch13.pe_row",
+    "word_order.pe_row",
     right=[_pe_row, _right_torch, _right_library, _right_list],
     wrong=[_swapped, _column_index_exponent, _i_not_2i, _halves, _times_not_divided, _off_by_one, _degrees],
     catches="sine and cosine swapped, the exponent j/d_model per column instead of 2i/d_model per pair, "

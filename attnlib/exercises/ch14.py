@@ -1,4 +1,4 @@
-"""Checkers for chapter 14: learning the lenses."""
+"""Checkers for the chapter on learning the lenses."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import numpy as np
 
 from . import Wrong, call, exercise, expect_number, to_count, to_numpy
 
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "learning_the_lenses", "learning the lenses"
+
 # --- which key does a query attend to after training on the previous-word task? -------------
 
 _QUERY = 3
@@ -15,7 +18,7 @@ _KEY = 2
 
 
 @exercise(
-    "ch14.expected_key",
+    "learning_the_lenses.expected_key",
     right=[2, 2.0, np.int64(2), np.array(2)],
     wrong=[3, 4, 1, 0, 5],
     catches="the word itself (3), the next word (4), two back (1), the first word (0), the last word (5)",
@@ -109,7 +112,7 @@ def _mutating(A: Any, keys: Any) -> float:
 
 
 @exercise(
-    "ch14.weight_on",
+    "learning_the_lenses.weight_on",
     right=[_weight_on, _right_loop, _right_torch, _right_list_comprehension],
     wrong=[_transposed, _whole_columns, _strongest, _sum_not_mean, _hit_rate, _mutating, _skips_first_row],
     catches="row and column swapped, whole columns averaged, the strongest weight instead of the expected "

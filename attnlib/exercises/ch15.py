@@ -1,20 +1,15 @@
-"""Checkers for chapter 15: counting and timing."""
+"""Checkers for the chapter on counting and timing."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from . import Wrong, exercise, expect_number, to_number
+from . import Wrong, exercise, expect_number
+from . import one_number as _one_number  # one finite number, or None
 
-
-def _one_number(answer: Any, what: str) -> float | None:
-    """The answer as one finite number, or None (expect_number then says what is wrong with it)."""
-    try:
-        value = to_number(answer, what)
-    except Wrong:
-        return None
-    return value if math.isfinite(value) else None
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "counting_and_timing", "counting and timing"
 
 
 def _slips(value: float | None, slips: dict[float, str]) -> None:
@@ -32,7 +27,7 @@ FLOPS = HEADS * (2 * N**2 * D + 2 * N**2 * D)
 
 
 @exercise(
-    "ch15.flops",
+    "counting_and_timing.flops",
     right=[FLOPS, float(FLOPS), 3.4359738368e10],
     wrong=[FLOPS // HEADS, FLOPS // 2, FLOPS // 2 // HEADS, HEADS * 4 * N * D],
     catches="one head only, one product only or a multiply-add as 1 FLOP, both slips at once, growth like n",
@@ -66,7 +61,7 @@ T_2N_MS = T_MS * FACTOR**2
 
 
 @exercise(
-    "ch15.time_at_2n",
+    "counting_and_timing.time_at_2n",
     right=[120, 120.0, 1.2e2],
     wrong=[60, 240, 30, 0.12],
     catches="growth like n (×2), like n³ (×8), no growth, the answer in seconds",
@@ -99,7 +94,7 @@ INTENSITY = 2 * SIDE**3 / (3 * SIDE**2 * BYTES)
 
 
 @exercise(
-    "ch15.intensity",
+    "counting_and_timing.intensity",
     right=[INTENSITY, int(INTENSITY), 2.56e2],
     wrong=[
         2 * SIDE**3 / (2 * SIDE**2 * BYTES),

@@ -1,11 +1,15 @@
-"""Checkers for chapter 16: CPU versus GPU."""
+"""Checkers for the chapter on CPU versus GPU."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from . import Wrong, call, exercise, expect_number, to_number, to_numpy
+from . import Wrong, call, exercise, expect_number, to_numpy
+from . import one_number as _one_number  # one finite number, or None
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "cpu_vs_gpu", "CPU versus GPU"
 
 # --- the memory of A -----------------------------------------------------------------------
 
@@ -13,17 +17,8 @@ N_MEM, HEADS_MEM, BYTES_PER = 16_384, 32, 2  # bfloat16
 A_BYTES = N_MEM**2 * HEADS_MEM * BYTES_PER
 
 
-def _one_number(answer: Any, what: str) -> float | None:
-    """The answer as one finite number, or None (expect_number then says what is wrong with it)."""
-    try:
-        value = to_number(answer, what)
-    except Wrong:
-        return None
-    return value if math.isfinite(value) else None
-
-
 @exercise(
-    "ch16.memory_of_a",
+    "cpu_vs_gpu.memory_of_a",
     right=[A_BYTES, float(A_BYTES), 1.7179869184e10],
     wrong=[2 * A_BYTES, A_BYTES // HEADS_MEM, N_MEM * HEADS_MEM * BYTES_PER, A_BYTES // BYTES_PER],
     catches="float32's 4 bytes, one head only, growth like n, numbers instead of bytes",
@@ -138,7 +133,7 @@ def _wrong_returns_old_max(mu, l, z, s, v):
 
 
 @exercise(
-    "ch16.online_step",
+    "cpu_vs_gpu.online_step",
     right=[_right_numpy, _right_math, _right_torch],
     wrong=[
         _wrong_no_rescale_of_z,

@@ -168,66 +168,75 @@ def structure_hint(
     def same(a: np.ndarray, b: np.ndarray) -> bool:
         return a.shape == b.shape and bool(np.allclose(a, b, atol=atol, rtol=rtol))
 
-    if got.shape != expected.shape and got.size == expected.size:
-        if same(np.squeeze(got), np.squeeze(expected)):
-            more, fewer = got.ndim > expected.ndim, got.ndim < expected.ndim
-            kind = (
-                "an extra axis of length 1"
-                if more
-                else "an axis of length 1 missing"
-                if fewer
-                else "its axes of length 1 in other places"
-            )
-            return (
-                f"{name} holds the right numbers, but with {kind}: its shape is {got.shape}, and it should "
-                f"be {expected.shape}, {shape_words(expected.shape)}."
-            )
-        if got.ndim == expected.ndim == 2 and same(got.T, expected):
-            return (
-                f"{name} has shape {got.shape}, but it should have shape {expected.shape}. It holds the right "
-                "numbers with rows and columns swapped."
-            )
-        if got.ndim == expected.ndim and 2 < got.ndim <= 5:
-            for order in itertools.permutations(range(got.ndim)):
-                if same(got.transpose(order), expected):
-                    return (
-                        f"{name} holds the right numbers with its axes in another order: its shape is "
-                        f"{got.shape}, and it should be {expected.shape}. Check which axis each size belongs to."
-                    )
-        if same(got.reshape(expected.shape), expected):
-            return (
-                f"{name} holds the right numbers, but arranged in shape {got.shape}; it should have shape "
-                f"{expected.shape}, {shape_words(expected.shape)}."
-            )
-        return ""
     if got.shape != expected.shape:
-        return ""
+        return _arrangement_hint(got, expected, name, same) if got.size == expected.size else ""
     if got.ndim == 2 and got.shape[0] == got.shape[1] and same(got.T, expected):
         return f"{name} is the right grid transposed: are rows and columns swapped?"
     flat, want = got.reshape(-1), expected.reshape(-1)
     if same(np.sort(flat), np.sort(want)):
-        if got.size == 2:
-            return f"{name} holds the right two numbers in the other order."
-        if same(flat[::-1], want) or (got.ndim >= 1 and same(got[::-1], expected)):
-            return f"{name} holds the right numbers in reverse order."
-        if same(flat, np.sort(want)) or same(flat, np.sort(want)[::-1]):
-            return (
-                f"{name} holds the right numbers, but sorted by size. They belong in another order: each "
-                "number at the place it was computed for."
-            )
-        if (
-            got.ndim == 2
-            and same(np.sort(got, axis=0), np.sort(expected, axis=0))
-            and sorted(map(tuple, got.tolist())) == sorted(map(tuple, expected.tolist()))
-        ):
-            return f"{name} holds the right rows, but in another order: row i belongs to the i-th item."
-        return f"{name} holds the right numbers, but in another order."
+        return _order_hint(got, expected, name, same)
     if np.any(np.abs(want) > atol) and same(-got, expected):
         return f"{name} has the right sizes but the opposite sign: every number should have the other sign."
     factor = _common_factor(flat, want, atol=atol, rtol=rtol)
     if factor is not None:
         return _factor_words(name, factor, factors, several=got.size > 1)
     return ""
+
+
+def _arrangement_hint(got: np.ndarray, expected: np.ndarray, name: str, same) -> str:
+    """The right count of numbers in the wrong shape: which arrangement it is, or ''."""
+    if same(np.squeeze(got), np.squeeze(expected)):
+        more, fewer = got.ndim > expected.ndim, got.ndim < expected.ndim
+        kind = (
+            "an extra axis of length 1"
+            if more
+            else "an axis of length 1 missing"
+            if fewer
+            else "its axes of length 1 in other places"
+        )
+        return (
+            f"{name} holds the right numbers, but with {kind}: its shape is {got.shape}, and it should "
+            f"be {expected.shape}, {shape_words(expected.shape)}."
+        )
+    if got.ndim == expected.ndim == 2 and same(got.T, expected):
+        return (
+            f"{name} has shape {got.shape}, but it should have shape {expected.shape}. It holds the right "
+            "numbers with rows and columns swapped."
+        )
+    if got.ndim == expected.ndim and 2 < got.ndim <= 5:
+        for order in itertools.permutations(range(got.ndim)):
+            if same(got.transpose(order), expected):
+                return (
+                    f"{name} holds the right numbers with its axes in another order: its shape is "
+                    f"{got.shape}, and it should be {expected.shape}. Check which axis each size belongs to."
+                )
+    if same(got.reshape(expected.shape), expected):
+        return (
+            f"{name} holds the right numbers, but arranged in shape {got.shape}; it should have shape "
+            f"{expected.shape}, {shape_words(expected.shape)}."
+        )
+    return ""
+
+
+def _order_hint(got: np.ndarray, expected: np.ndarray, name: str, same) -> str:
+    """The right numbers in the right shape but another order: which order it is."""
+    flat, want = got.reshape(-1), expected.reshape(-1)
+    if got.size == 2:
+        return f"{name} holds the right two numbers in the other order."
+    if same(flat[::-1], want) or (got.ndim >= 1 and same(got[::-1], expected)):
+        return f"{name} holds the right numbers in reverse order."
+    if same(flat, np.sort(want)) or same(flat, np.sort(want)[::-1]):
+        return (
+            f"{name} holds the right numbers, but sorted by size. They belong in another order: each "
+            "number at the place it was computed for."
+        )
+    if (
+        got.ndim == 2
+        and same(np.sort(got, axis=0), np.sort(expected, axis=0))
+        and sorted(map(tuple, got.tolist())) == sorted(map(tuple, expected.tolist()))
+    ):
+        return f"{name} holds the right rows, but in another order: row i belongs to the i-th item."
+    return f"{name} holds the right numbers, but in another order."
 
 
 def _common_factor(got: np.ndarray, want: np.ndarray, atol: float, rtol: float) -> float | None:

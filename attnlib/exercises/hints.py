@@ -10,9 +10,14 @@ from __future__ import annotations
 import numbers
 import re
 import sys
-from typing import Any
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 ECHO_LIMIT = 200  # characters of a learner's value a hint may echo
 HINT_LIMIT = 600  # characters of a whole hint, whatever a checker put in it
@@ -20,6 +25,31 @@ HINT_LIMIT = 600  # characters of a whole hint, whatever a checker put in it
 
 class Wrong(Exception):
     """Raised by a checker with a hint for the learner."""
+
+
+def contained(run: Callable[[], T], fallback: Callable[[BaseException], T]) -> T:
+    """run(), or fallback(what it raised) when it raises anything but KeyboardInterrupt.
+
+    The checker's one guard. A learner's code may raise anything (SystemExit, GeneratorExit,
+    RecursionError, an exception whose str() fails), and so may a checker that meets a hostile
+    answer. `judge` runs every checker through here, `call` and `expect_value_error` every
+    learner function, `safe_str` and `show` every str() and repr() of a learner's value: this is
+    where a raise becomes a hint, and why `check` never raises (KeyboardInterrupt still stops a cell).
+    """
+    try:
+        return run()
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return fallback(exc)
+
+
+@contextmanager
+def quietly() -> Iterator[None]:
+    """No warning printed and no numpy floating-point error raised inside the block (a learner's code runs in it)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
 
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.")
@@ -74,12 +104,7 @@ def clip(text: str, limit: int = ECHO_LIMIT) -> str:
 
 def safe_str(x: Any) -> str:
     """str(x), or a placeholder when str(x) itself fails (a learner's exception may do that)."""
-    try:
-        text = str(x)
-    except KeyboardInterrupt:
-        raise
-    except BaseException:
-        return "(a message that could not be shown)"
+    text = contained(lambda: str(x), lambda exc: None)
     return text if isinstance(text, str) else "(a message that could not be shown)"
 
 
@@ -92,12 +117,7 @@ def show(x: Any, limit: int = ECHO_LIMIT) -> str:
         x = x[:limit]
     if is_array(x) and x.size > 50:
         return describe(x)
-    try:
-        text = repr(x)
-    except KeyboardInterrupt:
-        raise
-    except BaseException:
-        text = f"a {type(x).__name__}"
+    text = contained(lambda: repr(x), lambda exc: None)
     if not isinstance(text, str):
         text = f"a {type(x).__name__}"
     return clip(" ".join(text.split()), limit)
@@ -164,14 +184,14 @@ def count_words(shape: tuple[int, ...]) -> str:
     return f"a block of shape {shape}"
 
 
-_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
 
 
 def position_words(index: tuple[int, ...]) -> str:
     """Where an entry sits, in words: 'the second number', 'row 0, column 1', 'entry [1][0][2]'."""
     if len(index) == 1:
         k = index[0]
-        return f"the {_ORDINALS[k]} number" if k < len(_ORDINALS) else f"number {k} (counting from 0)"
+        return f"the {ORDINALS[k]} number" if k < len(ORDINALS) else f"number {k} (counting from 0)"
     if len(index) == 2:
         return f"row {index[0]}, column {index[1]}"
     return "entry " + "".join(f"[{i}]" for i in index)

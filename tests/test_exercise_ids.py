@@ -1,0 +1,215 @@
+"""Exercise ids survive a new chapter: they are named by the chapter's subject, never its number.
+
+The ids of the number days (`ch09.by_hand`, written here on purpose, so the rename tool leaves this
+file alone) still work: in `check`, in a learner's record, and in a grader ported as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import attnlib
+from attnlib import course
+from attnlib.exercise_record import ids, recording
+from attnlib.exercises import get, registry
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import rename_exercise_ids as tool
+
+
+@pytest.fixture
+def toc_with_a_new_chapter(tmp_path, monkeypatch):
+    """A copy of _toc.yml with a dummy chapter inserted after the fourteenth, as the course will gain one."""
+    text = course.TOC.read_text(encoding="utf-8")
+    last_of_part_four = re.search(r"^(\s*- file: chapters/14_\w+\n)", text, re.MULTILINE).group(1)
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(text.replace(last_of_part_four, last_of_part_four + "      - file: chapters/15_a_new_idea\n"))
+    monkeypatch.setattr(course, "TOC", toc)
+    course.chapters.cache_clear()
+    yield
+    course.chapters.cache_clear()
+
+
+def test_a_chapter_inserted_first_moves_the_numbers_hints_name(tmp_path, monkeypatch, capsys):
+    text = course.TOC.read_text(encoding="utf-8")
+    first = re.search(r"^(\s*- file: chapters/01_\w+\n)", text, re.MULTILINE).group(1)
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(text.replace(first, "      - file: chapters/01_a_preface\n" + first))
+    monkeypatch.setattr(course, "TOC", toc)
+    course.chapters.cache_clear()
+    try:
+        before = [ex.id for ex in registry.exercises()]
+        unscaled = get("weighted_sum.self_attention").wrong[0]  # no division by √d_k
+        assert not attnlib.check("weighted_sum.self_attention", unscaled)
+        assert "(chapter 9)" in capsys.readouterr().out  # the scaling chapter, 8 in today's book
+        assert attnlib.exercise_ids() == before
+    finally:
+        course.chapters.cache_clear()
+
+
+def test_every_id_is_named_by_a_chapter_of_the_toc():
+    subjects = {s for _, s, _ in course.chapters()}
+    exercises = registry.exercises()
+    assert exercises and all(ex.id.startswith(ex.subject + ".") and ex.subject in subjects for ex in exercises)
+    assert [course.number(ex.subject) for ex in exercises] == sorted(course.number(ex.subject) for ex in exercises)
+
+
+def test_each_grader_registers_ids_of_its_own_chapter():
+    """One prefix per grader module, and no prefix in two: an old `ch15.` id kept in the new chapter's module fails here."""
+    prefixes: dict[str, set[str]] = {}
+    for ex in registry.exercises():
+        assert sys.modules[ex.checker.__module__].CHAPTER[0] == ex.subject
+        prefixes.setdefault(ex.checker.__module__, set()).add(ex.id.partition(".")[0])
+    assert all(len(p) == 1 for p in prefixes.values()), prefixes
+    assert len(set.union(*prefixes.values())) == len(prefixes)
+
+
+def test_an_id_may_name_its_chapter_by_a_shorter_word(toc_with_a_new_chapter, tmp_path, monkeypatch):
+    import attnlib.exercises as package
+
+    (tmp_path / "a_new_idea.py").write_text(NEW_GRADER.replace('"a_new_idea.guess"', '"new.guess"'))
+    monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
+    monkeypatch.setattr(registry, "_loaded", False)
+    try:
+        assert get("new.guess").subject == "a_new_idea" and registry.chapter_number("a_new_idea") == 15
+        assert attnlib.exercise_ids().index("new.guess") < attnlib.exercise_ids().index("counting_and_timing.flops")
+    finally:
+        registry._REGISTRY.pop("new.guess", None)
+        sys.modules.pop("attnlib.exercises.a_new_idea", None)
+
+
+def test_a_new_chapter_changes_no_id_and_the_numbers_shown_follow(toc_with_a_new_chapter, monkeypatch):
+    before = attnlib.exercise_ids()
+    timing = [i for i in before if i.startswith("counting_and_timing.")]
+    monkeypatch.setenv("ATTNLIB_PROGRESS", "off")
+    numbers = {c.title: c.number for c in attnlib.progress().chapters}
+    assert numbers["Counting and timing"] == 16 and numbers["CPU versus GPU"] == 17  # 15 and 16 before
+    assert numbers["Softmax and the attention matrix A"] == 9
+    assert [e.id for e in attnlib.progress(chapter=16).chapters[0].exercises] == timing
+    assert course.chapter_ref("counting_and_timing") == "chapter 16"
+    assert attnlib.exercise_ids() == before
+
+
+def test_without_the_new_chapter_the_numbers_are_as_today():
+    assert course.number("counting_and_timing") == 15 and course.number("cpu_vs_gpu") == 16
+
+
+def test_old_ids_are_read_as_the_new_ones():
+    assert ids.current_id("ch09.by_hand") == "softmax.by_hand"
+    assert ids.current_id("ch15.flops") == "counting_and_timing.flops"  # the old numbers are frozen
+    assert ids.current_id("softmax.by_hand") == "softmax.by_hand"
+    assert ids.current_id("ch99.x") == "ch99.x"
+    assert set(ids.OLD_NUMBERS.values()) <= {s for _, s, _ in course.chapters()}
+    assert get("ch09.by_hand") is get("softmax.by_hand")
+
+
+def test_an_old_id_in_a_learners_notebook_is_still_checked(capsys):
+    assert bool(attnlib.check("ch09.by_hand", get("softmax.by_hand").right[0]))
+    assert not attnlib.check("ch09.by_hnad", [1.0])
+    assert "this chapter has: softmax.by_hand" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_grader_ported_with_an_old_id_registers_the_new_one():
+    registry.exercise("ch09.ported_as_it_was", right=[], wrong=[])(lambda answer: None)
+    try:
+        assert get("softmax.ported_as_it_was").subject == "softmax"
+    finally:
+        registry._REGISTRY.pop("softmax.ported_as_it_was")
+
+
+TODAYS_RECORD = {  # a record file as the number-id version wrote it
+    "format": 1,
+    "exercises": {
+        "ch09.by_hand": {
+            "attempts": 2,
+            "solved": True,
+            "first": "2026-11-01T10:00:00Z",
+            "last": "2026-11-01T10:05:00Z",
+        },
+        "ch16.online_step": {"attempts": 1, "solved": True, "first": "2026-11-20T09:00:00Z", "last": None},
+        "ch10.z_row": {"attempts": 3, "solved": False, "first": "2026-11-02T10:00:00Z", "last": "2026-11-02T11:00:00Z"},
+        "weighted_sum.z_row": {
+            "attempts": 1,
+            "solved": True,
+            "first": "2026-12-02T08:00:00Z",
+            "last": "2026-12-02T08:00:00Z",
+        },
+    },
+}
+
+
+def test_a_record_with_old_ids_shows_every_solved_exercise_under_the_new_ids(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "progress.json"
+    path.write_text(json.dumps(TODAYS_RECORD))
+    monkeypatch.setenv("ATTNLIB_PROGRESS", str(path))
+    monkeypatch.setattr(recording, "off", {})
+    shown = attnlib.progress()
+    solved = {i for i, e in shown.exercises.items() if e.status == "solved"}
+    assert solved == {"softmax.by_hand", "cpu_vs_gpu.online_step", "weighted_sum.z_row"}
+    z_row = shown.exercises["weighted_sum.z_row"]  # an old and a new entry of one exercise, merged
+    assert (z_row.attempts, z_row.first, z_row.last) == (4, "2026-11-02T10:00:00Z", "2026-12-02T08:00:00Z")
+    assert shown.unknown == []
+    attnlib.check("softmax.doubled", get("softmax.doubled").wrong[0])  # the next write keeps only new ids
+    saved = json.loads(path.read_text())["exercises"]
+    assert sorted(saved) == ["cpu_vs_gpu.online_step", "softmax.by_hand", "softmax.doubled", "weighted_sum.z_row"]
+    assert saved["softmax.by_hand"] == TODAYS_RECORD["exercises"]["ch09.by_hand"]
+
+
+def test_the_rename_tool_rewrites_registered_ids_only_and_twice_is_once():
+    known = set(attnlib.exercise_ids())
+    text = 'check("ch09.by_hand", x)  # see ch09.py, ch09._helper, "ch09.", ch09.by_hnad, `check("ch01.…")`'
+    once = tool.renamed(text, known)
+    assert (
+        once
+        == 'check("softmax.by_hand", x)  # see ch09.py, ch09._helper, "softmax.", ch09.by_hnad, `check("vectors.…")`'
+    )
+    assert tool.renamed(once, known) == once
+
+
+def test_no_old_id_is_left_in_the_repository():
+    known = set(attnlib.exercise_ids())
+    left = [
+        str(p.relative_to(ROOT))
+        for p in tool.files()
+        if tool.renamed(p.read_text(encoding="utf-8"), known) != p.read_text(encoding="utf-8")
+    ]
+    assert left == [], "run tools/rename_exercise_ids.py"
+
+
+NEW_GRADER = """
+from attnlib.exercises import Wrong, exercise
+
+CHAPTER = "a_new_idea", "a new idea"
+
+
+@exercise("a_new_idea.guess", right=[1], wrong=[2], catches="a two", solution="answer = 1")
+def _guess(answer):
+    if answer != 1:
+        raise Wrong("Not that one.")
+"""
+
+
+def test_a_grader_for_a_new_chapter_is_found_whatever_its_file_is_called(toc_with_a_new_chapter, tmp_path, monkeypatch):
+    import attnlib.exercises as package
+
+    (tmp_path / "a_new_idea.py").write_text(NEW_GRADER)
+    monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
+    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setenv("ATTNLIB_PROGRESS", "off")
+    try:
+        assert "a_new_idea.guess" in attnlib.exercise_ids()
+        chapters = {c.number: c for c in attnlib.progress().chapters}
+        assert chapters[15].title == "A new idea" and [e.id for e in chapters[15].exercises] == ["a_new_idea.guess"]
+        assert chapters[16].title == "Counting and timing"
+        assert attnlib.exercise_ids().index("a_new_idea.guess") < attnlib.exercise_ids().index(
+            "counting_and_timing.flops"
+        )
+    finally:
+        registry._REGISTRY.pop("a_new_idea.guess", None)
+        sys.modules.pop("attnlib.exercises.a_new_idea", None)
