@@ -60,6 +60,7 @@ from .style import (
     word_colour,
     word_ticks,
 )
+from .trained import all_heads
 
 __all__ = [
     "arrow_parts",
@@ -99,6 +100,7 @@ __all__ = [
     "heads_flow",
     "turning_arrows",
     "weight_by_position",
+    "all_heads",
     "BLACK",
     "BLUE",
     "GREEN",
