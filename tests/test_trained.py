@@ -181,3 +181,69 @@ def test_import_attnlib_leaves_the_model_and_its_readers_unloaded():
     before, after = out.splitlines()
     assert before == ""
     assert after == "attnlib.trained,safetensors,tokenizers"  # and no torch
+
+
+# --- the chapter's graders: their constants are the model's, their hints name the slip -------------
+
+
+def test_find_head_constants_are_the_models():
+    from attnlib.exercises import trained_model as ex
+
+    toks, A = trained.attention_maps("the kitten sat on the mat")
+    mat, kitten = toks.index("mat"), toks.index("kitten")
+    order = np.argsort(-A[:, :, mat, kitten].ravel())
+    assert [np.unravel_index(k, (6, 12)) for k in order[:2]] == [ex._HEAD, ex._SECOND]
+    assert np.unravel_index(A[:, :, kitten, mat].argmax(), (6, 12)) == ex._SWAPPED_ROWS
+    assert np.unravel_index(A[:, :, mat - 1, kitten - 1].argmax(), (6, 12)) == ex._WITHOUT_CLS
+
+
+def test_score_rows_are_the_models():
+    from attnlib.exercises import trained_model as ex
+    from attnlib.heads import split_heads
+
+    toks, X = trained.hidden_states("the kitten sat on the mat because it was tired", 3)
+    L = trained.lenses(3)
+    Q, K = split_heads(X @ L.W_Q + L.b_Q, 12), split_heads(X @ L.W_K + L.b_K, 12)
+    it, kitten = toks.index("it"), toks.index("kitten")
+    assert np.allclose(Q[1, it], ex._Q_IT, atol=1e-6) and np.allclose(K[1, kitten], ex._K_KITTEN, atol=1e-6)
+    _, A = trained.attention_maps("the kitten sat on the mat because it was tired")
+    assert abs(A[3, 1, it, kitten] - ex._WEIGHT) < 0.0005
+    rounded = np.round(ex._Q_IT, 2) @ np.round(ex._K_KITTEN, 2) / np.sqrt(32)
+    assert abs(rounded - ex._SCORE) < ex._ATOL  # from the printed two decimals the learner gets it right
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ((11, 5), "other order"),
+        ((6, 12), "from 1"),
+        ((5, 4), "not the largest"),
+        ((5, 3), 'row of "kitten"'),
+        ((4, 10), "[CLS] is token 0"),
+        ((0, 2), "previous-word head"),
+        ((1, 8), "next-word head"),
+        (11, "two are wanted"),
+        ((2, 2), "not the one"),
+    ],
+)
+def test_find_head_hints(answer, words, capsys):
+    from helpers import hint_for
+
+    assert words in hint_for("trained_model.find_head", answer, capsys)
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (25.12, "before scaling"),
+        (25.12 / 32, "d_k = 32 itself"),
+        (25.12 / np.sqrt(384), "√d_model"),
+        (0.711, "before softmax"),
+        (-4.44, "wrong sign"),
+        (3.0, "divided by √d_k"),
+    ],
+)
+def test_score_hints(answer, words, capsys):
+    from helpers import hint_for
+
+    assert words in hint_for("trained_model.score", answer, capsys)

@@ -23,7 +23,7 @@ from .answers import size_at_least, to_numpy
 from .hints import Wrong, describe, is_array, polish, safe_str, shape_words, show
 
 _PACKAGE = __name__.rpartition(".")[0]
-_CHAPTER_MODULE = re.compile(r"ch\d\d$")
+_CHAPTER_MODULE = re.compile(r"ch\d\d$|trained_model$")  # trained_model: the chapter inside a trained model
 _SIZE_SLACK = 1000  # numbers beyond ten times the largest right answer an answer may hold before it is refused unread
 
 
