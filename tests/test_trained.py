@@ -247,3 +247,54 @@ def test_score_hints(answer, words, capsys):
     from helpers import hint_for
 
     assert words in hint_for("trained_model.score", answer, capsys)
+
+
+# --- the live figure ------------------------------------------------------------------------------
+
+
+def test_the_live_figure_holds_the_models_weights():
+    from test_interactive import embedded
+
+    from attnlib.interactive.trained import SENTENCES, trained_heads
+
+    fig = trained_heads()
+    data = embedded(fig)
+    for k, sentence in enumerate(SENTENCES):
+        toks, A = trained.attention_maps(sentence)
+        assert data["tokens"][k] == toks
+        assert np.abs(np.array(data["A"][k]) / 100 - A).max() <= 0.005
+    assert "layer 0, head 2, weight on: previous token 1.00" in fig.html  # the readout without JavaScript
+    with pytest.raises(ValueError, match="layer must be 0 to 5"):
+        trained_heads(layer=6)
+
+
+def test_the_live_figure_in_a_browser(chromium, tmp_path):
+    from test_interactive import Page, bare_page
+
+    from attnlib.interactive.trained import trained_heads
+
+    p = Page(chromium, bare_page(tmp_path, "trained", trained_heads()))
+    _, A = trained.attention_maps("the kitten sat on the mat")
+    assert p.numbers(".attnfig-a") == pytest.approx(A[0, 2].ravel(), abs=0.005)
+    assert "previous token 1.00" in p.text(".attnfig-say")
+    p.press(".attnfig-sentence >> nth=0", "ArrowRight")  # "... because it was tired"
+    p.press(".attnfig-layer", "ArrowRight", times=3)
+    p.press(".attnfig-head", "ArrowLeft")  # layer 3, head 1
+    toks, A = trained.attention_maps("the kitten sat on the mat because it was tired")
+    assert p.numbers(".attnfig-a") == pytest.approx(A[3, 1].ravel(), abs=0.005)
+    assert p.text(".attnfig-say").startswith("layer 3, head 1, weight on:")
+    assert p.page.locator(".attnfig-atable tr").count() == len(toks) + 1
+    p.close()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from test_interactive import _chromium
+
+    if _chromium() is None:
+        pytest.skip("headless Chromium not found (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=_chromium(), headless=True, args=["--no-sandbox"])
+        yield browser
+        browser.close()
