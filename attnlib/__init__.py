@@ -3,8 +3,8 @@
 The math works on numpy arrays and torch tensors (CPU or GPU) through one code path.
 `attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.machine` (the machine's facts and
 ceilings), `attnlib.sweep` (the timing sweep), `attnlib.results` (stored timings) and
-`attnlib.scaling` (chapter 8's experiments) and `attnlib.interactive` (figures that run in the
-book's pages) load only when first used, and so does `attnlib.progress()` (the learner's record of
+`attnlib.scaling` (chapter 8's experiments), `attnlib.interactive` (figures that run in the
+book's pages) and `attnlib.trained` (a real trained transformer) load only when first used, and so does `attnlib.progress()` (the learner's record of
 the exercises checked),
 and torch is imported only when a tensor is actually passed in.
 """

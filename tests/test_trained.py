@@ -298,3 +298,31 @@ def chromium():
         browser = playwright.chromium.launch(executable_path=_chromium(), headless=True, args=["--no-sandbox"])
         yield browser
         browser.close()
+
+
+# --- the grid of all heads ----------------------------------------------------------------------------
+
+
+def test_all_heads_draws_every_head_legibly_on_a_phone():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from test_figure_text import MIN_PX, drawn_texts, smallest_text_px, svg_smallest_px
+
+    from attnlib import plot
+
+    toks, A = trained.attention_maps("the kitten sat on the mat")
+    fig = plot.all_heads(A, toks, marked={"previous token": ((0, 2), plot.VERMILLION)}, title="All 72 heads")
+    try:
+        big, _, grid = fig.axes  # the labelled map, its colour bar, the mosaic of 72 maps
+        assert np.array_equal(big.images[0].get_array(), A[0, 2])
+        mosaic = grid.images[0].get_array()
+        assert np.array_equal(mosaic[2 * 9 : 2 * 9 + 8, 3 * 9 : 3 * 9 + 8], A[3, 2])  # head 2 of layer 3
+        assert [t.get_text() for t in big.get_yticklabels()] == toks
+        assert [t.get_text() for t in grid.get_xticklabels()] == [f"layer {k}" for k in range(6)]
+        assert len(grid.patches) == 1  # the one marked head is framed
+        assert smallest_text_px(fig)[0] >= MIN_PX and svg_smallest_px(fig) >= MIN_PX - 0.05
+        assert min(pt for pt, _ in drawn_texts(fig)) >= 10
+    finally:
+        plt.close(fig)
