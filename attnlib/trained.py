@@ -93,8 +93,11 @@ def verify(folder: str | Path) -> None:
         path = Path(folder) / name
         if not path.is_file():
             raise FileNotFoundError(f"{name} is missing from the trained model's folder; reinstall it: {INSTALL}")
+        digest = hashlib.sha256()
         with path.open("rb") as f:
-            got = hashlib.file_digest(f, "sha256").hexdigest()
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        got = digest.hexdigest()
         if got != want:
             raise ValueError(
                 f"{name} does not match the release's sha256 (a corrupted or altered file); "
