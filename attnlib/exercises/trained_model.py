@@ -14,7 +14,7 @@ import numpy as np
 from . import Wrong, exercise, expect_number, to_count, to_number, to_numpy, torch_form
 
 # the chapter's subject (its file's name without the number) and its title
-CHAPTER = "inside_a_trained_model", "inside a trained model: the course's formula in a real transformer"
+CHAPTER = "trained_model", "inside a trained model: the course's formula in a real transformer"
 
 # --- trained_model.find_head: the head whose row "mat" puts the most weight on "kitten" ----------
 # In "the kitten sat on the mat": tokens [CLS] the kitten sat on the mat [SEP], so mat is row 6 and
