@@ -298,6 +298,11 @@ def _padding_mask(fn: Any) -> None:
                 "give the mask a middle axis of size 1, (batch, 1, n), so that it is the same for "
                 "every query. See the section on padding."
             )
+        if mask.shape == (batch, n, 1) and n > 1:
+            raise Wrong(
+                f"{label} has shape {mask.shape}: the axis of size 1 is last. The key positions j "
+                "go last, one per column, and the size-1 axis stands in the middle: (batch, 1, n)."
+            )
         if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
             expect_structure(mask.astype(float), want, label)
         if mask.ndim == 3 and mask.shape[0] == batch and mask.shape[1] == 1 and mask.shape[2] != n:
