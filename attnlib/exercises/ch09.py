@@ -1,4 +1,4 @@
-"""Checkers for chapter 9: softmax and the attention matrix A."""
+"""Checkers for the softmax chapter: softmax and the attention matrix A."""
 
 from __future__ import annotations
 
@@ -309,7 +309,7 @@ _OPTIONS = list(dict.fromkeys(_WORDS))  # "the" appears twice in the sentence
 
 
 def running_attention() -> tuple[np.ndarray, np.ndarray]:
-    """The running example's scaled scores S/√d_k and A = softmax of them (chapter 9)."""
+    """The running example's scaled scores S/√d_k and A = softmax of them (this chapter)."""
     W_Q, W_K, _ = running_lenses()
     X = sentence_matrix(RUNNING_SENTENCE)
     scaled = scale(scores(X @ W_Q, X @ W_K), W_Q.shape[1])

@@ -1,4 +1,4 @@
-"""Checkers for chapter 10: mixing the content, Z = AV."""
+"""Checkers for the weighted-sum chapter: mixing the content, Z = AV."""
 
 from __future__ import annotations
 
@@ -253,19 +253,21 @@ def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
     if _close(Z, _softmax_rows(S / np.sqrt(d_k))):
         raise Wrong("Your function returned the weights A. Z is the blend of the value rows: multiply A by V.")
     if _close(Z, _softmax_rows(S) @ V):
-        raise Wrong("The scores were not scaled. Divide QKᵀ by √d_k before the softmax (chapter 8).")
+        raise Wrong(f"The scores were not scaled. Divide QKᵀ by √d_k before the softmax ({chapter_ref('scaling')}).")
     if d_k != np.sqrt(X.shape[1]) and _close(Z, _softmax_rows(S / d_k) @ V):
-        raise Wrong("You divided by d_k itself. Divide by its square root (chapter 8).")
+        raise Wrong(f"You divided by d_k itself. Divide by its square root ({chapter_ref('scaling')}).")
     if _close(Z, _softmax_rows(S / np.sqrt(d_k), axis=0) @ V):
-        raise Wrong("The softmax ran down the columns. Each ROW of A must add up to 1 (chapter 9).")
+        raise Wrong(f"The softmax ran down the columns. Each ROW of A must add up to 1 ({chapter_ref('softmax')}).")
     if _close(Z, _softmax_rows(K @ Q.T / np.sqrt(d_k)) @ V):
-        raise Wrong("The scores are transposed. S = QKᵀ: row i holds query i against every key (chapter 7).")
+        raise Wrong(
+            f"The scores are transposed. S = QKᵀ: row i holds query i against every key ({chapter_ref('dot_product_scores')})."
+        )
     if X.shape[1] != d_k and _close(Z, _softmax_rows(S / np.sqrt(X.shape[1])) @ V):
         raise Wrong("You scaled by √d_model. d_k is the width of Q and K, not of X.")
     if V.shape[1] != d_k and _close(Z, _softmax_rows(S / np.sqrt(V.shape[1])) @ V):
         raise Wrong(
             "You scaled by √d_v, the width of the values. The scaling tames the scores, whose "
-            "size comes from the width of the queries and keys (chapter 8)."
+            f"size comes from the width of the queries and keys ({chapter_ref('scaling')})."
         )
     if Z.shape[0] == V.shape[0] and _close(Z, _softmax_rows(S / np.sqrt(d_k)).T @ V):
         raise Wrong("You blended with A transposed. Word i's weights are row i of A, so Z = A @ V, not A.T @ V.")
@@ -373,7 +375,9 @@ def _what_changes(answer: Any) -> None:
     if names == _CHANGES:
         return
     if names & {"Q", "K"}:
-        raise Wrong("Q and K are made from X with W_Q and W_K (chapter 5), and none of those changed.")
+        raise Wrong(
+            f"Q and K are made from X with W_Q and W_K ({chapter_ref('query_key_value')}), and none of those changed."
+        )
     if names & {"S", "A"}:
         raise Wrong(
             "Look at the formula A = softmax(QKᵀ/√d_k) again (section 'The whole formula on the "

@@ -1,4 +1,4 @@
-"""Checkers for chapter 12: many heads."""
+"""Checkers for the many-heads chapter: many heads."""
 
 from __future__ import annotations
 
