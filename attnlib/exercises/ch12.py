@@ -171,6 +171,14 @@ def _mh_softmax_over_heads(X, W_Q, W_K, W_V, W_O, h):
     return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
 
 
+def _mh_softmax_down_columns(X, W_Q, W_K, W_V, W_O, h):
+    n, d_model = X.shape
+    d_k = d_model // h
+    Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    A = _softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(d_k), axis=1)  # over the queries, not the keys
+    return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+
 def _mh_zeroes_w_v(X, W_Q, W_K, W_V, W_O, h):
     W_V[:] = 0.0  # "clears" a weight it no longer needs ... in the caller's array
     return _mh_solution(X, W_Q, W_K, W_V, W_O, h)[0]
@@ -233,6 +241,13 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
             _mh_softmax_over_heads,
             ("The softmax ran across the heads. Each row of each head's A must add up to 1: use the last axis."),
         ),
+        (
+            _mh_softmax_down_columns,
+            (
+                "The softmax ran down the columns of each head's scores (axis 1 of h × n × n). Each ROW "
+                "of each head's A must add up to 1: use the last axis, axis=-1."
+            ),
+        ),
     ]
     for wrong, hint in slips:
         want = wrong(*copy.deepcopy(case))
@@ -251,6 +266,7 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
         _mh_scale_d_model,
         _mh_one_head,
         _mh_softmax_over_heads,
+        _mh_softmax_down_columns,
         _mh_zeroes_w_v,
         _mh_no_return,
         _mh_stack_dot_T,
@@ -259,7 +275,7 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
     ],
     catches="a softmax without the max-subtraction or shifted by the whole array's max (a hidden case "
     "with scores in the thousands), W_O left out, split by reshape without the swap, merge without the swap, scaled by √d_model, "
-    "h ignored (one head), softmax across heads, a function that zeroes W_V in place, `.T` on a 3-D stack; "
+    "h ignored (one head), softmax across heads, softmax down each head's columns, a function that zeroes W_V in place, `.T` on a 3-D stack; "
     "cases include n = 1, h = 1, h = d_model and n ≠ d_model",
     solution="Z = (A @ V).transpose(1, 0, 2).reshape(n, d_model)",
 )
