@@ -81,7 +81,7 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
         ((0.5, 0.5), "upside down"),
         ((2, 1), "second is off"),
         ((1, 1), "first factor is off"),
-        (2, "2 things"),
+        (2, "two ordinary numbers"),
     ],
 )
 def test_score_flops_hints(answer, words, capsys):

@@ -1,4 +1,4 @@
-"""Checkers for the many-heads chapter: many heads."""
+"""Checkers for the many-heads chapter."""
 
 from __future__ import annotations
 
@@ -334,8 +334,7 @@ SCORE_FACTORS = (H_TO / H_FROM, H_TO / H_FROM)  # (FLOPs of the scores, entries 
 def _score_flops(answer: Any) -> None:
     if isinstance(answer, (str, bytes)):
         raise Wrong("Your answer is text. Give two numbers, without quotes.")
-    pair = expect_pair(answer, "your answer")
-    got = to_numpy(list(pair), "your pair")
+    got = to_numpy(answer, "your answer")
     if got.shape != (2,) or not np.all(np.isfinite(got)):
         raise Wrong("Give two ordinary numbers: (factor for the FLOPs of the scores, factor for the entries of A).")
     flops, entries = (float(x) for x in got)
@@ -346,7 +345,8 @@ def _score_flops(answer: Any) -> None:
         )
     if math.isclose(flops, 4):
         raise Wrong(
-            "That is how the projections grow (d_model²). One head's scores cost 2n²·d_k, and d_k did not change."
+            "That is how the projections grow, with d_model². One head's scores grow only with n and with its "
+            "own d_k, and d_k did not change."
         )
     if flops < 1 and entries < 1:
         raise Wrong("Both factors are upside down: divide the cost with 16 heads by the cost with 8.")
