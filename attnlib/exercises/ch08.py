@@ -1,4 +1,4 @@
-"""Checkers for the scaling chapter: why divide by √d_k."""
+"""Checkers for chapter 8: why divide by √d_k."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checkers for the softmax chapter: softmax and the attention matrix A."""
+"""Checkers for chapter 9: softmax and the attention matrix A."""
 
 from __future__ import annotations
 

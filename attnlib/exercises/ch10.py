@@ -1,4 +1,4 @@
-"""Checkers for the weighted-sum chapter: mixing the content, Z = AV."""
+"""Checkers for chapter 10: mixing the content, Z = AV."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checkers for the masks chapter: masks, what a word may not see."""
+"""Checkers for chapter 11: masks, what a word may not see."""
 
 from __future__ import annotations
 

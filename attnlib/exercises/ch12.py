@@ -1,4 +1,4 @@
-"""Checkers for the many-heads chapter."""
+"""Checkers for chapter 12: many heads."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checkers for the word-order chapter: word order and positional encodings."""
+"""Checkers for chapter 13: word order and positional encodings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checkers for the chapter on learning the lenses."""
+"""Checkers for chapter 14: learning the lenses."""
 
 from __future__ import annotations
 
