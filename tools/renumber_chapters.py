@@ -8,7 +8,7 @@ Run after inserting, moving or splitting a chapter in `_toc.yml`:
    (`chapters/15_counting_and_timing.ipynb` becomes `16_counting_and_timing.ipynb` when a new
    chapter 15 is inserted before it), and every mention of its old name in the repository's text
    files follows.
-2. Every link to a chapter file shows that chapter's number: `[chapter 9](09_softmax.ipynb)`,
+2. Every link to a chapter file (Markdown or {doc}) shows that chapter's number: `[chapter 9](09_softmax.ipynb)`,
    `chapters [9](09_softmax.ipynb) and [10](10_weighted_sum.ipynb)`.
 Running it twice changes nothing the second time.
 """
@@ -26,6 +26,9 @@ sys.path.insert(0, str(ROOT))
 TEXT_SUFFIXES = {".ipynb", ".md", ".py", ".yml", ".yaml", ".toml", ".txt", ".json", ".sh", ".js", ".css"}
 TEXT_NAMES = {"Makefile", "run"}
 # [chapter 9](09_softmax.ipynb), [Chapter 9](chapters/09_softmax.ipynb#a-section), [9](../chapters/09_softmax.ipynb)
+DOC_LINK = re.compile(
+    r"\{doc\}`((?:[Cc]hapters? )?)(\d+) <((?:\.\./)?(?:chapters/)?)(\d\d)_(\w+)>`"
+)  # {doc}`9 <chapters/09_softmax>`
 LINK = re.compile(
     r"\[((?:[Cc]hapters? )?)(\d+)\]\(((?:\.\./)?(?:chapters/)?)(\d\d)_(\w+)(\.(?:ipynb|md))?(#[^)\s]*)?\)"
 )
@@ -85,7 +88,14 @@ def fix_link_numbers(text: str, number_of: dict[str, int]) -> str:
             return match.group(0)
         return f"[{words}{number_of[stem]}]({where}{stem}{suffix or ''}{anchor or ''})"
 
-    return LINK.sub(shown, text)
+    def shown_doc(match: re.Match) -> str:
+        words, _, where, prefix, subject = match.groups()
+        stem = f"{prefix}_{subject}"
+        if stem not in number_of:
+            return match.group(0)
+        return f"{{doc}}`{words}{number_of[stem]} <{where}{stem}>`"
+
+    return DOC_LINK.sub(shown_doc, LINK.sub(shown, text))
 
 
 def main() -> None:
