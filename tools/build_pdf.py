@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import argparse
 import functools
+import html
 import http.server
+import json
 import logging
 import os
 import re
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -120,8 +123,6 @@ def book_page(html_dir: Path) -> str:
         "options": {"processHtmlClass": "tex2jax_process|mathjax_process|math|output_area"},
         "startup": {"typeset": False},
     }
-    import json
-
     return f"""<!DOCTYPE html>
 <html lang="en" data-theme="light" data-mode="light">
 <head><meta charset="utf-8"><title>{book_info()["title"]}</title>
@@ -167,6 +168,7 @@ def print_book(html_dir: Path, out: Path, chromium: str) -> dict:
             page.set_default_timeout(TIMEOUT_MS)
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
+            clock = time.perf_counter()
             page.goto(f"http://127.0.0.1:{httpd.server_address[1]}{BOOK_PAGE}")
             page.emulate_media(media="print", color_scheme="light")
             meta = page.evaluate(
@@ -181,17 +183,20 @@ def print_book(html_dir: Path, out: Path, chromium: str) -> dict:
                         new Promise(done => { img.onload = img.onerror = done; })));
                 }"""
             )
+            assembled = time.perf_counter()
             if errors:
                 raise RuntimeError(f"the assembled book raised: {errors[:3]}")
             out.parent.mkdir(parents=True, exist_ok=True)
             page.pdf(
                 path=str(out),
                 print_background=True,
+                tagged=True,  # a structure tree: screen readers, and each figure with its alt text
                 display_header_footer=True,
                 header_template="<span></span>",
                 footer_template=FOOTER,
                 **PAGE,
             )
+            meta["seconds"] = {"assemble and typeset": assembled - clock, "print": time.perf_counter() - assembled}
             browser.close()
     finally:
         httpd.shutdown()
@@ -199,13 +204,31 @@ def print_book(html_dir: Path, out: Path, chromium: str) -> dict:
     return meta
 
 
-def write_outline(pdf: Path, meta: dict) -> None:
-    """Bookmarks for every part, page (chapter) and section, at the page Chromium put it on."""
+def plain_title(fragment: str) -> str:
+    """A heading's HTML as the plain text of a bookmark, its math in Unicode ("Why divide by √dₖ"),
+    as the book's tab titles write it (_ext/plain_titles.py)."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    try:
+        from plain_titles import html_math_to_unicode
+    finally:
+        sys.path.remove(str(ROOT / "_ext"))
+    text = re.sub(r"<[^>]+>", "", html_math_to_unicode(fragment))
+    return re.sub(r"\s+", " ", html.unescape(text)).strip()
+
+
+def write_outline(printed: Path, out: Path, meta: dict) -> None:
+    """`printed` with bookmarks for every part, page (chapter) and section, at the page Chromium
+    put it on, and the book's title, as `out`."""
+    from io import BytesIO
+
     from pypdf import PdfReader, PdfWriter
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # Chromium's trailer size is off by a few objects
-    reader = PdfReader(pdf)
-    writer = PdfWriter(clone_from=reader)
+    data = printed.read_bytes()
+    reader = PdfReader(BytesIO(data))
+    # incremental: the printed file stays as it is, the outline and title are appended (seconds,
+    # where rewriting Chromium's tens of thousands of structure elements takes half a minute)
+    writer = PdfWriter(BytesIO(data), incremental=True)
     dests = reader.named_destinations
     page_of = {name.lstrip("/"): reader.get_destination_page_number(dest) for name, dest in dests.items()}
     missing = []
@@ -221,46 +244,96 @@ def write_outline(pdf: Path, meta: dict) -> None:
         if "doc" not in entry:
             part = mark(entry["part"], entry["id"])
             continue
-        chapter = mark(entry["title"], entry["id"], parent=part if entry["part"] else None)
+        chapter = mark(plain_title(entry["titleHtml"]), entry["id"], parent=part if entry["part"] else None)
         for section in entry["sections"]:
-            mark(section["title"], section["id"], parent=chapter)
+            mark(plain_title(section["html"]), section["id"], parent=chapter)
     if missing:
         raise RuntimeError(f"no place in the PDF for {len(missing)} outline entries: {missing[:5]}")
     info = book_info()
     writer.add_metadata({"/Title": info["title"], "/Author": info["author"]})
     writer.page_mode = "/UseOutlines"
-    with open(pdf, "wb") as handle:
+    with open(out, "wb") as handle:
         writer.write(handle)
 
 
-def build(html_dir: Path = HTML_DIR, out: Path | None = None) -> Path:
+def build(html_dir: Path = HTML_DIR, out: Path | None = None) -> tuple[Path, dict]:
     chromium = find_chromium()
     if chromium is None:
         raise FileNotFoundError("headless Chromium not found (apt-get install -y chromium)")
     out = out or html_dir / PDF_NAME
-    tmp = out.with_suffix(".tmp.pdf")
-    meta = print_book(html_dir, tmp, chromium)
-    write_outline(tmp, meta)
-    tmp.replace(out)
-    return out
+    printed, written = out.with_suffix(".printed.pdf"), out.with_suffix(".tmp.pdf")
+    meta = print_book(html_dir, printed, chromium)
+    clock = time.perf_counter()
+    write_outline(printed, written, meta)
+    meta["seconds"]["outline"] = time.perf_counter() - clock
+    printed.unlink()
+    written.replace(out)  # the PDF appears whole or not at all
+    return out, meta
+
+
+def up_to_date(html_dir: Path, pdf: Path) -> bool:
+    """The PDF is newer than every page, figure and piece of this tool."""
+    if not pdf.is_file():
+        return False
+    sources = [*html_dir.rglob("*.html"), *(html_dir / "_images").glob("*"), *HERE.glob("*pdf*"), ROOT / "_toc.yml"]
+    return pdf.stat().st_mtime > max(path.stat().st_mtime for path in sources if path.is_file())
+
+
+# ----------------------------------------------------------------------------- as a Sphinx extension
+
+
+def setup(app) -> dict:
+    """`make book` (jupyter-book build) makes the PDF too, once the HTML is written: registered in
+    _config.yml under `sphinx: local_extensions:`. A failure is a warning, so `-W` fails the build;
+    without Chromium or Playwright the build says so and makes no PDF."""
+    app.connect("build-finished", after_html_build)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def after_html_build(app, exception) -> None:
+    if exception is not None or app.builder.name != "html":
+        return
+    from sphinx.util import logging as sphinx_logging
+
+    logger = sphinx_logging.getLogger(__name__)
+    html_dir = Path(app.outdir)
+    if up_to_date(html_dir, html_dir / PDF_NAME):
+        logger.info(f"build_pdf: {PDF_NAME} is up to date")
+        return
+    logger.info(f"build_pdf: printing the book to {PDF_NAME} ...")
+    # its own process: Playwright's event loop and Chromium stay out of Sphinx's
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--html", str(html_dir), "--if-possible", "--force"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    said = (proc.stdout + proc.stderr).strip()
+    if proc.returncode != 0:
+        logger.warning("the book's PDF could not be made (tools/build_pdf.py):\n" + "\n".join(said.splitlines()[-15:]))
+    else:
+        logger.info(said)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--html", type=Path, default=HTML_DIR, help="the built HTML (default: _build/html)")
     parser.add_argument("--out", type=Path, default=None, help=f"the PDF (default: HTML folder / {PDF_NAME})")
-    parser.add_argument(
-        "--if-possible", action="store_true", help="without Chromium or Playwright, say so and exit 0"
-    )
+    parser.add_argument("--if-possible", action="store_true", help="without Chromium or Playwright, say so and exit 0")
+    parser.add_argument("--force", action="store_true", help="print the book even if the PDF is up to date")
     args = parser.parse_args(argv)
     if not (args.html / "intro.html").is_file():
         print(f"build_pdf: no built book in {args.html} (run make book first)", file=sys.stderr)
         return 1
+    target = args.out or args.html / PDF_NAME
+    if not args.force and up_to_date(args.html, target):
+        print(f"build_pdf: {target} is up to date")
+        return 0
     start = time.perf_counter()
     try:
         import playwright  # noqa: F401
 
-        out = build(args.html, args.out)
+        out, meta = build(args.html, args.out)
     except (FileNotFoundError, ImportError) as exc:
         print(f"build_pdf: PDF not made: {exc}", file=sys.stderr)
         return 0 if args.if_possible else 1
@@ -268,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
 
     pages = len(PdfReader(out).pages)
     size = out.stat().st_size / 1e6
-    print(f"build_pdf: {out} ({pages} pages, {size:.1f} MB) in {time.perf_counter() - start:.0f} s")
+    stages = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in meta["seconds"].items())
+    print(f"build_pdf: {out} ({pages} pages, {size:.1f} MB) in {time.perf_counter() - start:.0f} s ({stages})")
     return 0
 
 

@@ -76,8 +76,7 @@ async function assemble(book) {
         (sections ? `<p class="pdf-contents-sections">${sections}</p>` : "") +
         "</li>";
       (partItem || contents).insertAdjacentHTML("beforeend", li);
-      info.sections.forEach((s) => delete s.html);
-      meta.docs.push({ doc, part: part.caption || null, id: key(doc), ...info, titleHtml: undefined });
+      meta.docs.push({ doc, part: part.caption || null, id: key(doc), ...info });
     }
   });
   return meta;
@@ -143,7 +142,7 @@ async function assemble(book) {
       fig.querySelectorAll(".attnfig-static, .attnfig-controls, fieldset").forEach((el) => el.remove());
       fig.insertAdjacentHTML(
         "beforeend",
-        `<p class="pdf-live-note">Live in the web book: ${title.replace(/^[\d.]+\s*/, "")}, this figure moves with its controls.</p>`,
+        `<p class="pdf-live-note">This figure is live on the web page of this chapter, where its controls change it; here it shows its starting setting.</p>`,
       );
       fig.classList.add("pdf-live");
     }
