@@ -67,6 +67,25 @@ FOOTER = (
     '<span class="pageNumber"></span></div>'
 )
 TIMEOUT_MS = 120_000
+#: the text column in CSS px: (210 mm - 2 x 15 mm) / 0.85 at 96 px per inch
+COLUMN_PX = 800
+#: every box of the book that could run past the margin (code, outputs, math, tables, figures)
+TOO_WIDE = """() => {
+    const right = document.getElementById('pdf-book').getBoundingClientRect().right + 1;
+    const bad = [];
+    for (const el of document.querySelectorAll(
+            '#pdf-book pre, #pdf-book table, #pdf-book div.math, #pdf-book mjx-container, ' +
+            '#pdf-book img, #pdf-book svg, #pdf-book div.cell_output')) {
+        if (!el.checkVisibility() || el.closest('.pdf-figure-index')) continue;
+        const box = el.getBoundingClientRect();
+        const hidden = ['PRE', 'DIV'].includes(el.tagName) ? el.scrollWidth - el.clientWidth : 0;
+        if (box.right > right || hidden > 1)
+            bad.push(`${el.tagName.toLowerCase()} in ${el.closest('.pdf-doc')?.dataset.doc}: ` +
+                     `${Math.round(box.right - right)} px past the margin, ${hidden} px hidden: ` +
+                     el.textContent.trim().slice(0, 50));
+    }
+    return bad;
+}"""
 
 
 def find_chromium() -> str | None:
@@ -183,6 +202,16 @@ def print_book(html_dir: Path, out: Path, chromium: str) -> dict:
                         new Promise(done => { img.onload = img.onerror = done; })));
                 }"""
             )
+            broken = page.evaluate(
+                "() => Array.from(document.images).filter(i => !i.naturalWidth).map(i => i.getAttribute('src'))"
+            )
+            if broken:
+                raise RuntimeError(f"{len(broken)} figure(s) did not load: {broken[:3]}")
+            # laid out as on paper (print media, the text column's width): nothing wider than the column
+            page.set_viewport_size({"width": COLUMN_PX, "height": 1100})
+            wide = page.evaluate(TOO_WIDE)
+            if wide:
+                raise RuntimeError(f"{len(wide)} box(es) wider than the page's text column: {wide[:5]}")
             assembled = time.perf_counter()
             if errors:
                 raise RuntimeError(f"the assembled book raised: {errors[:3]}")
@@ -190,7 +219,6 @@ def print_book(html_dir: Path, out: Path, chromium: str) -> dict:
             page.pdf(
                 path=str(out),
                 print_background=True,
-                tagged=True,  # a structure tree: screen readers, and each figure with its alt text
                 display_header_footer=True,
                 header_template="<span></span>",
                 footer_template=FOOTER,
@@ -222,6 +250,7 @@ def write_outline(printed: Path, out: Path, meta: dict) -> None:
     from io import BytesIO
 
     from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import Fit
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # Chromium's trailer size is off by a few objects
     data = printed.read_bytes()
@@ -230,14 +259,19 @@ def write_outline(printed: Path, out: Path, meta: dict) -> None:
     # where rewriting Chromium's tens of thousands of structure elements takes half a minute)
     writer = PdfWriter(BytesIO(data), incremental=True)
     dests = reader.named_destinations
-    page_of = {name.lstrip("/"): reader.get_destination_page_number(dest) for name, dest in dests.items()}
+    # each bookmark goes where Chromium's named destination for that heading does: page and height
+    place = {
+        name.lstrip("/"): (reader.get_destination_page_number(dest), Fit.xyz(left=dest.left, top=dest.top))
+        for name, dest in dests.items()
+    }
     missing = []
 
     def mark(title: str, name: str, parent=None):
-        if name not in page_of:
+        if name not in place:
             missing.append(name)
             return None
-        return writer.add_outline_item(title=title, page_number=page_of[name], parent=parent)
+        page_number, fit = place[name]
+        return writer.add_outline_item(title=title, page_number=page_number, parent=parent, fit=fit)
 
     part = None
     for entry in meta["docs"]:
