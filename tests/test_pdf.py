@@ -15,6 +15,8 @@ import importlib.util
 import logging
 import os
 import re
+import unicodedata
+from collections import Counter
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -41,8 +43,13 @@ MAX_MB = 15
 #: how far past the text column a line may reach (points): the width of a hair, for rounding
 SLACK_PT = 1.5
 MM = 72 / 25.4
+#: an answer is found in the PDF by its first run of this many characters without math (spaces left out)
+ANSWER_CHARS = 16
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 #: the advance of every character of DejaVu Sans Mono, the book's code font (1233/2048 em)
 MONO_EM = 0.602
+#: the body text's size on paper (16 px at the print scale 0.85 is 10.2 pt)
+MIN_BODY_PT = 9.5
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # Chromium's trailer size is off by a few objects
 
@@ -61,8 +68,12 @@ class _Article(HTMLParser):
         self.figures: list[str] = []
         self.recalls = 0
         self.solutions: list[str] = []  # "Exercise 9.1", from each solution's title
+        self.answers: list[str] = []  # the first words of each Recall answer and solution, no math
         self._in_title = self._in_article = False
         self._solution_title: list[str] | None = None
+        self._answer: list[str] | None = None
+        self._math = 0
+        self._depth = self._answer_depth = 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -79,12 +90,25 @@ class _Article(HTMLParser):
             self.figures.append(a.get("id") or f"pdf-figure-{len(self.figures) + 1}")
         if tag == "details" and "sd-dropdown" in classes:
             self.recalls += 1
+        if self._math or "math" in classes or tag in ("pre", "code"):
+            self._math += 1
+            if self._answer is not None:
+                self._answer = []  # words without math or code between them: typeset math reads back as other text
+        if (tag == "div" and "sd-summary-content" in classes) or a.get("id") == "solution-content":
+            self._answer, self._answer_depth = [], self._depth
+        if tag not in VOID:
+            self._depth += 1
         if tag == "p" and "admonition-title" in classes and self._solution_title == []:
             self._solution_title = [""]
         if tag == "div" and "solution" in classes:
             self._solution_title = []
 
     def handle_endtag(self, tag):
+        if self._math:
+            self._math -= 1
+        self._depth -= 1
+        if self._answer is not None and self._depth <= self._answer_depth:
+            self._answer = None  # an answer of code and math only: nothing to look for
         if tag == "title":
             self._in_title = False
         if tag == "article":
@@ -98,6 +122,12 @@ class _Article(HTMLParser):
             self.title += data
         if self._solution_title:
             self._solution_title[0] += data
+        if self._answer is not None and not self._math:
+            self._answer.append(data)
+            words = _squash("".join(self._answer))
+            if len(words) >= ANSWER_CHARS:
+                self.answers.append(words[:ANSWER_CHARS])
+                self._answer = None
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +179,8 @@ def pdf(book_pdf):
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"\s+", "", text)
+    """Text without spaces, ligatures as letters ("ﬁ" -> "fi"), to find the same words in HTML and PDF."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
 
 
 def _doc_pages(pdf, docs: list[str]) -> dict[str, range]:
@@ -241,15 +272,13 @@ def test_figures_are_vector(pdf, built_book):
     """No picture of the PDF is a photo of a page: every raster image in it is one drawn inside a
     figure's own SVG (matplotlib's heat maps), never a JPEG Chromium made of a shadow or a figure."""
     embedded = sum(svg.read_text(errors="replace").count("<image") for svg in built_book.html_dir.glob("_images/*.svg"))
-    rasters = []
-    for number, page in enumerate(pdf["reader"].pages, 1):
-        resources = page.get("/Resources") or {}
-        xobjects = resources.get("/XObject") or {}
-        for name, ref in xobjects.items():
-            obj = ref.get_object()
-            if obj.get("/Subtype") == "/Image":
-                rasters.append((number, name, obj.get("/Filter"), obj.get("/Width"), obj.get("/Height")))
-    jpegs = [r for r in rasters if r[2] == "/DCTDecode"]
+    reader = pdf["reader"]
+    rasters = []  # every image object of the file (pages draw them through patterns and forms too)
+    for number in range(1, int(reader.trailer["/Size"])):
+        obj = reader.get_object(number)  # None for a free entry of the cross-reference table
+        if hasattr(obj, "get") and obj.get("/Subtype") == "/Image":
+            rasters.append((number, obj.get("/Filter"), obj.get("/Width"), obj.get("/Height")))
+    jpegs = [r for r in rasters if r[1] == "/DCTDecode"]
     assert not jpegs, f"{len(jpegs)} JPEG(s) in the PDF, rasterized by Chromium: {jpegs[:5]}"
     assert len(rasters) <= embedded * 2, f"{len(rasters)} raster images, the figures' SVGs embed {embedded}"
 
@@ -269,6 +298,10 @@ def test_no_text_beyond_the_margins(pdf):
             if start < margin_left - SLACK_PT or end > width - margin_right + SLACK_PT:
                 out.append(f"page {number}: {text.strip()[:50]!r} from {start:.0f} to {end:.0f} pt of {width:.0f}")
     assert not out, f"{len(out)} run(s) of text past the margins:\n  " + "\n  ".join(out[:30])
+    # and nothing was made to fit by shrinking the whole page (Chromium's answer to a box too wide)
+    sizes = Counter(round(size, 1) for runs in pdf["runs"] for _, _, size, _ in runs)
+    body = sizes.most_common(1)[0][0]
+    assert body >= MIN_BODY_PT, f"the body text prints at {body} pt, under {MIN_BODY_PT} pt: shrunk to fit?"
 
 
 def test_no_answer_before_its_question(pdf, pages):
@@ -290,9 +323,14 @@ def test_no_answer_before_its_question(pdf, pages):
         answers += [f"Solutionto{_squash(name)}" for name in page.solutions]
         missing = [a for a in answers if a not in flat]
         if missing:
-            problems.append(f"{doc}: answers not in the PDF: {missing[:4]}")
-            continue
-        first_answer = min(flat.index(a) for a in answers)
+            problems.append(f"{doc}: answers not labelled in the PDF: {missing[:4]}")
+        # and the answers' own words, wherever they stand (they would stand under their questions
+        # if they were not moved)
+        found = [flat.rfind(a) for a in page.answers]  # the last: the same words may stand in the prose
+        lost = [a for a, at in zip(page.answers, found) if at < 0]
+        if lost:
+            problems.append(f"{doc}: {len(lost)} answer(s) not found in the PDF by their first words: {lost[:3]}")
+        first_answer = min([flat.index(a) for a in answers if a in flat] + [at for at in found if at >= 0])
         late = [q for q in questions if q not in flat[:first_answer]]
         if late:
             problems.append(f"{doc}: an answer stands before the question(s) {late[:4]}")
