@@ -153,7 +153,7 @@ def book_pdf(built_book) -> Path:
 @pytest.fixture(scope="module")
 def pdf(book_pdf):
     """The PDF read once: its reader, its named destinations (name -> page index) and every page's
-    text runs as (x start, x end, font size, text), in points."""
+    text runs as (x start, x end, font size, text), in points (the size 0 for code)."""
     reader = pypdf.PdfReader(book_pdf)
     dests = {name.lstrip("/"): reader.get_destination_page_number(d) for name, d in reader.named_destinations.items()}
     texts, runs = [], []
@@ -171,7 +171,7 @@ def pdf(book_pdf):
             # character MONO_EM wide; a line of prose is wrapped by the browser, so its start is checked
             mono = "Mono" in str(font.get("/BaseFont", ""))
             width = len(text.rstrip()) * MONO_EM * size * scale if mono else 0.0
-            on_page.append((x, x + width, size * scale, text))
+            on_page.append((x, x + width, size * scale if not mono else 0.0, text))
 
         texts.append(page.extract_text(visitor_text=visit))
         runs.append(on_page)
@@ -299,7 +299,11 @@ def test_no_text_beyond_the_margins(pdf):
                 out.append(f"page {number}: {text.strip()[:50]!r} from {start:.0f} to {end:.0f} pt of {width:.0f}")
     assert not out, f"{len(out)} run(s) of text past the margins:\n  " + "\n  ".join(out[:30])
     # and nothing was made to fit by shrinking the whole page (Chromium's answer to a box too wide)
-    sizes = Counter(round(size, 1) for runs in pdf["runs"] for _, _, size, _ in runs)
+    sizes = Counter()  # characters of prose (not code) per font size
+    for runs in pdf["runs"]:
+        for _, _, size, text in runs:
+            if size:
+                sizes[round(size, 1)] += len(text)
     body = sizes.most_common(1)[0][0]
     assert body >= MIN_BODY_PT, f"the body text prints at {body} pt, under {MIN_BODY_PT} pt: shrunk to fit?"
 

@@ -79,6 +79,8 @@ async function assemble(book) {
       meta.docs.push({ doc, part: part.caption || null, id: key(doc), ...info });
     }
   });
+  const figureLinks = meta.docs.flatMap((d) => d.figures || []).map((id) => `<a href="#${id}"></a>`);
+  body.insertAdjacentHTML("beforeend", `<nav class="pdf-figure-index" hidden>${figureLinks.join("")}</nav>`);
   return meta;
 
   function printable(doc, url, article) {
@@ -147,6 +149,13 @@ async function assemble(book) {
       fig.classList.add("pdf-live");
     }
 
+    // every figure (a picture, or a live figure's starting picture) gets an id and a link from the
+    // hidden list below, so the PDF has a named destination where each one stands (tests/test_pdf.py)
+    const figures = Array.from(root.querySelectorAll("img, figure.attnfig"), (el, i) => {
+      el.id = el.id || `${k}--pdf-figure-${i + 1}`;
+      return el.id;
+    });
+
     // Recall answers and solutions: to the end of the chapter, each linked from its question and back
     const label = number ? `${number}.` : "";
     const answers = [];
@@ -201,6 +210,6 @@ async function assemble(book) {
 
     body.append(wrap);
     const titleHtml = h1 ? h1.innerHTML : doc;
-    return { title, number, sections, answersId, recalls: recall, titleHtml };
+    return { title, number, sections, answersId, recalls: recall, figures, titleHtml };
   }
 }
