@@ -343,6 +343,26 @@ def test_no_answer_before_its_question(pdf, pages):
     assert not problems, "\n  ".join(problems)
 
 
+def test_links_stay_inside_the_pdf(pdf):
+    """Every link between chapters, to a section or to an answer goes to a place in the PDF; none
+    points at the local web server the book was printed from."""
+    reader, internal, outside = pdf["reader"], 0, []
+    for number, page in enumerate(reader.pages, 1):
+        for ref in page.get("/Annots") or []:
+            link = ref.get_object()
+            action = link.get("/A") or {}
+            if link.get("/Subtype") != "/Link":
+                continue
+            if "/Dest" in link or action.get("/S") == "/GoTo":
+                internal += 1
+            elif re.match(r"https?://(127\.0\.0\.1|localhost)[:/]", str(action.get("/URI", ""))):
+                outside.append(f"page {number}: {action['/URI']}")
+    assert not outside, f"{len(outside)} link(s) to the printing server, dead in the PDF: {outside[:5]}"
+    # the contents alone links every page and section of the book
+    assert internal >= len(pdf["dests"]) // 2, f"only {internal} links inside the PDF"
+    print(f"\n{internal} links inside the PDF")
+
+
 def test_size(book_pdf, pdf):
     size = book_pdf.stat().st_size / 1e6
     print(f"\nthe book's PDF: {len(pdf['reader'].pages)} pages, {size:.1f} MB")
