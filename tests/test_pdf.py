@@ -45,6 +45,7 @@ SLACK_PT = 1.5
 MM = 72 / 25.4
 #: an answer is found in the PDF by its first run of this many characters without math (spaces left out)
 ANSWER_CHARS = 16
+QUESTION = re.compile(r"^Recall\b|[?…]$")
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 #: the advance of every character of DejaVu Sans Mono, the book's code font (1233/2048 em)
 MONO_EM = 0.602
@@ -73,6 +74,8 @@ class _Article(HTMLParser):
         self._solution_title: list[str] | None = None
         self._answer: list[str] | None = None
         self._math = 0
+        self._summary: list[str] | None = None
+        self._question = False
         self._depth = self._answer_depth = 0
 
     def handle_starttag(self, tag, attrs):
@@ -88,13 +91,13 @@ class _Article(HTMLParser):
             self.h2 += 1
         if tag == "img" or (tag == "figure" and "attnfig" in classes):
             self.figures.append(a.get("id") or f"pdf-figure-{len(self.figures) + 1}")
-        if tag == "details" and "sd-dropdown" in classes:
-            self.recalls += 1
+        if tag == "span" and "sd-summary-text" in classes:
+            self._summary = [""]
         if self._math or "math" in classes or tag in ("pre", "code"):
             self._math += 1
             if self._answer is not None:
                 self._answer = []  # words without math or code between them: typeset math reads back as other text
-        if (tag == "div" and "sd-summary-content" in classes) or a.get("id") == "solution-content":
+        if (tag == "div" and "sd-summary-content" in classes and self._question) or a.get("id") == "solution-content":
             self._answer, self._answer_depth = [], self._depth
         if tag not in VOID:
             self._depth += 1
@@ -104,6 +107,7 @@ class _Article(HTMLParser):
             self._solution_title = []
 
     def handle_endtag(self, tag):
+        in_math = self._math > 0
         if self._math:
             self._math -= 1
         self._depth -= 1
@@ -113,6 +117,11 @@ class _Article(HTMLParser):
             self._in_title = False
         if tag == "article":
             self._in_article = False
+        if tag == "span" and self._summary is not None and not in_math:
+            # a Recall question, as tools/pdf_assemble.js tells one from a fold that hides no answer
+            self._question = bool(QUESTION.search(self._summary[0].strip()))
+            self.recalls += self._question
+            self._summary = None
         if tag == "p" and self._solution_title:
             self.solutions.append(re.sub(r"^\s*Solution to\s*", "", self._solution_title[0]).strip())
             self._solution_title = None
@@ -122,6 +131,8 @@ class _Article(HTMLParser):
             self.title += data
         if self._solution_title:
             self._solution_title[0] += data
+        if self._summary is not None:
+            self._summary[0] += data
         if self._answer is not None and not self._math:
             self._answer.append(data)
             words = _squash("".join(self._answer))

@@ -83,6 +83,12 @@ async function assemble(book) {
   body.insertAdjacentHTML("beforeend", `<nav class="pdf-figure-index" hidden>${figureLinks.join("")}</nav>`);
   return meta;
 
+  // a Recall question (its answer folded under it): "Recall: ...", or a question ("...?", "... because…")
+  function isQuestion(details) {
+    const summary = details.querySelector(".sd-summary-text")?.textContent.trim() ?? "";
+    return /^Recall\b/.test(summary) || /[?…]$/.test(summary);
+  }
+
   function printable(doc, url, article) {
     const k = key(doc);
     const wrap = document.createElement("section");
@@ -162,7 +168,14 @@ async function assemble(book) {
     let recall = 0;
     for (const el of root.querySelectorAll("details.sd-dropdown, div.solution")) {
       if (el.closest(".pdf-answer")) continue;
-      if (el.matches("details")) {
+      if (el.matches("details") && !isQuestion(el)) {
+        // a fold that hides no answer ("Optional: the formula for ...") prints open, where it stands
+        const box = document.createElement("div");
+        box.className = "pdf-fold";
+        box.innerHTML = `<p class="pdf-fold-title">${el.querySelector(".sd-summary-text")?.innerHTML ?? ""}</p>`;
+        box.append(...(el.querySelector(".sd-summary-content") || el).childNodes);
+        el.replaceWith(box);
+      } else if (el.matches("details")) {
         recall += 1;
         const name = `Recall ${label}${recall}`;
         const q = `${k}--pdf-recall-${recall}`;
