@@ -5,7 +5,8 @@
 The book's own HTML, printed by the headless Chromium the browser test uses (Playwright, system
 Chromium, no download), as ONE document: tools/pdf_assemble.js fetches every page of `_toc.yml`
 into an empty page, prefixes every id with its page's name and points every link between pages at
-those ids, moves Recall answers and solutions to the end of their chapter (linked both ways) and
+those ids, moves Recall answers and solutions to the end of their chapter (linked both ways; a fold
+that hides no answer prints open in place) and
 shows each live figure at its starting setting. MathJax typesets the whole document once, and
 Chromium prints it with the book's print style plus `pdf.css` (A4, page numbers in the footer),
 making every link inside the document a link inside the PDF. pypdf then writes the outline
