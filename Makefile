@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # JupyterLab settings for this course (no "Jupyter news" pop-up), installed into the venv's Lab
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: install book test check lint lab execute figures lock clean
+.PHONY: install book pdf test check lint lab execute figures lock clean
 
 install: $(STAMP) $(LAB_OVERRIDES)
 
@@ -35,6 +35,11 @@ book: $(STAMP)
 	$(VENV)/bin/jupyter-book build -W --keep-going --all .
 	@echo
 	@echo "Open the book: $(CURDIR)/_build/html/index.html"
+
+# The whole book as one PDF, _build/html/attention-from-the-ground-up.pdf: the book build makes it
+# (tools/build_pdf.py, a Sphinx extension too); this says where it is, or prints it if it is stale
+pdf: book
+	$(PY) tools/build_pdf.py
 
 # Everything (library, checkers, every notebook under nbval, the book build, the browser), on every
 # core: --dist loadfile keeps a file's tests on one worker (a notebook's cells share one kernel), and

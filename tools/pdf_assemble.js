@@ -1,0 +1,228 @@
+// The whole book as one HTML document, for tools/build_pdf.py to print (headless Chromium).
+// Called as assemble(book) in an empty page served from the built HTML's root, where `book` is
+// {title, author, copyright, parts: [{caption, docs: [docname, ...]}, ...]}. It fetches every
+// page, takes its <article>, and makes it printable in one document:
+//   - every id is prefixed with its page's key ("chapters--09_softmax--exercises"), and every link
+//     to a page of the book points to that id, so Chromium's print makes the links internal;
+//   - Recall answers (<details>) and solutions (sphinx-exercise) move to the end of their chapter,
+//     each linked from its question and back;
+//   - a live figure prints its starting picture, without controls, and says the web page is live.
+// It returns what the outline and the tests need: each page's title, number and sections.
+
+async function assemble(book) {
+  const origin = location.origin + "/";
+  const allDocs = book.parts.flatMap((p) => p.docs);
+  const key = (doc) => doc.replace(/\//g, "--");
+  const docOf = (url) => {
+    // the book's page a URL points to, or null (the index pages, sources, images, other sites)
+    if (!url.href.startsWith(origin)) return null;
+    let path = decodeURIComponent(url.pathname.slice(1)).replace(/\.html$/, "");
+    if (path === "" || path === "index") path = allDocs[0];
+    return allDocs.includes(path) ? path : null;
+  };
+  const body = document.getElementById("pdf-book");
+  const meta = { docs: [] };
+
+  // ---- title page and contents (filled in below, once every page's title is known)
+  body.insertAdjacentHTML(
+    "beforeend",
+    `<section class="pdf-title-page" id="pdf-title">
+       <h1 class="pdf-book-title">${book.title}</h1>
+       <p class="pdf-book-author">${book.author}</p>
+       <p class="pdf-book-note">The whole book, as one file to read on paper or offline. Recall answers
+       and exercise solutions are at the end of each chapter: try first, then follow the link.
+       Each live figure of the web book is shown here at its starting setting.</p>
+       <p class="pdf-book-copyright">© ${book.copyright} ${book.author}</p>
+     </section>
+     <nav class="pdf-contents" id="pdf-contents"><h1>Contents</h1><ol class="pdf-contents-list"></ol></nav>`,
+  );
+  const contents = body.querySelector(".pdf-contents-list");
+
+  const pages = await Promise.all(
+    allDocs.map(async (doc) => {
+      const url = new URL(doc + ".html", origin);
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+      return [doc, url, new DOMParser().parseFromString(await response.text(), "text/html")];
+    }),
+  );
+  const parsed = new Map(pages.map(([doc, url, dom]) => [doc, { url, dom }]));
+
+  book.parts.forEach((part, p) => {
+    let partItem = null;
+    if (part.caption) {
+      const id = `pdf-part-${p + 1}`;
+      body.insertAdjacentHTML(
+        "beforeend",
+        `<section class="pdf-part" id="${id}"><h1 class="pdf-part-title">${part.caption}</h1></section>`,
+      );
+      contents.insertAdjacentHTML(
+        "beforeend",
+        `<li class="pdf-contents-part"><a href="#${id}">${part.caption}</a><ol></ol></li>`,
+      );
+      partItem = contents.lastElementChild.querySelector("ol");
+      meta.docs.push({ part: part.caption, id });
+    }
+    for (const doc of part.docs) {
+      const { url, dom } = parsed.get(doc);
+      const article = dom.querySelector("article.bd-article");
+      if (!article) throw new Error(`${doc}.html has no <article class="bd-article">`);
+      const info = printable(doc, url, article);
+      // the sections too: a line each is the map of the book on paper, and a link to each heading
+      // is what makes Chromium give it a named destination, which the outline points to
+      const sections = info.sections.map((s) => `<a href="#${s.id}">${s.html}</a>`).join(" · ");
+      const li =
+        `<li class="pdf-contents-doc"><a href="#${key(doc)}">${info.titleHtml}</a>` +
+        (sections ? `<p class="pdf-contents-sections">${sections}</p>` : "") +
+        "</li>";
+      (partItem || contents).insertAdjacentHTML("beforeend", li);
+      meta.docs.push({ doc, part: part.caption || null, id: key(doc), ...info });
+    }
+  });
+  const figureLinks = meta.docs.flatMap((d) => d.figures || []).map((id) => `<a href="#${id}"></a>`);
+  body.insertAdjacentHTML("beforeend", `<nav class="pdf-figure-index" hidden>${figureLinks.join("")}</nav>`);
+  return meta;
+
+  // a Recall question (its answer folded under it): "Recall: ...", or a question ("...?", "... because…")
+  function isQuestion(details) {
+    const summary = details.querySelector(".sd-summary-text")?.textContent.trim() ?? "";
+    return /^Recall\b/.test(summary) || /[?…]$/.test(summary);
+  }
+
+  function printable(doc, url, article) {
+    const k = key(doc);
+    const wrap = document.createElement("section");
+    wrap.className = "pdf-doc";
+    wrap.id = k;
+    wrap.dataset.doc = doc;
+    wrap.append(document.importNode(article, true));
+    const root = wrap.querySelector("article");
+
+    // nothing a reader could only click or that only the web page needs
+    root.querySelectorAll("a.headerlink, script, button, .copybtn, .toggle-button").forEach((el) => el.remove());
+
+    // ids: prefixed with the page's key (ids like "exercises" repeat from page to page)
+    const rename = (id) => `${k}--${id}`;
+    root.querySelectorAll("[id]").forEach((el) => (el.id = rename(el.id)));
+    for (const el of root.querySelectorAll("*")) {
+      for (const attr of ["aria-labelledby", "aria-describedby", "for"]) {
+        if (el.hasAttribute(attr)) el.setAttribute(attr, el.getAttribute(attr).split(/\s+/).map(rename).join(" "));
+      }
+      for (const attr of Array.from(el.attributes)) {
+        if (attr.value.includes("url(#")) el.setAttribute(attr.name, attr.value.replace(/url\(#([^)]+)\)/g, (_, id) => `url(#${rename(id)})`));
+      }
+      for (const attr of ["href", "xlink:href"]) {
+        if (el.tagName.toLowerCase() !== "a" && el.getAttribute(attr)?.startsWith("#")) {
+          el.setAttribute(attr, "#" + rename(el.getAttribute(attr).slice(1)));
+        }
+      }
+    }
+
+    // images: absolute URLs (this document lives at the root, the page may not)
+    root.querySelectorAll("img[src]").forEach((img) => (img.src = new URL(img.getAttribute("src"), url).href));
+
+    // links: to a page of the book (or a place in it) -> inside this document; elsewhere in the
+    // build (indexes, sources) -> plain text; to another site -> kept
+    for (const a of root.querySelectorAll("a[href]")) {
+      const href = a.getAttribute("href");
+      const target = new URL(href, url);
+      const targetDoc = href.startsWith("#") ? doc : docOf(target);
+      if (targetDoc) {
+        const fragment = decodeURIComponent(target.hash.slice(1));
+        a.setAttribute("href", "#" + (fragment ? `${key(targetDoc)}--${fragment}` : key(targetDoc)));
+      } else if (target.href.startsWith(origin)) {
+        a.replaceWith(...a.childNodes);
+      }
+    }
+
+    // the page's title and numbered sections (for the contents, the outline and the tests)
+    const h1 = root.querySelector("h1");
+    const number = h1?.querySelector(".section-number")?.textContent.trim().replace(/\.$/, "") || null;
+    const title = h1 ? h1.textContent.trim() : doc;
+    const sections = Array.from(root.querySelectorAll("section > h2"), (h2) => ({
+      id: h2.parentElement.id,
+      title: h2.textContent.trim(),
+      html: h2.innerHTML,
+    }));
+
+    // live figures: their starting picture and readout, no controls, one line saying so
+    for (const fig of root.querySelectorAll("figure.attnfig")) {
+      fig.querySelectorAll(".attnfig-static, .attnfig-controls, fieldset").forEach((el) => el.remove());
+      fig.insertAdjacentHTML(
+        "beforeend",
+        `<p class="pdf-live-note">This figure is live on the web page of this chapter, where its controls change it; here it shows its starting setting.</p>`,
+      );
+      fig.classList.add("pdf-live");
+    }
+
+    // every figure (a picture, or a live figure's starting picture) gets an id and a link from the
+    // hidden list below, so the PDF has a named destination where each one stands (tests/test_pdf.py)
+    const figures = Array.from(root.querySelectorAll("img, figure.attnfig"), (el, i) => {
+      el.id = el.id || `${k}--pdf-figure-${i + 1}`;
+      return el.id;
+    });
+
+    // Recall answers and solutions: to the end of the chapter, each linked from its question and back
+    const label = number ? `${number}.` : "";
+    const answers = [];
+    let recall = 0;
+    for (const el of root.querySelectorAll("details.sd-dropdown, div.solution")) {
+      if (el.closest(".pdf-answer")) continue;
+      if (el.matches("details") && !isQuestion(el)) {
+        // a fold that hides no answer ("Optional: the formula for ...") prints open, where it stands
+        const box = document.createElement("div");
+        box.className = "pdf-fold";
+        box.innerHTML = `<p class="pdf-fold-title">${el.querySelector(".sd-summary-text")?.innerHTML ?? ""}</p>`;
+        box.append(...(el.querySelector(".sd-summary-content") || el).childNodes);
+        el.replaceWith(box);
+      } else if (el.matches("details")) {
+        recall += 1;
+        const name = `Recall ${label}${recall}`;
+        const q = `${k}--pdf-recall-${recall}`;
+        const question = el.querySelector(".sd-summary-text")?.innerHTML ?? "";
+        const content = el.querySelector(".sd-summary-content") || el;
+        const box = document.createElement("div");
+        box.className = "pdf-question";
+        box.id = q;
+        box.innerHTML = `<p><span class="pdf-question-name">${name}.</span> ${question.replace(/^\s*Recall:\s*/, "")}
+          <a class="pdf-to-answer" href="#${q}-answer">Answer at the end of the chapter →</a></p>`;
+        el.replaceWith(box);
+        const answer = document.createElement("div");
+        answer.className = "pdf-answer pdf-answer-recall";
+        answer.id = `${q}-answer`;
+        answer.innerHTML = `<p class="pdf-answer-title"><a href="#${q}">Answer to ${name}</a>: ${question.replace(/^\s*Recall:\s*/, "")}</p>`;
+        answer.append(...content.childNodes);
+        answer.insertAdjacentHTML("beforeend", `<p class="pdf-back"><a href="#${q}">← back to the question</a></p>`);
+        answers.push(answer);
+      } else {
+        const titleEl = el.querySelector(".admonition-title");
+        const exercise = titleEl?.querySelector("a")?.getAttribute("href") || null;
+        const name = titleEl ? titleEl.textContent.replace(/^\s*Solution to\s*/, "").trim() : "the exercise";
+        const pointer = document.createElement("p");
+        pointer.className = "pdf-to-solution";
+        pointer.innerHTML = `<a href="#${el.id}">${name}: its solution is at the end of the chapter →</a>`;
+        el.replaceWith(pointer);
+        el.classList.remove("dropdown");
+        el.classList.add("pdf-answer", "pdf-answer-solution");
+        if (exercise) el.insertAdjacentHTML("beforeend", `<p class="pdf-back"><a href="${exercise}">← back to ${name}</a></p>`);
+        answers.push(el);
+      }
+    }
+    let answersId = null;
+    if (answers.length) {
+      answersId = `${k}--pdf-answers`;
+      const heading = number ? `Answers and solutions, chapter ${number}` : `Answers: ${title}`;
+      const section = document.createElement("section");
+      section.className = "pdf-answers";
+      section.id = answersId;
+      section.innerHTML = `<h2>${heading}</h2>`;
+      section.append(...answers);
+      root.append(section);
+      sections.push({ id: answersId, title: heading, html: heading });
+    }
+
+    body.append(wrap);
+    const titleHtml = h1 ? h1.innerHTML : doc;
+    return { title, number, sections, answersId, recalls: recall, figures, titleHtml };
+  }
+}
