@@ -412,7 +412,7 @@ class Progress:
 
     def _next_line(self) -> str:
         if self.next:
-            return f"Next to try: {self.next}"
+            return f"Next to try: {_where(self.next)} ({self.next})"
         return "Every exercise here is solved." if self.chapters else "No exercises here."
 
 
@@ -433,7 +433,7 @@ _NOWRAP = ' style="text-align:left; white-space:nowrap"'
 
 
 def _html_row(e: Exercise) -> str:
-    tries = f" ({e.attempts})" if e.attempts else ""
+    tries = f" ({e.attempts} attempt{'s' if e.attempts != 1 else ''})" if e.attempts else ""
     return (
         f"<tr><td{_LEFT}><code>{escape(e.id)}</code></td>"
         f"<td{_NOWRAP}>{_mark(e)} {e.status}{tries}</td>"
@@ -541,8 +541,36 @@ def _title(number: int, exercise_id: str) -> str:
     match = _TITLE.match(first)
     if not match:
         return f"Chapter {number}"
-    title = match.group(1)
+    title = _TEX_SUPERSCRIPT.sub(r"^(\1)", match.group(1))  # no raw TeX: ℝ^{n×d_model} reads ℝ^(n×d_model)
     return title[0].upper() + title[1:]
+
+
+_TEX_SUPERSCRIPT = re.compile(r"\^\{([^{}]*)\}")
+_EXERCISE = re.compile(r"^[ \t]*:{3,}\{exercise\}", re.MULTILINE)
+
+
+def _where(exercise_id: str) -> str:
+    """Where a learner finds an exercise, as the book numbers it: "chapter 10, exercise 2".
+
+    The number is the exercise's place among the chapter notebook's {exercise} blocks (sphinx-exercise
+    numbers them so); without the notebook, the chapter alone."""
+    number = _chapter_of(exercise_id)
+    where = f"chapter {number}"
+    from .course import TOC, chapters
+
+    stems = {n: stem for n, _, stem in chapters()}
+    try:
+        nb = json.loads((TOC.parent / "chapters" / f"{stems[number]}.ipynb").read_text(encoding="utf-8"))
+    except (KeyError, OSError, ValueError):
+        return where
+    seen = 0
+    for cell in nb.get("cells", []):
+        text = "".join(cell.get("source", ""))
+        if cell.get("cell_type") == "markdown":
+            seen += len(_EXERCISE.findall(text))
+        elif re.search(rf"check\(\s*[\"']{re.escape(exercise_id)}[\"']", text) and seen:
+            return f"{where}, exercise {seen}"
+    return where
 
 
 def _reset(path: Path | None, chapter: int | None) -> None:

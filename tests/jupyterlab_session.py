@@ -55,7 +55,7 @@ class LabServer:
         tracker.parent.mkdir(parents=True)
         tracker.write_text(json.dumps({"windowingMode": "none"}))
         jupyter = Path(sys.executable).with_name("jupyter")
-        self.log = open(folder / "lab.log", "w")
+        self.log = open(folder / "lab.log", "w")  # noqa: SIM115 (open as long as the server runs; closed by close())
         self.process = subprocess.Popen(
             [
                 str(jupyter),

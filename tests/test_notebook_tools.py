@@ -176,3 +176,11 @@ def test_lab_overrides_turn_the_news_off():
     assert setting["fetchNews"] == "false" and setting["checkForUpdates"] is False
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "jupyterlab-overrides.json" in makefile, "make lab must install the overrides"
+    cells = overrides["@jupyterlab/notebook-extension:tracker"]["codeCellConfig"]
+    assert cells["lineWrap"] is True, "long code lines wrap in the editor"
+    tracker = Path(sys.prefix) / "share/jupyter/lab/schemas/@jupyterlab/notebook-extension/tracker.json"
+    if tracker.is_file():  # an override replaces the whole default: keep every key of it
+        default = json.loads(tracker.read_text(encoding="utf-8"))["properties"]["codeCellConfig"]["default"]
+        assert set(default) <= set(cells)
+    recipe = makefile.split("\nlab:", 1)[1].split("\n\n", 1)[0]
+    assert recipe.index("jupyter trust chapters/") < recipe.index("jupyter lab chapters")

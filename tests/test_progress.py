@@ -228,7 +228,7 @@ def test_solved_tried_and_not_started_per_chapter(record, capsys):
     text = repr(nine)
     assert "Chapter 9: Softmax and the attention matrix A" in text
     assert "1 solved, 1 tried, 2 not started" in text
-    assert "Next to try: ch09.stable_softmax" in text
+    assert "Next to try: chapter 9, exercise 3 (ch09.stable_softmax)" in text
     assert "ch10" not in text
 
 
@@ -254,10 +254,10 @@ def test_progress_is_an_html_table_in_jupyter(record, capsys):
     html = attnlib.progress()._repr_html_()
     assert html.count("<table") == 1 and "<th" in html
     assert "9. Softmax and the attention matrix A" in html
-    assert f"<code>{ID}</code>" in html and "tried (1)" in html
-    assert "Next to try: ch09.by_hand" in html
+    assert f"<code>{ID}</code>" in html and "tried (1 attempt)" in html
+    assert "Next to try: chapter 9, exercise 1 (ch09.by_hand)" in html
     three = attnlib.progress(chapter=3)._repr_html_()
-    assert "X ∈ ℝ" in three and "<script" not in three
+    assert "X ∈ ℝ^(n×d_model)" in three and "{" not in three and "<script" not in three
 
 
 def test_a_chapter_without_exercises_is_a_clear_error(record):
