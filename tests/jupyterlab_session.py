@@ -28,20 +28,22 @@ def chromium() -> str | None:
 class LabServer:
     """`jupyter lab` on 127.0.0.1, serving a copy of chapters/ from `folder`."""
 
-    def __init__(self, folder: Path, notebooks: list[str]):
+    def __init__(self, folder: Path, notebooks: list[str], source: Path = ROOT):
+        """`source`: the course folder whose chapters and attnlib are served (another checkout, to
+        watch a check fail on older notebooks)."""
         self.folder = folder
         self.chapters = folder / "chapters"
         self.chapters.mkdir(parents=True)
-        shutil.copytree(ROOT / "chapters" / "data", self.chapters / "data")
+        shutil.copytree(source / "chapters" / "data", self.chapters / "data")
         for name in notebooks:
-            shutil.copy(ROOT / "chapters" / name, self.chapters / name)
+            shutil.copy(source / "chapters" / name, self.chapters / name)
         home = folder / "home"
         settings = folder / "app-settings"
         settings.mkdir()
         shutil.copy(ROOT / "tools" / "jupyterlab-overrides.json", settings / "overrides.json")
         env = {
             **os.environ,
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": str(source),
             "ATTNLIB_PROGRESS": str(folder / "progress.json"),
             "HOME": str(home),
             "JUPYTER_CONFIG_DIR": str(home / "config"),
