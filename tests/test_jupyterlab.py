@@ -105,18 +105,29 @@ def stored_figures(nb: dict) -> int:
 
 def secrets(nb: dict) -> list[str]:
     """One telling line of each solution's code: none may be visible before the learner asks."""
+    elsewhere = {
+        ln.strip()
+        for c in nb["cells"]
+        if not lab_solutions.is_folded(c) and not lab_solutions.is_solution_code(c)
+        for ln in lab_solutions.text_of(c).splitlines()
+    }
     lines = []
     for code in lab_solutions.solution_codes(nb):
         body = [ln.strip() for ln in code.splitlines() if ln.strip() and not ln.strip().startswith("#")]
-        lines.append(max(body, key=len))
+        own = [ln for ln in body if ln not in elsewhere] or body
+        lines.append(max(own, key=len))
     return lines
 
 
 def ticks(nb: dict) -> int:
-    """How many ✓ the stored chapter shows outside its solutions."""
-    return sum(
-        "".join(o.get("text", "")).count("✓") for c in nb["cells"] if c["cell_type"] == "code" for o in c["outputs"]
-    )
+    """How many ✓ the stored chapter shows outside its solutions (in prose, code and outputs)."""
+    count = 0
+    for c in nb["cells"]:
+        if lab_solutions.is_folded(c) or lab_solutions.is_solution_code(c):
+            continue
+        count += lab_solutions.text_of(c).count("✓")
+        count += sum(lab_solutions.text_of({"source": o.get("text", "")}).count("✓") for o in c.get("outputs", []))
+    return count
 
 
 def solution_shows(seen: dict, nb: dict, when: str) -> list[str]:
@@ -198,6 +209,8 @@ def test_a_learner_in_jupyterlab(browser, chapter):
     name = NOTEBOOKS[chapter]
     nb = stored(name)
     times, saw, problems = {}, [], []
+    folded = [c for c in nb["cells"] if lab_solutions.is_folded(c)]
+    dropdowns = [c for c in nb["cells"] if c["cell_type"] == "markdown" and "{solution}" in lab_solutions.text_of(c)]
 
     def expect(ok, message: str) -> bool:
         if not ok:
@@ -221,7 +234,36 @@ def test_a_learner_in_jupyterlab(browser, chapter):
         original = (lab.chapters / name).read_bytes()
         expect(save(page, lab, name) == original, "saving the unchanged notebook changed it")
 
-        # 2. Run All, from the Run menu; then save and reopen
+        # 2. one click opens a whole solution
+        if folded:
+            solutions = page.locator(".jp-MarkdownCell details", has=page.locator("summary", has_text="Solution"))
+            first = solutions.nth(dropdowns.index(folded[0]))
+            first.locator("summary").click()
+            page.wait_for_timeout(300)
+            text = first.inner_text()
+            expect(secrets({"cells": folded[:1]})[0] in text, "one click did not show the solution's code")
+            expect(lab_solutions.PRINTS in text, "one click did not show what the solution prints")
+            first.locator("summary").click()  # and closed again
+        else:  # the earlier layout: a collapsed "# Solution" code cell
+            index = page.evaluate(
+                f"""() => Array.from({CURRENT}.node.querySelectorAll('.jp-CodeCell'))
+                .findIndex(c => /^\\s*# Solution/.test(c.innerText))"""
+            )
+            cell = page.locator(f"{CELLS} >> nth={index}")
+            cell.locator(".jp-Placeholder").first.click()
+            page.wait_for_timeout(500)
+            code = next(c for c in nb["cells"] if lab_solutions.is_solution_code(c))
+            page.keyboard.press("Escape")
+            printed = "".join("".join(o.get("text", "")) for o in code["outputs"]).strip().splitlines()
+            expect(
+                printed
+                and printed[-1].strip() in cell.inner_text()
+                and not cell.locator(".jp-OutputPlaceholder").count(),
+                "one click on '# Solution' did not show the solution's output",
+            )
+        saw.append("one click on the first solution")
+
+        # 3. Run All, from the Run menu; then save and reopen
         start = time.perf_counter()
         run_all(page)
         times["run all"] = time.perf_counter() - start
@@ -229,7 +271,6 @@ def test_a_learner_in_jupyterlab(browser, chapter):
         expect(seen["errors"] == 0, f"{seen['errors']} error output(s) after Run All")
         problems += solution_shows(seen, nb, "after Run All")
         saved = json.loads(save(page, lab, name))
-        folded = [c for c in nb["cells"] if lab_solutions.is_folded(c)]
         expect([c for c in saved["cells"] if lab_solutions.is_folded(c)] == folded, "Run All + save changed a solution")
         opened = [
             c["id"]
@@ -241,29 +282,6 @@ def test_a_learner_in_jupyterlab(browser, chapter):
         problems += solution_shows(page.evaluate(SEEN), nb, "saved and reopened")
         run_all(page)
         saw.append(f"Run All {times['run all']:.1f} s, {seen['errors']} errors")
-
-        # 3. one click opens a whole solution
-        if folded:
-            first = page.locator(".jp-MarkdownCell details", has=page.locator("summary", has_text="Solution")).first
-            first.locator("summary").click()
-            page.wait_for_timeout(300)
-            text = first.inner_text()
-            expect(secrets({"cells": folded[:1]})[0] in text, "one click did not show the solution's code")
-            expect(lab_solutions.PRINTS in text, "one click did not show what the solution prints")
-        else:  # the earlier layout: a collapsed "# Solution" code cell
-            bar = page.locator(".jp-CodeCell .jp-InputPlaceholder", has_text="# Solution").first
-            cell = page.locator(".jp-CodeCell", has=bar).first
-            bar.click()
-            page.wait_for_timeout(500)
-            code = next(c for c in nb["cells"] if lab_solutions.is_solution_code(c))
-            printed = "".join("".join(o.get("text", "")) for o in code["outputs"]).strip().splitlines()
-            expect(
-                printed
-                and printed[-1].strip() in cell.inner_text()
-                and not cell.locator(".jp-OutputPlaceholder").count(),
-                "one click on '# Solution' did not show the solution's output",
-            )
-        saw.append("one click on the first solution")
 
         # 4. a wrong and a right answer
         exercise = answerable(chapter)
@@ -294,7 +312,7 @@ def test_a_learner_in_jupyterlab(browser, chapter):
 
         # 6. the record
         if exercise:
-            page.locator(".jp-CodeCell").last.locator(".cm-content").click()
+            page.locator(f"{CELLS} .cm-content").last.click()
             page.keyboard.press("Escape")
             page.keyboard.press("b")  # a new cell below, in command mode
             page.keyboard.press("Enter")
@@ -302,13 +320,11 @@ def test_a_learner_in_jupyterlab(browser, chapter):
             page.keyboard.press("Shift+Enter")
             page.wait_for_selector(".jp-OutputArea-output >> text=Next to try", timeout=60_000)
             report = page.locator(".jp-OutputArea-output", has_text="Your exercises").last.inner_text()
-            expect("1 of" in report and "solved (2 attempts)" in report, f"progress(): {report[:300]!r}")
-            saw.append("progress(): 1 solved in 2 attempts")
+            expect(re.search(rf"{re.escape(exercise)}\s+✓ solved \(2 attempts\)", report), f"progress(): {report!r}")
+            expect("Next to try: chapter " in report, f"progress() names no chapter to try next: {report[-200:]!r}")
+            saw.append(f"progress(): {exercise} solved in 2 attempts")
     finally:
         context.close()
-        print(
-            f"JupyterLab, chapter {chapter}: "
-            + "; ".join(saw)
-            + " | "
-            + ", ".join(f"{k} {v:.1f} s" for k, v in times.items())
-        )
+        took = ", ".join(f"{k} {v:.1f} s" for k, v in times.items())
+        print(f"JupyterLab, chapter {chapter}: {'; '.join(saw)} | {took}" + "".join(f"\n  ✗ {p}" for p in problems))
+    assert not problems, f"{name} in JupyterLab:\n" + "\n".join(problems)
