@@ -88,6 +88,9 @@ SEEN = f"""() => {{ const w = {CURRENT}.node;
   return {{ text: w.querySelector('.jp-Notebook').innerText,
     images: w.querySelectorAll('.jp-OutputArea-output img, .jp-OutputArea-output .jp-RenderedSVG svg').length,
     figure_text: outs.filter(o => /<Figure size/.test(o.innerText)).length,
+    figures: Array.from(w.querySelectorAll('.attnfig')).map(f => ({{ live: f.dataset.live === '1',
+      note: (f.querySelector('.attnfig-static') || {{innerText: ''}}).innerText,
+      pictures: Array.from(f.querySelectorAll('.attnfig-pic')).filter(p => getComputedStyle(p).display !== 'none').length }})),
     errors: w.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').length,
     solutions: Array.from(w.querySelectorAll('.jp-MarkdownCell details')).filter(d =>
       /^Solution/.test((d.querySelector('summary') || d).innerText.trim())).map(d => d.open) }}; }}"""
@@ -228,8 +231,14 @@ def test_a_learner_in_jupyterlab(browser, chapter):
             seen["images"] == stored_figures(nb), f"fresh open: {seen['images']} of {stored_figures(nb)} figures shown"
         )
         problems += solution_shows(seen, nb, "fresh open")
+        for f in seen["figures"]:  # untrusted: the sanitised fallback, no SVG text run together, true advice
+            expect(not f["live"] and f["pictures"] == 0, f"fresh open: a live figure not in its fallback form: {f}")
+            expect(
+                "Trust Notebook" in f["note"] and '"Run"' not in f["note"], f"fresh open: fallback says {f['note']!r}"
+            )
         saw.append(
-            f"{seen['images']}/{stored_figures(nb)} figures as images, {len(seen['solutions'])} solutions folded"
+            f"{seen['images']}/{stored_figures(nb)} figures as images, {len(seen['figures'])} live figure(s) in their"
+            f" fallback, {len(seen['solutions'])} solutions folded"
         )
         original = (lab.chapters / name).read_bytes()
         expect(save(page, lab, name) == original, "saving the unchanged notebook changed it")
@@ -270,6 +279,7 @@ def test_a_learner_in_jupyterlab(browser, chapter):
         seen = page.evaluate(SEEN)
         expect(seen["errors"] == 0, f"{seen['errors']} error output(s) after Run All")
         problems += solution_shows(seen, nb, "after Run All")
+        expect(all(f["live"] for f in seen["figures"]), "after Run All a live figure is not live")
         saved = json.loads(save(page, lab, name))
         expect([c for c in saved["cells"] if lab_solutions.is_folded(c)] == folded, "Run All + save changed a solution")
         opened = [
