@@ -145,8 +145,9 @@ def _build_once_per_run() -> BookBuild:
 
 
 #: Tests that run a whole program end to end (the GPU script's dry run, the benchmark's command
-#: line): a minute or more on a 2-core machine, so `make check` leaves them to `make test`.
-END_TO_END = ["tests/test_gpu_run.py::*", "tests/test_sweep.py::test_cli*"]
+#: line, every chapter run again with its solutions): a minute or more on a 2-core machine, so
+#: `make check` leaves them to `make test`.
+END_TO_END = ["tests/test_gpu_run.py::*", "tests/test_sweep.py::test_cli*", "tests/test_solutions_run.py::*"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -214,7 +215,7 @@ def pytest_terminal_summary(terminalreporter) -> None:
     lines = []
     for report in terminalreporter.stats.get("passed", []):
         if report.when == "call" and report.nodeid.startswith(
-            ("tests/test_browser.py::", "tests/test_browser_phone.py::")
+            ("tests/test_browser.py::", "tests/test_browser_phone.py::", "tests/test_jupyterlab.py::")
         ):
             lines += [text.rstrip() for name, text in report.sections if "stdout" in name and text.strip()]
     if lines:

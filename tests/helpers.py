@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
+from pathlib import Path
+
 from attnlib import check
+
+ROOT = Path(__file__).resolve().parents[1]
 
 NOT_YET = "✗ Not yet. "
 
@@ -28,3 +34,11 @@ def passes(exercise_id: str, answer, capsys) -> str:
     assert ok, f"{exercise_id} refused {answer!r}: {out}"
     assert out.startswith("✓"), out
     return out
+
+
+def solution_codes(notebook: str) -> list[str]:
+    """The code of every solution of a chapter notebook (folded or not), as tools/lab_solutions.py reads it."""
+    spec = importlib.util.spec_from_file_location("lab_solutions", ROOT / "tools" / "lab_solutions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.solution_codes(json.loads((ROOT / notebook).read_text(encoding="utf-8")))

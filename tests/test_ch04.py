@@ -165,21 +165,12 @@ def test_matmul_cell_defaults_to_the_chapter_names():
 # --- the notebook and the registry agree -----------------------------------------------------
 
 
-def _solution_cells(path):
-    import json
-    from pathlib import Path
+def test_each_registered_solution_is_the_notebooks_solution_line():
+    from helpers import solution_codes
 
-    nb = json.loads((Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8"))
-    return [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Solution")]
-
-
-def test_each_registered_solution_is_the_notebooks_solution_line_and_stays_collapsed():
-    cells = _solution_cells("chapters/04_matrix_multiplication.ipynb")
-    text = "\n".join("".join(c["source"]) for c in cells)
+    text = "\n".join(solution_codes("chapters/04_matrix_multiplication.ipynb"))
     for exercise_id in CH04:
         assert get(exercise_id).solution in text, exercise_id
-    for c in cells:
-        assert c["metadata"]["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
 
 
 # --- matrix_multiplication.design_w -------------------------------------------------------------------

@@ -1,7 +1,5 @@
 """Chapter 7: the dot-product figure and the graders of the score-matrix exercises."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from helpers import said
@@ -57,15 +55,10 @@ def test_no_hint_gives_the_solution_away_and_every_hint_starts_with_a_capital(ex
 
 @pytest.mark.parametrize("exercise_id", ALL)
 def test_the_solution_line_is_in_the_notebook(exercise_id):
-    import json
+    from helpers import solution_codes
 
     chapter = "07_dot_product_scores" if exercise_id.startswith("dot_product_scores.") else "08_scaling"
-    nb = json.loads(Path(f"chapters/{chapter}.ipynb").read_text(encoding="utf-8"))
-    solutions = [
-        "".join(c["source"])
-        for c in nb["cells"]
-        if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Solution")
-    ]
+    solutions = solution_codes(f"chapters/{chapter}.ipynb")
     assert any(get(exercise_id).solution in s for s in solutions)
 
 

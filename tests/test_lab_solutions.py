@@ -1,4 +1,4 @@
-"""tools/lab_solutions.py collapses every solution in JupyterLab, and only the solutions.
+"""tools/lab_solutions.py folds every solution into one markdown block, and unfolds it exactly.
 
 The last test checks the chapter notebooks themselves: it fails until the script has been run
 over them (`make execute` runs it after executing every notebook).
@@ -21,115 +21,71 @@ lab_solutions = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(lab_solutions)
 
 
-def _solution_cells(nb: dict) -> set[int]:
-    """Indices of the cells a learner must not see before asking: gated solutions and '# Solution' code."""
-    hidden, in_gate = set(), False
-    for i, cell in enumerate(nb["cells"]):
-        text = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-        starts = cell["cell_type"] == "markdown" and "{solution-start}" in text
-        if starts or in_gate or text.lstrip().lower().startswith("# solution"):
-            hidden.add(i)
-        if starts:
-            in_gate = True
-        if cell["cell_type"] == "markdown" and "{solution-end}" in text:
-            in_gate = False
-    return hidden
-
-
-def _collapsed(cell: dict) -> bool:
-    jupyter = cell.get("metadata", {}).get("jupyter", {})
-    return jupyter.get("source_hidden") is True and (
-        cell["cell_type"] != "code" or jupyter.get("outputs_hidden") is True
-    )
-
-
-LABELS = ("% Solution\n", "% Solution, continued\n", "% End of solution\n", "# Solution, continued\n")
-
-
-def _as_written(nb: dict) -> dict:
-    """A chapter as its author saved it, before the script ran: no Lab metadata, no labels."""
-    for cell in nb["cells"]:
-        cell.get("metadata", {}).pop("jupyter", None)
-        if cell["source"] and cell["source"][0] in LABELS:
-            cell["source"] = cell["source"][1:]
-    return nb
-
-
-@pytest.fixture
-def chapter_9(tmp_path):
-    source = next(p for p in CHAPTERS if p.name.startswith("09_"))
-    copy_path = tmp_path / source.name
-    nb = _as_written(json.loads(source.read_text(encoding="utf-8")))
-    copy_path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return copy_path
-
-
-def test_every_solution_cell_is_collapsed_and_nothing_else_changes(chapter_9):
-    before = json.loads(chapter_9.read_text(encoding="utf-8"))
-    assert lab_solutions.main([str(chapter_9)]) == 0
-    after = json.loads(chapter_9.read_text(encoding="utf-8"))
-    solutions = _solution_cells(before)
-    assert len(solutions) >= 9  # three gated solutions of three cells each in chapter 9
-    for i, (old, new) in enumerate(zip(before["cells"], after["cells"])):
-        if i in solutions:
-            assert _collapsed(new), f"cell {i} is not collapsed: {new['source'][:1]}"
-            first = new["source"][0]
-            assert first.startswith("% ") or first.lower().startswith("# solution"), first  # what Lab's bar shows
-            rest, old_rest = copy.deepcopy(new), copy.deepcopy(old)
-            rest["metadata"].pop("jupyter")
-            old_rest["metadata"].pop("jupyter", None)
-            if first.startswith("% "):
-                rest["source"] = rest["source"][1:]
-            assert rest == old_rest, f"cell {i} changed beyond its Lab metadata and label"
-        else:
-            assert new == old, f"cell {i} is not a solution but changed"
-    assert len(after["cells"]) == len(before["cells"])
-
-
-def test_the_script_is_idempotent_and_check_changes_nothing(chapter_9):
-    original = chapter_9.read_bytes()
-    assert lab_solutions.main(["--check", str(chapter_9)]) == 1
-    assert chapter_9.read_bytes() == original
-    assert lab_solutions.main([str(chapter_9)]) == 0
-    once = chapter_9.read_bytes()
-    assert lab_solutions.main([str(chapter_9)]) == 0
-    assert chapter_9.read_bytes() == once
-    assert lab_solutions.main(["--check", str(chapter_9)]) == 0
-    nbformat.validate(nbformat.reads(once.decode("utf-8"), as_version=4))
-
-
 def _notebook(*cells) -> nbformat.NotebookNode:
+    """Markdown cells from strings, code cells from (source,) or (source, printed) tuples."""
     nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_markdown_cell(c) if isinstance(c, str) else nbformat.v4.new_code_cell(c[0]) for c in cells
-    ]
+    for c in cells:
+        if isinstance(c, str):
+            nb.cells.append(nbformat.v4.new_markdown_cell(c))
+        else:
+            cell = nbformat.v4.new_code_cell(c[0], execution_count=len(nb.cells) + 1)
+            if len(c) > 1:
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=c[1])]
+            nb.cells.append(cell)
     return nb
 
 
-def test_every_cell_inside_a_gate_is_collapsed_even_without_a_solution_line():
-    nb = _notebook(
-        ":::{exercise}\n:label: e\nDo it.\n:::",
-        ("answer = None",),
-        ":::{solution-start} e\n:class: dropdown\n:::\n\nThe idea.",
-        ("print(42)",),
-        "Why it works.\n\n:::{solution-end}\n:::",
-        "## Next section",
-        ("# Solution\nx = 1",),
+GATE = (
+    ":::{exercise}\n:label: e\nDo it.\n:::",
+    ("answer = None",),
+    "% Solution\n:::{solution-start} e\n:class: dropdown\n:::\n\nThe idea.",
+    ("# Solution\nanswer = 42\nprint(answer)", "42\n"),
+    "% Solution, continued\nWhy it works.",
+    "% End of solution\n:::{solution-end}\n:::",
+    "## Next section",
+    ("print(1)", "1\n"),
+)
+
+
+def test_a_gate_becomes_one_folded_solution_with_its_code_and_what_it_printed():
+    nb = _notebook(*GATE)
+    assert lab_solutions.fold(nb) == (1, [])
+    assert [c.cell_type for c in nb.cells] == ["markdown", "code", "markdown", "markdown", "code"]
+    assert nb.cells[2].source == (
+        ":::{solution} e\n:class: dropdown\n\nThe idea.\n\n"
+        "```python\nanswer = 42\nprint(answer)\n```\n\nIt prints:\n\n```text\n42\n```\n\nWhy it works.\n:::"
     )
-    changed, problems = lab_solutions.process(nb)
-    assert problems == [] and changed == 4
-    assert [_collapsed(c) for c in nb.cells] == [False, False, True, True, True, False, True]
-    assert "outputs_hidden" not in nb.cells[2].metadata["jupyter"]  # markdown has no outputs
-    assert [c.source.split("\n", 1)[0] for c in nb.cells[2:5]] == [
-        "% Solution",
-        "# Solution, continued",
-        "% Solution, continued",
-    ]  # Lab shows no raw directive, no answer
-    assert nb.cells[6].source == "# Solution\nx = 1"
-    assert lab_solutions.process(nb) == (0, [])
-    end_only = _notebook(":::{solution-start} e\n:::", ("# Solution\nx = 1",), ":::{solution-end}\n:::")
-    lab_solutions.process(end_only)
-    assert end_only.cells[2].source.startswith("% End of solution\n:::{solution-end}")
+    assert lab_solutions.is_folded(nb.cells[2]) and not lab_solutions.is_folded(nb.cells[0])
+    assert "jupyter" not in nb.cells[2].metadata  # nothing for Lab to open or close: it is markdown
+    assert [c.execution_count for c in nb.cells if c.cell_type == "code"] == [1, 2]  # as Run All numbers them
+    assert nb.cells[4].outputs[0].text == "1\n"  # other cells keep their outputs
+    assert lab_solutions.fold(nb) == (0, [])  # idempotent
+
+
+def test_unfold_gives_back_the_executable_gate_and_fold_of_it_is_the_same_bytes():
+    nb = _notebook(*GATE)
+    lab_solutions.fold(nb)
+    folded = copy.deepcopy(nb)
+    assert lab_solutions.unfold(nb) == 1
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.source for c in code] == ["answer = None", "# Solution\nanswer = 42\nprint(answer)", "print(1)"]
+    assert code[1].outputs[0].text == "42\n" and code[1].execution_count is None
+    assert nb.cells[2].source.startswith(":::{solution-start} e\n:class: dropdown\n:::")
+    assert nb.cells[2].id == folded.cells[2].id
+    assert lab_solutions.unfold(nb) == 0
+    assert lab_solutions.solution_codes(nb) == lab_solutions.solution_codes(folded) == ["answer = 42\nprint(answer)"]
+    lab_solutions.fold(nb)
+    assert nbformat.writes(nb) == nbformat.writes(folded)
+
+
+def test_fences_inside_the_code_get_a_longer_fence():
+    nb = _notebook(
+        ":::{solution-start} e\n:::", ("# Solution\ns = '''\n```\n'''\nprint(s)", "```\n"), ":::{solution-end}\n:::"
+    )
+    lab_solutions.fold(nb)
+    assert "````python\n" in nb.cells[0].source and "````text\n```\n````" in nb.cells[0].source
+    lab_solutions.unfold(nb)
+    assert nb.cells[1].source == "# Solution\ns = '''\n```\n'''\nprint(s)" and nb.cells[1].outputs[0].text == "```\n"
 
 
 @pytest.mark.parametrize(
@@ -138,30 +94,53 @@ def test_every_cell_inside_a_gate_is_collapsed_even_without_a_solution_line():
         (["The exercise.\n\n:::{solution-start} e\n:::", ("print(1)",), ":::{solution-end}\n:::"], "text before"),
         ([":::{solution-start} e\n:::", ("print(1)",), ":::{solution-end}\n:::\n\n## Next"], "text after"),
         ([":::{solution-start} e\n:::", ("print(1)",)], "no {solution-end}"),
+        ([":::{solution-start} e\n:::", "```python\nx\n```", ":::{solution-end}\n:::"], "``` block"),
+        (["## Exercises", ("# Solution\nx = 1",)], "outside"),
     ],
 )
-def test_a_gate_cell_that_holds_other_text_is_named_not_hidden(cells, complaint, tmp_path):
+def test_what_cannot_be_folded_is_named_and_left_as_it_was(cells, complaint, tmp_path):
     nb = _notebook(*cells)
-    _, problems = lab_solutions.process(nb)
+    before = copy.deepcopy(nb)
+    _, problems = lab_solutions.fold(nb)
     assert any(complaint in p for p in problems), problems
+    assert nb == before
     path = tmp_path / "x.ipynb"
     nbformat.write(_notebook(*cells), path)
     assert lab_solutions.main([str(path)]) == 2
-    text_cell = 0 if complaint == "text before" else 2
-    if complaint != "no {solution-end}":
-        assert not _collapsed(nbformat.read(path, as_version=4).cells[text_cell])
 
 
-def test_make_execute_runs_the_script_after_executing():
+def test_an_output_that_is_not_printed_text_is_named():
+    nb = _notebook(":::{solution-start} e\n:::", ("# Solution\n1",), ":::{solution-end}\n:::")
+    nb.cells[1].outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "1"}, execution_count=2)]
+    assert "only printed text" in lab_solutions.fold(nb)[1][0]
+
+
+def test_the_script_is_idempotent_and_check_changes_nothing(tmp_path):
+    path = tmp_path / "x.ipynb"
+    nbformat.write(_notebook(*GATE), path)
+    original = path.read_bytes()
+    assert lab_solutions.main(["--check", str(path)]) == 1
+    assert path.read_bytes() == original
+    assert lab_solutions.main([str(path)]) == 0
+    once = path.read_bytes()
+    assert lab_solutions.main([str(path)]) == 0 and path.read_bytes() == once
+    assert lab_solutions.main(["--check", str(path)]) == 0
+    nbformat.validate(nbformat.reads(once.decode("utf-8"), as_version=4))
+
+
+def test_make_execute_unfolds_first_and_folds_after_executing():
     recipe = (ROOT / "Makefile").read_text().split("\nexecute:", 1)[1].split("\n\n", 1)[0]
+    assert recipe.index("tools/prepare_notebooks.py") < recipe.index("jupyter execute")
     assert recipe.index("jupyter execute") < recipe.index("tools/lab_solutions.py chapters/")
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_every_chapter_solution_is_collapsed_in_lab(notebook):
+def test_every_chapter_solution_is_folded(notebook):
     nb = json.loads(notebook.read_text(encoding="utf-8"))
-    open_cells = [i for i in sorted(_solution_cells(nb)) if not _collapsed(nb["cells"][i])]
-    assert not open_cells, (
-        f"{notebook.name}: cells {open_cells} show a solution in JupyterLab; run "
-        "`.venv/bin/python tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb`"
+    gates = [i for i, c in enumerate(nb["cells"]) if "{solution-start}" in lab_solutions.text_of(c)]
+    solution_code = [i for i, c in enumerate(nb["cells"]) if lab_solutions.is_solution_code(c)]
+    assert not gates and not solution_code, (
+        f"{notebook.name}: cells {gates + solution_code} are a solution Run All would show in JupyterLab; run "
+        "`.venv/bin/python tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb` (make execute does)"
     )
+    assert all(not lab_solutions.is_folded(c) or lab_solutions.unfold_cell(c) for c in nb["cells"])

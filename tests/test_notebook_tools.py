@@ -41,46 +41,16 @@ def copies(tmp_path) -> list[Path]:
 
 
 def _outputs(path: Path) -> list:
+    """(execution count, outputs) of every code cell but the solutions (which prepare unfolds)."""
     return [
         (c.get("execution_count"), c.get("outputs"))
         for c in nbformat.read(path, as_version=4).cells
-        if c.cell_type == "code"
+        if c.cell_type == "code" and not tool.lab_solutions.is_solution_code(c)
     ]
-
-
-def _shifted(outputs: list, by: int) -> list:
-    """Stored (execution count, outputs) pairs with every count moved by `by`."""
-    moved = []
-    for count, outs in outputs:
-        outs = [dict(o, execution_count=o["execution_count"] + by) if o.get("execution_count") else o for o in outs]
-        moved.append((None if count is None else count + by, outs))
-    return moved
-
-
-def _as_first_written(path: Path) -> None:
-    """The notebook as chapters were before the guard had a cell of its own: the eleven-line guard
-    opening the first import cell (so that the tool's move of it is tried on every chapter)."""
-    nb = nbformat.read(path, as_version=4)
-    cells = nb.cells
-    guard = next((c for c in cells if c.cell_type == "code" and tool.is_guard(c)), None)
-    if guard is not None:
-        after = cells[cells.index(guard) + 1]
-        after.source = tool.OLD_GUARD + "\n" + after.source
-        later = cells[cells.index(guard) + 1 :]
-        cells.remove(guard)
-        for c in later:
-            if c.cell_type == "code" and c.get("execution_count"):
-                c.execution_count -= 1
-                for o in c.outputs:
-                    if o.get("execution_count"):
-                        o["execution_count"] -= 1
-        nbformat.write(nb, path)
 
 
 def test_prepare_is_idempotent_and_keeps_every_output(copies):
     assert copies, "no chapter notebooks found"
-    for path in copies:
-        _as_first_written(path)
     before = {p: _outputs(p) for p in copies}
     for path in copies:
         tool.process(path)
@@ -96,15 +66,13 @@ def test_prepare_is_idempotent_and_keeps_every_output(copies):
         assert first_import is guard, f"{path.name}: the guard is not the first cell that imports attnlib"
         assert guard.source == tool.GUARD and guard.outputs == []
         assert tool.TAG in guard.metadata["tags"] and guard.metadata["jupyter"]["source_hidden"] is True
-        assert not any(tool.OLD_GUARD.splitlines()[0] in c.source for c in nb.cells), f"{path.name}: old guard left"
+        assert not any(tool.lab_solutions.is_folded(c) for c in nb.cells), f"{path.name}: a solution left folded"
         # every stored output is unchanged; the counts after the guard moved up by one behind its own
         outputs = _outputs(path)
-        guard_at = next(i for i, c in enumerate(c for c in nb.cells if c.cell_type == "code") if c is guard)
-        assert outputs[guard_at] == (guard_at + 1, [])
-        assert outputs[:guard_at] == before[path][:guard_at], f"{path.name}: an output before the guard changed"
-        assert outputs[guard_at + 1 :] == _shifted(before[path][guard_at:], 1), f"{path.name}: an output changed"
-        counts = [c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip()]
-        assert counts == list(range(1, len(counts) + 1)), f"{path.name}: counts are not 1..N"
+        assert outputs == before[path], f"{path.name}: an output changed"
+        code = [c for c in nb.cells if c.cell_type == "code" and not tool.lab_solutions.is_solution_code(c)]
+        counts = [c.execution_count for c in code if c.source.strip()]
+        assert None not in counts and counts == sorted(set(counts)), f"{path.name}: counts do not go up one run"
 
 
 def test_check_mode_reports_and_changes_nothing(copies, capsys):
@@ -208,3 +176,11 @@ def test_lab_overrides_turn_the_news_off():
     assert setting["fetchNews"] == "false" and setting["checkForUpdates"] is False
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "jupyterlab-overrides.json" in makefile, "make lab must install the overrides"
+    cells = overrides["@jupyterlab/notebook-extension:tracker"]["codeCellConfig"]
+    assert cells["lineWrap"] is True, "long code lines wrap in the editor"
+    tracker = Path(sys.prefix) / "share/jupyter/lab/schemas/@jupyterlab/notebook-extension/tracker.json"
+    if tracker.is_file():  # an override replaces the whole default: keep every key of it
+        default = json.loads(tracker.read_text(encoding="utf-8"))["properties"]["codeCellConfig"]["default"]
+        assert set(default) <= set(cells)
+    recipe = makefile.split("\nlab:", 1)[1].split("\n\n", 1)[0]
+    assert recipe.index("jupyter trust chapters/") < recipe.index("jupyter lab chapters")

@@ -4,7 +4,7 @@
     .venv/bin/python tools/prepare_notebooks.py --check    # exit 1 and list what would change
     .venv/bin/python tools/prepare_notebooks.py path.ipynb ...
 
-Two things, neither of which changes what a stored output shows:
+Three things, none of which changes what a stored output shows:
 
 1. The course-package guard. A notebook downloaded from the book (its download button) and
    opened anywhere else used to stop at `import attnlib` with a bare ModuleNotFoundError and its
@@ -13,8 +13,7 @@ Two things, neither of which changes what a stored output shows:
    cell shows one line that says how to get the course, and "Run all" stops there. A learner
    does not read it: the book leaves the cell out (tag `remove-cell`; it prints nothing inside
    the course), and JupyterLab shows it collapsed, as one bar that reads its first line, LABEL.
-   The guard used to open the chapter's first import cell (eleven lines); that form is taken out
-   of the cell and moved into the guard cell. When the notebook's stored outputs are complete
+   When the notebook's stored outputs are complete
    (execution counts 1..N), the guard cell gets count 1 and every later count moves up by one,
    as a fresh run gives (the guard prints nothing), so nothing else changes.
 
@@ -25,17 +24,27 @@ Two things, neither of which changes what a stored output shows:
    saving it: that was the only difference.) Here the kernelspec is stored as ipykernel writes it,
    and the file is written as JupyterLab and nbformat write it (nbformat 4.5 with cell ids,
    indent 1, sorted keys, UTF-8, final newline).
+
+3. The solutions made executable again. tools/lab_solutions.py folds each solution into one
+   markdown `{solution}` block after `make execute` has run it; here each folded block becomes
+   its executable gate again (`solution-start`, the "# Solution" code cell with the output it
+   printed, `solution-end`), so that `make execute` runs every solution with its chapter and
+   lab_solutions.py folds it again with its fresh output.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
+_SPEC = importlib.util.spec_from_file_location("lab_solutions", Path(__file__).with_name("lab_solutions.py"))
+lab_solutions = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(lab_solutions)
 CHAPTERS = "chapters/[0-9][0-9]_*.ipynb"
 
 #: the kernelspec of ipykernel's python3 kernel, as JupyterLab stores it once the kernel starts
@@ -64,18 +73,6 @@ except ModuleNotFoundError:
     raise CourseNotFound(
         "{MESSAGE_LINES[0]}"
         "{MESSAGE_LINES[1]}") from None'''
-#: the earlier form, which opened the chapter's first import cell; taken out of it again
-OLD_GUARD = f'''# The course package, attnlib. Outside the course folder, say in one line how to get it.
-try:
-    import attnlib
-except ModuleNotFoundError:
-    class CourseNotFound(Exception):
-        def _render_traceback_(self):
-            return [str(self)]
-    raise CourseNotFound(
-        "{MESSAGE_LINES[0]}"
-        "{MESSAGE_LINES[1]}") from None
-'''
 
 
 def imports_attnlib(source: str) -> bool:
@@ -89,8 +86,7 @@ def is_guard(cell) -> bool:
 
 
 def without_guard(source: str) -> str:
-    """A cell's own lines: no old guard, no plain `import attnlib` (the guard cell imports it)."""
-    source = source.removeprefix(OLD_GUARD)
+    """A cell's own lines: no plain `import attnlib` (the guard cell imports it)."""
     rest = [line for line in source.splitlines() if line.strip() != "import attnlib"]
     while rest and not rest[0].strip():
         rest.pop(0)
@@ -125,7 +121,7 @@ def add_guard(nb) -> None:
         return
     executed = _fully_executed(nb)
     rest = without_guard(first.source)
-    if not rest:  # the cell held only the import (or the old guard): it becomes the guard cell
+    if not rest:  # the cell held only the import: it becomes the guard cell
         first.source, first.metadata = GUARD, guard_cell().metadata
         return
     first.source = rest
@@ -138,8 +134,9 @@ def add_guard(nb) -> None:
 
 
 def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook with the guard cell before its first attnlib-importing code cell, and Lab's kernelspec."""
+    """The notebook with the guard cell, Lab's kernelspec, and its solutions executable (unfolded)."""
     nb.nbformat, nb.nbformat_minor = 4, max(5, nb.get("nbformat_minor", 0))
+    lab_solutions.unfold(nb)
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     add_guard(nb)
     _changed, nb = nbformat.validator.normalize(nb)  # adds a missing cell id, drops stray keys

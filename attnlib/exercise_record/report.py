@@ -6,6 +6,8 @@ title, in the course's order), so the report knows nothing of the checker.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -57,6 +59,7 @@ class Progress:
     unknown: list[ExerciseStatus] = field(default_factory=list)  # ids this course lacks
     path: str | None = None  # the record file (~ for home); None when recording is off
     note: str = ""  # why the record could not be read, if it could not
+    next_where: str = ""  # where the next exercise is, as the book numbers its chapter and exercise
 
     @property
     def exercises(self) -> dict[str, ExerciseStatus]:
@@ -122,7 +125,8 @@ class Progress:
 
     def _next_line(self) -> str:
         if self.next:
-            return f"Next to try: {self.next}"
+            where = f"{self.next_where} ({self.next})" if self.next_where else self.next
+            return f"Next to try: {where}"
         return "Every exercise here is solved." if self.chapters else "No exercises here."
 
 
@@ -143,7 +147,7 @@ _NOWRAP = ' style="text-align:left; white-space:nowrap"'
 
 
 def _html_row(e: ExerciseStatus) -> str:
-    tries = f" ({e.attempts})" if e.attempts else ""
+    tries = f" ({e.attempts} attempt{'s' if e.attempts != 1 else ''})" if e.attempts else ""
     return (
         f"<tr><td{_LEFT}><code>{escape(e.id)}</code></td>"
         f"<td{_NOWRAP}>{_mark(e)} {e.status}{tries}</td>"
@@ -197,7 +201,38 @@ def _summarise(wanted: list[Listed], entries: dict, in_chapter, path: Path | Non
     ids = [x.id for x in wanted]
     known = {x.id for x in wanted}
     unknown = [_status(i, entries) for i in sorted(entries) if i not in known and in_chapter(i)]
-    return Progress(list(chapters.values()), _next(ids, entries), unknown, store.shown(path) if path else None, note)
+    after = _next(ids, entries)
+    shown = store.shown(path) if path else None
+    where = next((_where(x) for x in wanted if x.id == after), "")
+    return Progress(list(chapters.values()), after, unknown, shown, note, where)
+
+
+_EXERCISE = re.compile(r"^[ \t]*:{3,}\{exercise\}", re.MULTILINE)
+
+
+def _where(x: Listed) -> str:
+    """Where a learner finds an exercise, as the book numbers its chapter and exercise.
+
+    The exercise's number is its place among its chapter notebook's {exercise} blocks, as
+    sphinx-exercise numbers them; without the notebook, the chapter alone."""
+    if x.chapter is None:
+        return ""
+    from ..course import TOC, chapters
+
+    where = f"chapter {x.chapter}"
+    stem = next((stem for number, _, stem in chapters() if number == x.chapter), None)
+    try:
+        nb = json.loads((TOC.parent / "chapters" / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return where
+    seen = 0
+    for cell in nb.get("cells", []):
+        text = "".join(cell.get("source", ""))
+        if cell.get("cell_type") == "markdown":
+            seen += len(_EXERCISE.findall(text))
+        elif seen and re.search(rf"check\(\s*[\"']{re.escape(x.id)}[\"']", text):
+            return f"{where}, exercise {seen}"
+    return where
 
 
 def _next(ids: list[str], entries: dict) -> str | None:

@@ -10,7 +10,7 @@ import numpy as np
 from . import Wrong, describe, exercise, expect_shape, to_shape
 
 # the chapter's subject (its file's name without the number) and its title
-CHAPTER = "shapes_in_r", "the set ℝ and shape tags such as X ∈ ℝ^{n×d_model}"
+CHAPTER = "shapes_in_r", "the set ℝ and shape tags such as X ∈ ℝ^(n×d_model)"
 
 # P ∈ ℝ^{5×2},  v ∈ ℝ^{7},  M ∈ ℝ^{1×6}
 READ_SHAPES = [(5, 2), (7,), (1, 6)]

@@ -7,8 +7,13 @@ when the figure is made, so a stored output still stands alone. Its bytes depend
 arguments: element ids come from the figure's name and a hash of its parameters.
 
 Readouts are written by Python for the starting setting, so a page whose scripts do not run still
-shows those numbers. JupyterLab runs the scripts of outputs it trusts (a cell you ran yourself); for
-a notebook opened from a fresh clone it shows the HTML sanitized, and "Run" switches the figure on.
+shows those numbers. JupyterLab (4.6) runs the scripts of outputs it trusts: a cell you ran yourself,
+or a notebook you trusted (`make lab` trusts the course's; in Lab, "Trust Notebook" in the command
+palette). A notebook it does not trust is shown sanitised: no <script>, no <style>, the SVG tags
+stripped to their bare text, and no notice or button of Lab's own. So each picture sits in a
+`style="display:none"` wrapper (an inline style survives the sanitiser) that the script shows, and
+the static note says how to switch the figure on. Inside JupyterLab the notebook's command mode
+takes arrow keys and Space from the page, so the script keeps the keys of its controls to itself.
 """
 
 from __future__ import annotations
@@ -114,9 +119,25 @@ def word_span(word: str, text: str | None = None, tag: str = "span") -> str:
 
 STATIC_NOTE = (
     '<p class="attnfig-static">The picture and the controls need JavaScript. Below are the '
-    "numbers for the starting setting. In JupyterLab, run this cell (or press &quot;Run&quot; above) "
-    "to switch the figure on.</p>"
+    "numbers for the starting setting. In JupyterLab, run this cell, or trust the notebook "
+    "(command palette, Ctrl+Shift+C: &quot;Trust Notebook&quot;; <code>make lab</code> trusts the "
+    "course's notebooks), to switch the figure on.</p>"
 )
+#: the keys a figure's controls use; inside JupyterLab they must not reach the notebook's shortcuts
+CONTROL_KEYS = ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown", " ", "Enter")
+#: what the script runs once the figure works: show the pictures, keep the controls' keys from Lab
+GO_LIVE = (
+    'qa(".attnfig-pic").forEach(function(e){ e.style.display = "contents"; });\n'
+    'root.setAttribute("data-lm-suppress-shortcuts", "true");\n'
+    f"var KEYS = {json.dumps(list(CONTROL_KEYS))};\n"
+    'root.addEventListener("keydown", function(e){ if(KEYS.indexOf(e.key) >= 0 && e.target.closest("input, button, [tabindex]")) e.stopPropagation(); });\n'
+    'root.dataset.live = "1";\n'
+)
+
+
+def _hidden_pictures(body: str) -> str:
+    """Each <svg> inside a wrapper that stays hidden until the script shows it (as display: contents, no box)."""
+    return body.replace("<svg", '<div class="attnfig-pic" style="display:none"><svg').replace("</svg>", "</svg></div>")
 
 
 def wrap(figure_id: str, name: str, title: str, body: str, data: dict, script: str) -> InteractiveFigure:
@@ -130,12 +151,12 @@ def wrap(figure_id: str, name: str, title: str, body: str, data: dict, script: s
         "(function(){\nvar here = document.currentScript, root = (here && here.closest && here.closest('.attnfig')) || "
         f"document.getElementById({json.dumps(figure_id)});\n"
         f"if(!root || root.dataset.live) return;\nvar D = {payload};\n{asset('helpers.js')}"
-        f'{asset(script)}root.dataset.live = "1";\n}})();'
+        f"{asset(script)}{GO_LIVE}}})();"
     )
     text = (
         f'<figure class="attnfig" id="{figure_id}" data-attnfig="{name}">\n<style>\n{asset("page.css")}</style>\n'
         f'<figcaption class="attnfig-title">{esc(title)}</figcaption>\n'
-        f"{STATIC_NOTE}\n{body}\n<script>\n{js}\n</script>\n</figure>"
+        f"{STATIC_NOTE}\n{_hidden_pictures(body)}\n<script>\n{js}\n</script>\n</figure>"
     )
     return InteractiveFigure(name, text)
 

@@ -89,11 +89,13 @@ def training_replay(step: int = 0) -> InteractiveFigure:
         for e in range(lo, hi + 1, 2 if hi - lo > 3 else 1)
     )
     A = np.array(data["A"][s])
-    left, cell, ch, ctop = 62, 44, 28, 20
+    left, cell, ch, ctop = 62, 44, 28, 34
     heat = []
-    for j, w in enumerate(labels):
+    for j, w in enumerate(labels):  # a key's position above its word: "1 kitten" on one line is wider than a cell
+        x = left + (j + 0.5) * cell
         heat.append(
-            f'<text class="w" x="{left + (j + 0.5) * cell}" y="{ctop - 6}" text-anchor="middle" style="{word_style(w)}">{j} {esc(w)}</text>'
+            f'<text class="w" x="{x}" y="{ctop - 20}" text-anchor="middle" style="{word_style(w)}">{j}</text>'
+            f'<text class="w" x="{x}" y="{ctop - 6}" text-anchor="middle" style="{word_style(w)}">{esc(w)}</text>'
         )
     for i, w in enumerate(labels):
         heat.append(

@@ -126,12 +126,12 @@ def show_svg_inline() -> bool:
 
     matplotlib.rcParams.update(SVG_STYLE)
     config = InlineBackend.instance()
-    config.figure_formats = {"svg"}
+    config.figure_formats = {"svg", "png"}  # png: what JupyterLab shows in a notebook it does not trust
     config.print_figure_kwargs = {
         **config.print_figure_kwargs,
         "metadata": {"Date": None},
     }
-    set_matplotlib_formats("svg", **config.print_figure_kwargs)
+    set_matplotlib_formats("svg", "png", **config.print_figure_kwargs)
     return True
 
 

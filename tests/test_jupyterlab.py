@@ -1,0 +1,340 @@
+"""The notebooks as a learner meets them in a real JupyterLab (4.6 with jupyterlab-myst), in headless Chromium.
+
+One JupyterLab is started on a loopback port with empty Jupyter user folders (tests/jupyterlab_session.py)
+on a copy of the chapters, nothing trusted. For each chapter of the sample:
+
+1. fresh open: every stored figure is an image (none falls back to "<Figure size ...>"), every
+   solution is a folded dropdown and none of its code or output is visible; Ctrl+S changes no byte;
+2. Run All (the Run menu): no error, still no solution visible, and the saved file holds its
+   solutions as it did; reopened, still none visible;
+3. one click on a solution's bar shows the whole solution: its code and what it prints;
+4. a wrong and a right answer typed into one exercise read ✗ and ✓;
+5. a live figure's slider moves by keyboard (and the notebook keeps its active cell) and by pointer;
+6. `attnlib.progress()` shows the exercise solved in 2 attempts.
+
+The sample is chapters 1, 9 and 14 and one more from chapters 2-13 that changes with the day of the
+year (ATTNLIB_LAB_CHAPTERS="1 9" names others). What each chapter showed, and how long each step
+took, is printed (and shown at the end of `make test`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.util
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+from jupyterlab_session import LabServer, chromium
+
+from attnlib.exercises import exercise_ids, get
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the course folder under test: this one, or another checkout (to watch the checks fail on older notebooks)
+SOURCE = Path(os.environ.get("ATTNLIB_LAB_SOURCE", ROOT))
+NOTEBOOKS = {int(p.name[:2]): p.name for p in sorted((SOURCE / "chapters").glob("[0-9][0-9]_*.ipynb"))}
+FIXED = (1, 9, 14)
+ROTATING = [n for n in NOTEBOOKS if 2 <= n <= 13 and n not in FIXED]
+
+
+def sample() -> list[int]:
+    named = os.environ.get("ATTNLIB_LAB_CHAPTERS")
+    if named:
+        return [int(n) for n in named.split()]
+    day = datetime.date.today().timetuple().tm_yday
+    return [n for n in FIXED if n in NOTEBOOKS] + ([ROTATING[day % len(ROTATING)]] if ROTATING else [])
+
+
+CHAPTERS = sample()
+
+# lab_solutions, to read a stored notebook's solutions as the tools do
+_SPEC = importlib.util.spec_from_file_location("lab_solutions", ROOT / "tools" / "lab_solutions.py")
+lab_solutions = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(lab_solutions)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """Headless Chromium and a JupyterLab serving a copy of the sample chapters."""
+    if chromium() is None:
+        pytest.skip("headless Chromium not found (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    lab = LabServer(tmp_path_factory.mktemp("jupyterlab"), [NOTEBOOKS[n] for n in CHAPTERS], SOURCE)
+    try:
+        with sync_api.sync_playwright() as playwright:
+            chrome = playwright.chromium.launch(
+                executable_path=chromium(), headless=True, args=["--no-sandbox", "--disable-gpu"]
+            )
+            yield lab, chrome
+            chrome.close()
+    finally:
+        lab.close()
+
+
+CURRENT = "window.jupyterapp.shell.currentWidget"
+CELLS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell"
+READY = f"""() => {{ const w = window.jupyterapp && {CURRENT};
+  return !!(w && w.context && w.context.isReady && w.sessionContext.session && w.sessionContext.session.kernel
+    && w.sessionContext.session.kernel.status === 'idle'); }}"""
+IDLE = f"""() => {{ const w = {CURRENT}; return window.__ran && w.sessionContext.session.kernel.status === 'idle'
+  && !Array.from(w.node.querySelectorAll('.jp-InputPrompt')).some(p => p.textContent.includes('*')); }}"""
+WATCH = f"""() => {{ window.__ran = false;
+  {CURRENT}.sessionContext.session.kernel.statusChanged.connect((k, s) => {{ if (s === 'busy') window.__ran = true; }}); }}"""
+SEEN = f"""() => {{ const w = {CURRENT}.node;
+  const outs = Array.from(w.querySelectorAll('.jp-OutputArea-output'));
+  return {{ text: w.querySelector('.jp-Notebook').innerText,
+    images: w.querySelectorAll('.jp-OutputArea-output img, .jp-OutputArea-output .jp-RenderedSVG svg').length,
+    figure_text: outs.filter(o => /<Figure size/.test(o.innerText)).length,
+    figures: Array.from(w.querySelectorAll('.attnfig')).map(f => ({{ live: f.dataset.live === '1',
+      note: (f.querySelector('.attnfig-static') || {{innerText: ''}}).innerText,
+      pictures: Array.from(f.querySelectorAll('.attnfig-pic')).filter(p => getComputedStyle(p).display !== 'none').length }})),
+    errors: w.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').length,
+    solutions: Array.from(w.querySelectorAll('.jp-MarkdownCell details')).filter(d =>
+      /^Solution/.test((d.querySelector('summary') || d).innerText.trim())).map(d => d.open) }}; }}"""
+
+
+def stored(name: str) -> dict:
+    return json.loads((SOURCE / "chapters" / name).read_text(encoding="utf-8"))
+
+
+def stored_figures(nb: dict) -> int:
+    return sum(
+        1 for c in nb["cells"] for o in c.get("outputs", []) if {"image/png", "image/svg+xml"} & set(o.get("data", {}))
+    )
+
+
+def secrets(nb: dict) -> list[str]:
+    """One telling line of each solution's code: none may be visible before the learner asks."""
+    elsewhere = {
+        ln.strip()
+        for c in nb["cells"]
+        if not lab_solutions.is_folded(c) and not lab_solutions.is_solution_code(c)
+        for ln in lab_solutions.text_of(c).splitlines()
+    }
+    lines = []
+    for code in lab_solutions.solution_codes(nb):
+        body = [ln.strip() for ln in code.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+        own = [ln for ln in body if ln not in elsewhere] or body
+        lines.append(max(own, key=len))
+    return lines
+
+
+def ticks(nb: dict) -> int:
+    """How many ✓ the stored chapter shows outside its solutions (in prose, code and outputs)."""
+    count = 0
+    for c in nb["cells"]:
+        if lab_solutions.is_folded(c) or lab_solutions.is_solution_code(c):
+            continue
+        count += lab_solutions.text_of(c).count("✓")
+        count += sum(lab_solutions.text_of({"source": o.get("text", "")}).count("✓") for o in c.get("outputs", []))
+    return count
+
+
+def solution_shows(seen: dict, nb: dict, when: str) -> list[str]:
+    """What of a solution is visible (nothing, when the list is empty)."""
+    problems = []
+    if not seen["solutions"] or any(seen["solutions"]):
+        problems.append(f"{when}: solution dropdowns (open?) {seen['solutions']}")
+    shown = [s for s in secrets(nb) if s in seen["text"]]
+    if shown:
+        problems.append(f"{when}: solution code visible: {shown}")
+    if seen["text"].count("✓") > ticks(nb):
+        problems.append(f"{when}: {seen['text'].count('✓') - ticks(nb)} solution output(s) with ✓ visible")
+    return problems
+
+
+def answerable(chapter: int) -> str | None:
+    """A checked exercise of the chapter whose right and wrong answers can be typed as Python literals."""
+    for i in exercise_ids():
+        if i.startswith(f"ch{chapter:02d}."):
+            e = get(i)
+            if all(type(x) in (int, float, str, list, tuple) for x in (e.right[0], e.wrong[0])):
+                return i
+    return None
+
+
+def run_all(page) -> None:
+    """Run > Run All Cells, as a learner clicks it, until the kernel is idle and no cell waits."""
+    page.evaluate(WATCH)
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Run All Cells$")).click()
+    page.wait_for_function(IDLE, timeout=300_000)
+
+
+def open_notebook(page, lab, name: str) -> float:
+    start = time.perf_counter()
+    page.goto(lab.notebook_url(name))
+    page.wait_for_function(READY, timeout=180_000)
+    page.wait_for_timeout(1500)  # the last markdown cells typeset
+    return time.perf_counter() - start
+
+
+def save(page, lab, name: str) -> bytes:
+    path = lab.chapters / name
+    before = path.stat().st_mtime_ns
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while path.stat().st_mtime_ns == before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    page.wait_for_function(f"() => !{CURRENT}.context.model.dirty", timeout=30_000)
+    return path.read_bytes()
+
+
+def run_cell_with(page, exercise_id: str, source: str) -> str:
+    """Put `source` into the exercise's code cell, run it, and return what it printed."""
+    index = page.evaluate(
+        f"""(id) => Array.from({CURRENT}.node.querySelectorAll('.jp-CodeCell'))
+        .findIndex(c => (c.querySelector('.cm-content') || {{textContent: ''}}).textContent.includes('check("' + id + '"'))""",
+        exercise_id,
+    )
+    cell = page.locator(f"{CELLS} >> nth={index}")
+    output = cell.locator(".jp-OutputArea")
+    old = output.inner_text()
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(source)
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(
+        "([el, old]) => el.innerText !== old && /[✓✗]/.test(el.innerText)",
+        arg=[output.element_handle(), old],
+        timeout=60_000,
+    )
+    return output.inner_text()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[f"ch{n:02d}" for n in CHAPTERS])
+def test_a_learner_in_jupyterlab(browser, chapter):
+    lab, chrome = browser
+    name = NOTEBOOKS[chapter]
+    nb = stored(name)
+    times, saw, problems = {}, [], []
+    folded = [c for c in nb["cells"] if lab_solutions.is_folded(c)]
+    dropdowns = [c for c in nb["cells"] if c["cell_type"] == "markdown" and "{solution}" in lab_solutions.text_of(c)]
+
+    def expect(ok, message: str) -> bool:
+        if not ok:
+            problems.append(message)
+        return bool(ok)
+
+    context = chrome.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        # 1. a fresh open, nothing trusted
+        times["open"] = open_notebook(page, lab, name)
+        seen = page.evaluate(SEEN)
+        expect(seen["figure_text"] == 0, f"fresh open: {seen['figure_text']} figure(s) shown as '<Figure size ...>'")
+        expect(
+            seen["images"] == stored_figures(nb), f"fresh open: {seen['images']} of {stored_figures(nb)} figures shown"
+        )
+        problems += solution_shows(seen, nb, "fresh open")
+        for f in seen["figures"]:  # untrusted: the sanitised fallback, no SVG text run together, true advice
+            expect(not f["live"] and f["pictures"] == 0, f"fresh open: a live figure not in its fallback form: {f}")
+            expect(
+                "Trust Notebook" in f["note"] and '"Run"' not in f["note"], f"fresh open: fallback says {f['note']!r}"
+            )
+        saw.append(
+            f"{seen['images']}/{stored_figures(nb)} figures as images, {len(seen['figures'])} live figure(s) in their"
+            f" fallback, {len(seen['solutions'])} solutions folded"
+        )
+        original = (lab.chapters / name).read_bytes()
+        expect(save(page, lab, name) == original, "saving the unchanged notebook changed it")
+
+        # 2. one click opens a whole solution
+        if folded:
+            solutions = page.locator(".jp-MarkdownCell details", has=page.locator("summary", has_text="Solution"))
+            first = solutions.nth(dropdowns.index(folded[0]))
+            first.locator("summary").click()
+            page.wait_for_timeout(300)
+            text = first.inner_text()
+            expect(secrets({"cells": folded[:1]})[0] in text, "one click did not show the solution's code")
+            expect(lab_solutions.PRINTS in text, "one click did not show what the solution prints")
+            first.locator("summary").click()  # and closed again
+        else:  # the earlier layout: a collapsed "# Solution" code cell
+            index = page.evaluate(
+                f"""() => Array.from({CURRENT}.node.querySelectorAll('.jp-CodeCell'))
+                .findIndex(c => /^\\s*# Solution/.test(c.innerText))"""
+            )
+            cell = page.locator(f"{CELLS} >> nth={index}")
+            cell.locator(".jp-Placeholder").first.click()
+            page.wait_for_timeout(500)
+            code = next(c for c in nb["cells"] if lab_solutions.is_solution_code(c))
+            page.keyboard.press("Escape")
+            printed = "".join("".join(o.get("text", "")) for o in code["outputs"]).strip().splitlines()
+            expect(
+                printed
+                and printed[-1].strip() in cell.inner_text()
+                and not cell.locator(".jp-OutputPlaceholder").count(),
+                "one click on '# Solution' did not show the solution's output",
+            )
+        saw.append("one click on the first solution")
+
+        # 3. Run All, from the Run menu; then save and reopen
+        start = time.perf_counter()
+        run_all(page)
+        times["run all"] = time.perf_counter() - start
+        seen = page.evaluate(SEEN)
+        expect(seen["errors"] == 0, f"{seen['errors']} error output(s) after Run All")
+        problems += solution_shows(seen, nb, "after Run All")
+        expect(all(f["live"] for f in seen["figures"]), "after Run All a live figure is not live")
+        saved = json.loads(save(page, lab, name))
+        expect([c for c in saved["cells"] if lab_solutions.is_folded(c)] == folded, "Run All + save changed a solution")
+        opened = [
+            c["id"]
+            for c in saved["cells"]
+            if lab_solutions.is_solution_code(c) and not c["metadata"].get("jupyter", {}).get("outputs_hidden")
+        ]
+        expect(not opened, f"after Run All the saved file has solution cells open: {opened}")
+        times["reopen"] = open_notebook(page, lab, name)
+        problems += solution_shows(page.evaluate(SEEN), nb, "saved and reopened")
+        run_all(page)
+        saw.append(f"Run All {times['run all']:.1f} s, {seen['errors']} errors")
+
+        # 4. a wrong and a right answer
+        exercise = answerable(chapter)
+        if exercise:
+            ex = get(exercise)
+            wrong = run_cell_with(page, exercise, f"check({json.dumps(exercise)}, {ex.wrong[0]!r})")
+            right = run_cell_with(page, exercise, f"check({json.dumps(exercise)}, {ex.right[0]!r})")
+            expect("✗" in wrong and "✓" not in wrong, f"a wrong answer to {exercise} read {wrong!r}")
+            expect("✓" in right, f"a right answer to {exercise} read {right!r}")
+            saw.append(f"{exercise}: ✗ then ✓")
+
+        # 5. a live figure's slider, by keyboard and by pointer
+        slider = page.locator(".attnfig[data-live] input[type=range]").first
+        if slider.count():
+            slider.scroll_into_view_if_needed()
+            slider.focus()
+            cell_before = page.evaluate(f"() => {CURRENT}.content.activeCellIndex")
+            value = slider.input_value()
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("ArrowRight")
+            expect(slider.input_value() != value, "ArrowRight did not move the live figure's slider")
+            expect(page.evaluate(f"() => {CURRENT}.content.activeCellIndex") == cell_before, "Lab took the arrow key")
+            box = slider.bounding_box()
+            value = slider.input_value()
+            page.mouse.click(box["x"] + 3, box["y"] + box["height"] / 2)
+            expect(slider.input_value() != value, "a click did not move the live figure's slider")
+            saw.append("a slider by keyboard and pointer")
+
+        # 6. the record
+        if exercise:
+            page.locator(f"{CELLS} .cm-content").last.click()
+            page.keyboard.press("Escape")
+            page.keyboard.press("b")  # a new cell below, in command mode
+            page.keyboard.press("Enter")
+            page.keyboard.insert_text("attnlib.progress()")
+            page.keyboard.press("Shift+Enter")
+            page.wait_for_selector(".jp-OutputArea-output >> text=Next to try", timeout=60_000)
+            report = page.locator(".jp-OutputArea-output", has_text="Your exercises").last.inner_text()
+            expect(re.search(rf"{re.escape(exercise)}\s+✓ solved \(2 attempts\)", report), f"progress(): {report!r}")
+            expect("Next to try: chapter " in report, f"progress() names no chapter to try next: {report[-200:]!r}")
+            saw.append(f"progress(): {exercise} solved in 2 attempts")
+    finally:
+        context.close()
+        took = ", ".join(f"{k} {v:.1f} s" for k, v in times.items())
+        print(f"JupyterLab, chapter {chapter}: {'; '.join(saw)} | {took}" + "".join(f"\n  ✗ {p}" for p in problems))
+    assert not problems, f"{name} in JupyterLab:\n" + "\n".join(problems)
