@@ -1,4 +1,4 @@
-"""Calling learner code safely: private copies in, anything raised contained, inputs checked after.
+"""Calling learner code safely: private copies in, anything raised contained, inputs checked after (a raise too).
 
 A learner's function is called only through `call` (or `expect_value_error` when it must refuse
 its inputs). It gets deep private copies of every argument, so it can never change the grader's
@@ -27,17 +27,10 @@ def call(fn: Any, *args: Any, what: str = "your function", in_place: bool = Fals
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
     copies = [private_copy(a) for a in args]
     result = contained(lambda: _quiet_call(fn, copies), lambda exc: _Raised(_raised_hint(name, exc, args)))
+    if not in_place:
+        _refuse_changed(fn, args, copies, name)
     if isinstance(result, _Raised):
         raise Wrong(result.hint)
-    if not in_place:
-        changed = [i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)]
-        if changed:
-            label = _argument_name(fn, changed[0], len(args))
-            raise Wrong(
-                f"{name} changed its input {label} in place: after the call it no longer holds what "
-                "it was given. The caller's data must stay as it was, so build the result as a new "
-                "array instead of writing into the input (no +=, -=, [...] = or out= on it)."
-            )
     if result is None:
         raise Wrong(f"{name} returned None: is a `return` missing?")
     return result
@@ -50,11 +43,13 @@ def expect_value_error(
     names_shapes: bool = False,
     inputs: str = "",
     naming: str = "both shapes",
+    in_place: bool = False,
 ) -> str:
     """Raise Wrong unless fn(*args) raises ValueError (a shape mismatch, say); return its message.
 
     With names_shapes, the message must name every input's shape. `inputs` says in words what the
-    inputs are (their shapes by default); `naming` what the message should name."""
+    inputs are (their shapes by default); `naming` what the message should name. A function that
+    changed an input is told so, raise or not (unless `in_place`), as `call` does."""
     name = sentence_start(what)
     if not callable(fn) or is_array(fn):
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
@@ -62,6 +57,8 @@ def expect_value_error(
     inputs = inputs or "inputs of shapes " + " and ".join(str(s) for s in shapes)
     copies = [private_copy(a) for a in args]
     outcome = contained(lambda: _quiet_call(fn, copies), lambda exc: _Raised(safe_str(exc), type(exc)))
+    if not in_place:
+        _refuse_changed(fn, args, copies, name)
     if not isinstance(outcome, _Raised):
         raise Wrong(
             f"For {inputs}, {what} returned a result, but those inputs do not fit together: "
@@ -80,6 +77,18 @@ def expect_value_error(
             "what does not fit."
         )
     return outcome.hint
+
+
+def _refuse_changed(fn: Any, args: tuple, copies: list, name: str) -> None:
+    """Raise Wrong when the learner's function changed one of its inputs, whether it returned or raised."""
+    changed = [i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)]
+    if changed:
+        label = _argument_name(fn, changed[0], len(args))
+        raise Wrong(
+            f"{name} changed its input {label} in place: after the call it no longer holds what "
+            "it was given. The caller's data must stay as it was, so build the result as a new "
+            "array instead of writing into the input (no +=, -=, [...] = or out= on it)."
+        )
 
 
 class _Raised:
