@@ -141,7 +141,10 @@ def test_angle_between_accepts_every_right_form(fn, capsys):
         (ch01._between_radians, "radians"),
         (ch01._between_cosine, "cosine of the angle"),
         (ch01._between_no_lengths, "division by both lengths"),
-        (ch01._between_a_twice, "division by both lengths"),  # uses every entry: not "only the first two"
+        (ch01._between_a_twice, "length of one arrow twice"),  # uses every entry: not "only the first two"
+        (ch01._between_asin, "math.asin"),
+        (ch01._between_clips_top_only, "between -1 and 1"),
+        (ch01._between_catches_domain, "180°"),
         (ch01._between_first_two, "only the first two"),
         (ch01._between_unclipped, "between -1 and 1"),
         (ch01._between_atan2, "only the first two"),

@@ -7,6 +7,8 @@ Every test here was watched failing before its fix (see the commit that added it
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from attnlib.exercises import judge
@@ -53,3 +55,46 @@ def test_an_input_changed_before_a_raise_is_named():
         ("matrix_multiplication.my_matmul", _matmul_zeroes_then_raises),
     ]:
         assert "in place" in _fails(exercise_id, fn), fn.__name__
+
+
+# --- hidden inputs hold the edge each statement names -----------------------------------------
+
+
+def _cos(a, b):
+    dot = sum(x * y for x, y in zip(a, b))
+    return dot / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
+
+
+def _angle_clipped_at_one(a, b):
+    return math.degrees(math.acos(min(1.0, _cos(a, b))))
+
+
+def _angle_error_as_zero(a, b):
+    try:
+        return math.degrees(math.acos(_cos(a, b)))
+    except ValueError:
+        return 0.0
+
+
+def test_opposite_arrows_whose_cosine_rounds_below_minus_one_are_tried():
+    assert "-1" in _fails("vectors.angle_between", _angle_clipped_at_one)
+    assert "180°" in _fails("vectors.angle_between", _angle_error_as_zero)
+
+
+# --- each slip gets its own diagnosis -----------------------------------------------------------
+
+
+def _angle_asin(a, b):
+    return math.degrees(math.asin(max(-1.0, min(1.0, _cos(a, b)))))
+
+
+def _angle_a_twice(a, b):
+    dot = sum(x * y for x, y in zip(a, b))
+    return math.degrees(math.acos(max(-1.0, min(1.0, dot / sum(x * x for x in a)))))
+
+
+def test_angle_between_names_asin_and_one_length_twice():
+    asin = _fails("vectors.angle_between", _angle_asin)
+    assert "asin" in asin and "cosine of the angle" not in asin
+    twice = _fails("vectors.angle_between", _angle_a_twice)
+    assert "twice" in twice and "first two" not in twice
