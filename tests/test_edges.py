@@ -98,3 +98,76 @@ def test_angle_between_names_asin_and_one_length_twice():
     assert "asin" in asin and "cosine of the angle" not in asin
     twice = _fails("vectors.angle_between", _angle_a_twice)
     assert "twice" in twice and "first two" not in twice
+
+
+# --- the online softmax: every slip named where it happened --------------------------------------
+
+
+def _right_step(mu, l, z, s, v):
+    mu_new = max([mu, *s])
+    c = math.exp(mu - mu_new)
+    p = [math.exp(x - mu_new) for x in s]
+    return mu_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+
+
+def _step_inverted(mu, l, z, s, v):  # e^(μ_new − μ_old): infinite at the first block
+    mu_new = max([mu, *s])
+    c = math.exp(mu_new - mu)
+    p = [math.exp(x - mu_new) for x in s]
+    return mu_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+
+
+def _step_unweighted(mu, l, z, s, v):
+    mu_new, l_new, _ = _right_step(mu, l, z, s, v)
+    c = math.exp(mu - mu_new)
+    return mu_new, l_new, [c * zj + sum(row[j] for row in v) for j, zj in enumerate(z)]
+
+
+def _step_v_at_p(mu, l, z, s, v):
+    mu_new = max(mu, max(s))
+    p = np.exp(np.asarray(s) - mu_new)
+    return mu_new, np.exp(mu - mu_new) * l + p.sum(), np.exp(mu - mu_new) * np.asarray(z) + np.asarray(v) @ p
+
+
+def _step_returns_output(mu, l, z, s, v):
+    mu_new, l_new, z_new = _right_step(mu, l, z, s, v)
+    return mu_new, l_new, [x / l_new for x in z_new]
+
+
+def _step_starts_at_zero(mu, l, z, s, v):
+    return _right_step(0.0 if mu == -math.inf else mu, l, z, s, v)
+
+
+def _step_unshifted(mu, l, z, s, v):
+    mu_new = max([mu, *s])
+    c = math.exp(mu - mu_new)
+    p = [math.exp(x) for x in s]
+    return mu_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+
+
+def _step_in_place(mu, l, z, s, v):  # the statement lets z and s be updated in place
+    mu_new = max([mu, *s])
+    c = math.exp(mu - mu_new)
+    for i, x in enumerate(s):
+        s[i] = math.exp(x - mu_new)
+    for j in range(len(z)):
+        z[j] = c * z[j] + sum(s[i] * v[i][j] for i in range(len(s)))
+    return mu_new, c * l + sum(s), z
+
+
+def test_online_step_names_each_slip_and_no_other():
+    slips = {
+        _step_inverted: ("Which way does the rescale go", "shifted"),
+        _step_unweighted: ("weight", "old max"),
+        _step_v_at_p: ("columns of v", "old max"),
+        _step_returns_output: ("divided by ℓ", "old max"),
+        _step_starts_at_zero: ("−∞, not 0", "old max"),
+        _step_unshifted: ("raw scores", "rescale"),
+    }
+    for fn, (named, not_named) in slips.items():
+        hint = _fails("cpu_vs_gpu.online_step", fn)
+        assert named in hint and not_named not in hint, (fn.__name__, hint)
+
+
+def test_online_step_takes_z_and_s_updated_in_place():
+    assert judge("cpu_vs_gpu.online_step", _step_in_place).ok

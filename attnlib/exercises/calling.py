@@ -3,26 +3,46 @@
 A learner's function is called only through `call` (or `expect_value_error` when it must refuse
 its inputs). It gets deep private copies of every argument, so it can never change the grader's
 data; whatever it raises becomes a hint; and a function that changed an input in place is told so,
-unless the statement asks for that (`in_place=True`).
+unless the statement lets it (the registration's `in_place=True`, which `judge` hands to every
+`call` through `inputs_may_change`; a grader may also pass `in_place=` itself).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import inspect
 import math
 import re
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from .hints import ORDINALS, Wrong, clip, contained, describe, is_array, quietly, safe_str, sentence_start, short, show
 
+_MAY_CHANGE = contextvars.ContextVar("inputs_may_change", default=False)
 
-def call(fn: Any, *args: Any, what: str = "your function", in_place: bool = False) -> Any:
-    """Call the learner's function on private copies of `args`; any raise, change to an input or missing return becomes a Wrong hint."""
+
+@contextlib.contextmanager
+def inputs_may_change(allowed: bool) -> Iterator[None]:
+    """Inside the block, `call` and `expect_value_error` let a function change its inputs when `allowed`
+    (`judge` runs each checker in it, with the registration's `in_place`)."""
+    token = _MAY_CHANGE.set(bool(allowed))
+    try:
+        yield
+    finally:
+        _MAY_CHANGE.reset(token)
+
+
+def call(fn: Any, *args: Any, what: str = "your function", in_place: bool | None = None) -> Any:
+    """Call the learner's function on private copies of `args`; any raise, change to an input or missing return becomes a Wrong hint.
+
+    A change to an input is refused unless `in_place` (by default: what the exercise's registration says)."""
     name = sentence_start(what)
+    in_place = _MAY_CHANGE.get() if in_place is None else in_place
     if not callable(fn) or is_array(fn):
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
     copies = [private_copy(a) for a in args]
@@ -43,7 +63,7 @@ def expect_value_error(
     names_shapes: bool = False,
     inputs: str = "",
     naming: str = "both shapes",
-    in_place: bool = False,
+    in_place: bool | None = None,
 ) -> str:
     """Raise Wrong unless fn(*args) raises ValueError (a shape mismatch, say); return its message.
 
@@ -51,6 +71,7 @@ def expect_value_error(
     inputs are (their shapes by default); `naming` what the message should name. A function that
     changed an input is told so, raise or not (unless `in_place`), as `call` does."""
     name = sentence_start(what)
+    in_place = _MAY_CHANGE.get() if in_place is None else in_place
     if not callable(fn) or is_array(fn):
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
     shapes = [_shape_of(a) for a in args]

@@ -57,6 +57,7 @@ _ROW = [  # the first block (mu = -inf, nothing seen yet), a larger max, a small
     (3.0, 2.5, [1.0, -2.0, 0.5], [-1.0, 2.0, 0.5], [[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [3.0, 3.0, 3.0]]),
     (1.5, 0.7, [0.2], [1.5], [[4.0]]),
     (1000.0, 1.2, [3.0, 1.0], [1001.0, 999.0, 1003.0], [[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]),
+    (-math.inf, 0.0, [0.0, 0.0], [-3.0, -1.5], [[2.0, 1.0], [-1.0, 4.0]]),  # a first block of negative scores
 ]
 
 
@@ -159,6 +160,7 @@ def _wrong_returns_old_max(mu, l, z, s, v):
     catches="z not rescaled, no rescale at all, z divided by ℓ at every step, the rescale upside down, a new max that forgets the old one, exponentials not "
     "shifted by the new max (overflow near 1000), the old max returned, z changed in place",
     solution="c = np.exp(mu - mu_new)",
+    in_place=True,  # the statement lets z and s be updated in place
 )
 def _online_step(answer: Any) -> None:
     for case, (mu_want, l_want, z_want) in zip(_ROW, _EXPECTED):
@@ -181,6 +183,12 @@ def _online_step(answer: Any) -> None:
             )
         mu_got, l_got, z_got = (_floats(x) for x in got)
         if mu_got is None or l_got is None or z_got is None:
+            if case[0] == -math.inf and mu_got is not None:
+                raise Wrong(
+                    "At the first block (μ = −∞, nothing seen yet) your ℓ or z came out NaN or infinite: "
+                    "the rescale of the old sums blew up. Which way does the rescale go? When the max "
+                    "grows, it shrinks the old sums, and at the first block there is nothing left of them."
+                )
             raise Wrong(
                 "The three things you return should be numbers (μ and ℓ) and a list or array of "
                 "numbers (z), with no NaN or infinity in them. Were the exponentials shifted by "
@@ -192,6 +200,11 @@ def _online_step(answer: Any) -> None:
             raise Wrong(f"The new z should have one entry per column of the values ({len(z_want)}), not {z_got.size}.")
         mu_got, l_got = float(mu_got.reshape(())), float(l_got.reshape(()))
         if not math.isclose(mu_got, mu_want, rel_tol=1e-9):
+            if case[0] == -math.inf and mu_got == 0:
+                raise Wrong(
+                    "For a first block of negative scores your new max is 0. Before the first block "
+                    "the running max is −∞, not 0: the new max is then the block's own largest score."
+                )
             raise Wrong("The new running max is not right: it must cover the old max and the new block.")
         if not math.isclose(l_got, l_want, rel_tol=1e-9):
             unscaled = case[1] + sum(math.exp(x - mu_want) for x in case[3])
@@ -205,13 +218,57 @@ def _online_step(answer: Any) -> None:
                     "The running sum ℓ came out too large. Which way does the rescale go? The old sum "
                     "was computed with the old, smaller max."
                 )
+            rescale = math.exp(case[0] - mu_want)
+            raw = max(case[3]) < 700 and rescale * case[1] + sum(math.exp(x) for x in case[3])  # no overflow
+            if raw and math.isclose(l_got, raw, rel_tol=1e-9):
+                raise Wrong(
+                    "The sum ℓ took the exponentials of the raw scores: shift the block's scores by the "
+                    "new max before exp, as every softmax of the course does."
+                )
             raise Wrong("The new running sum ℓ is not right (section 'The online softmax, step by step').")
+        slip = _z_slip(case, z_got.ravel())
+        if slip:
+            raise Wrong(slip)
         if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got.ravel(), z_want)):
             if all(math.isclose(a, b / l_want, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got.ravel(), z_want)):
                 raise Wrong(
                     "Your z is already divided by ℓ. Keep z as the running sum, and divide once, after the last block."
                 )
             raise Wrong("The sum ℓ is right, but z is not: the old z was summed with the old max, as the old ℓ was.")
+
+
+def _z_slip(case: tuple, z_got: Any) -> str:
+    """With μ and ℓ right, the slip in z that no hint of `_online_step` names (weights left out, the
+    product turned), a plain hint when z matches no slip at all, and '' otherwise."""
+    mu, l, z, s, v = case
+    mu_new = max(mu, max(s))
+    c = math.exp(mu - mu_new)
+    p = [math.exp(x - mu_new) for x in s]
+    k, d = len(s), len(z)
+
+    def near(values: list) -> bool:
+        return all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got, values))
+
+    want = _reference(*case)
+    if near(want[2]):
+        return ""
+    if near([c * z[j] + sum(v[i][j] for i in range(k)) for j in range(d)]):
+        return (
+            "The sum ℓ is right, but z is not: the block's value rows were added as they are. Each "
+            "value row counts with the weight its score gets, the same exponential that ℓ adds up."
+        )
+    if k == d and near([c * z[j] + sum(v[j][i] * p[i] for i in range(k)) for j in range(d)]):
+        return (
+            "The sum ℓ is right, but z is not: the weights met the columns of v instead of its rows. "
+            "Weight i belongs to key i, that is row i of v: mind the order of the product."
+        )
+    named = [[z[j] + sum(p[i] * v[i][j] for i in range(k)) for j in range(d)], [x / want[1] for x in want[2]]]
+    if any(near(values) for values in named):
+        return ""  # the old z not rescaled, or z divided by ℓ: named where z is compared
+    return (
+        "The sum ℓ is right, but z is not. z is built as ℓ is: the old z rescaled, plus the block's "
+        "value rows, each with its weight (section 'The online softmax, step by step')."
+    )
 
 
 def _floats(x: Any, finite: bool = True) -> Any:
