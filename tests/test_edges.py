@@ -7,11 +7,19 @@ Every test here was watched failing before its fix (see the commit that added it
 
 from __future__ import annotations
 
+import copy
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 
-from attnlib.exercises import judge
+from attnlib import course
+from attnlib.exercise_record.ids import current_id
+from attnlib.exercises import judge, registry
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _fails(exercise_id, answer):
@@ -171,3 +179,74 @@ def test_online_step_names_each_slip_and_no_other():
 
 def test_online_step_takes_z_and_s_updated_in_place():
     assert judge("cpu_vs_gpu.online_step", _step_in_place).ok
+
+
+# --- statement and grader agree on the inputs ---------------------------------------------------
+
+_FORBIDS = re.compile(
+    r"do not change|must not change|leaves? [^.]{0,40}unchanged|as you found it|without changing", re.IGNORECASE
+)
+_ALLOWS = re.compile(r"\bmay (?:change|update|overwrite)\b[^.]*in place", re.IGNORECASE)
+
+
+# Sentences the coordinator adds to statements in notebooks this branch does not own (chapters 8-16);
+# once a sentence is in its notebook, its entry here goes.
+_TO_ADD = {"many_heads.multi_head": "Leave `X` and the four weight matrices unchanged."}
+
+
+def _statement(ex):
+    """The markdown of the `{exercise}` block whose check cell checks `ex`, in its chapter's notebook."""
+    stem = next(stem for _, subject, stem in course.chapters() if subject == ex.subject)
+    cells = json.loads((ROOT / "chapters" / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    statement = None
+    for cell in cells:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and ":::{exercise}" in text:
+            statement = text
+        if cell["cell_type"] == "code":
+            for found in re.finditer(r"check\(\s*[\"']([\w.]+)[\"']", text):
+                if current_id(found.group(1)) == ex.id:
+                    return statement
+    raise AssertionError(f"no check cell for {ex.id}")
+
+
+def _changes_its_input(right):
+    """A right answer that, after computing its result, changes the first input that can change."""
+
+    def change(x):
+        if isinstance(x, np.ndarray) and x.size:
+            x.reshape(-1)[0] += 1
+            return True
+        if isinstance(x, list) and x:
+            if isinstance(x[0], (list, np.ndarray)):
+                return change(x[0])
+            x[0] = x[0] + 1
+            return True
+        return False
+
+    def fn(*args):
+        result = copy.deepcopy(right(*args))
+        fn.changed |= any(change(a) for a in args)
+        return result
+
+    fn.changed = False
+    return fn
+
+
+def test_each_statement_s_promise_on_its_inputs_is_the_grader_s():
+    functions = [ex for ex in registry.exercises() if ex.right and callable(ex.right[0])]
+    assert len(functions) >= 10
+    for ex in functions:
+        statement = _statement(ex) + " " + _TO_ADD.get(ex.id, "")
+        forbids, allows = bool(_FORBIDS.search(statement)), bool(_ALLOWS.search(statement))
+        assert not (forbids and allows), ex.id
+        changing = _changes_its_input(ex.right[0])
+        verdict = judge(ex, changing)
+        if not changing.changed:  # its inputs are numbers (causal_mask(n)): nothing to promise
+            assert verdict.ok and not forbids, ex.id
+            continue
+        assert ex.in_place == (not forbids), f"{ex.id}: the statement {'forbids' if forbids else 'lets'} a change"
+        if forbids:
+            assert not verdict.ok and "in place" in verdict.message, (ex.id, verdict.message)
+        else:
+            assert verdict.ok, (ex.id, verdict.message)
