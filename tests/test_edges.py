@@ -18,6 +18,7 @@ import numpy as np
 from attnlib import course
 from attnlib.exercise_record.ids import current_id
 from attnlib.exercises import judge, registry
+from attnlib.exercises.hints import fmt
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -250,3 +251,14 @@ def test_each_statement_s_promise_on_its_inputs_is_the_grader_s():
             assert not verdict.ok and "in place" in verdict.message, (ex.id, verdict.message)
         else:
             assert verdict.ok, (ex.id, verdict.message)
+
+
+# --- echoes tell the answer from the right value ----------------------------------------------------
+
+
+def test_a_near_miss_is_echoed_with_the_digits_that_tell_it_apart():
+    for answer in (499_501, 499_499):
+        hint = _fails("masks.masked_count", answer)
+        assert f"{answer}" in hint.replace(",", ""), hint
+        assert "4.995e+05" not in hint
+    assert fmt(0.30001, 0.3) == "0.30001" and fmt(2.5, 3.0) == "2.5" and fmt(1 / 3) == "0.3333"
