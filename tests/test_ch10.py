@@ -68,7 +68,7 @@ def test_the_running_example_z_borrows_what_chapter_10_says():
 def test_exercise_constants_match_the_text():
     assert np.allclose(ch10.A_EX.sum(axis=1), 1.0)
     assert np.allclose(ch10.A_EX[ch10.ROW] @ ch10.V_EX, [0.9, 1.5])
-    assert ch10.FLOPS == 1_536_000_000
+    assert ch10.FLOPS_FACTOR == 3  # n doubles (×4 for both products), AV's d_v halves: (4·64 + 2·64) / 128
 
 
 # --- the graders -------------------------------------------------------------------------
@@ -148,6 +148,20 @@ def test_flops_hints_never_fill_in_the_formula(capsys):
     for wrong in get("weighted_sum.flops").wrong + [1, 10**12]:
         hint = hint_for("weighted_sum.flops", wrong, capsys)
         assert "2000" not in hint and "2,000" not in hint and "2·n²" not in hint, hint
+        assert "3" not in hint, hint  # no hint gives the factor away
+
+
+def test_flops_names_each_slip_and_a_count_is_not_a_factor(capsys):
+    assert "upside down" in hint_for("weighted_sum.flops", 1 / 3, capsys)
+    assert "halved d_v" in hint_for("weighted_sum.flops", 4, capsys)
+    assert "d_k stayed 64" in hint_for("weighted_sum.flops", 2, capsys)
+    assert "n²" in hint_for("weighted_sum.flops", 1.5, capsys)
+    assert "count of FLOPs" in hint_for("weighted_sum.flops", 1_536_000_000, capsys)
+
+
+def test_self_attention_rejects_a_shift_by_the_whole_matrix_max(capsys):
+    hint = hint_for("weighted_sum.self_attention", ch10._global_max_shift, capsys)
+    assert "whole matrix" in hint and "+1,000" in hint, hint
 
 
 def test_z_row_and_self_attention_name_the_slips_of_the_review(capsys):

@@ -76,23 +76,28 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
 @pytest.mark.parametrize(
     "answer, words",
     [
-        (2 * 1000**2 * 64, "one head"),
-        (8 * 2 * 1000**2 * 512, "not d_model"),
-        (1000**2 * 512, "half"),
-        (2 * 1000 * 512**2, "projection"),
-        (2 * ch.SCORE_FLOPS, "blend AV"),
-        (8 * 1000**2, "entries"),
-        (123, "too small"),
+        ((1, 2), "d_model is fixed"),
+        ((4, 2), "projections"),
+        ((0.5, 0.5), "upside down"),
+        ((2, 1), "second is off"),
+        ((1, 1), "first factor is off"),
+        (2, "two ordinary numbers"),
     ],
 )
 def test_score_flops_hints(answer, words, capsys):
     assert bool(check("many_heads.score_flops", answer)) is False
     out = said(capsys)
-    assert words in out and "1,024" not in out and "1.024e" not in out
+    assert words in out and "(2, 2)" not in out
 
 
-def test_score_flops_is_one_wide_head():
-    assert ch.SCORE_FLOPS == 2 * ch.N_COST**2 * ch.D_MODEL_COST == 1_024_000_000
+def test_score_flops_more_heads_at_a_fixed_d_k_double_both():
+    assert ch.SCORE_FACTORS == (2, 2) and ch.D_K_COST * ch.H_TO == 1024
+
+
+def test_multi_head_rejects_a_softmax_without_each_rows_max(capsys):
+    for wrong in (ch._mh_no_max_shift, ch._mh_global_max_shift):
+        assert bool(check("many_heads.multi_head", wrong)) is False
+        assert "own largest score" in said(capsys)
 
 
 def test_transposing_a_whole_stack_gets_a_hint_not_numpy_internals(capsys):

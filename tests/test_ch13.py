@@ -109,4 +109,4 @@ def test_a_wrong_column_is_named_as_a_column_not_a_position(capsys):
 
     assert bool(check("word_order.pe_row", one_column_off)) is False
     out = capsys.readouterr().out.replace("\n  ", " ")
-    assert "column 3, the cosine of pair i = 1" in out and "position (" not in out
+    assert "column 3, the cosine of pair f = 1" in out and "position (" not in out

@@ -11,13 +11,14 @@ from attnlib.exercises import ch14
 @pytest.mark.parametrize(
     "answer, words",
     [
-        (3, "query itself"),
-        (4, "causal mask"),
-        (1, "two words back"),
-        (0, "first word"),
-        (2.5, "whole number"),
-        ([2, 3], "one whole number"),
-        (True, "True/False"),
+        ((0, 2), "keeps its own features"),
+        ((-1, 2), "not a position"),
+        ((1, 3), "one place back"),
+        ((1, 6), "causal mask"),
+        ((2, 1), "wrong order"),
+        (2, "two key positions"),
+        ((1, 2, 3), "give two"),
+        ((1.5, 2), "whole numbers"),
     ],
 )
 def test_expected_key_hints(answer, words, capsys):
@@ -26,7 +27,7 @@ def test_expected_key_hints(answer, words, capsys):
 
 def test_expected_key_accepts_a_torch_number():
     torch = pytest.importorskip("torch")
-    assert bool(check("learning_the_lenses.expected_key", torch.tensor(2))) is True
+    assert bool(check("learning_the_lenses.expected_key", torch.tensor([1, 2]))) is True
 
 
 @pytest.mark.parametrize(

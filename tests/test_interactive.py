@@ -23,6 +23,7 @@ import pytest
 import attnlib
 from attnlib import interactive
 from attnlib.interactive import page as figpage
+from attnlib.interactive.trained import trained_heads
 from attnlib.scaling import dot_products, largest_weight, random_scores
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +45,7 @@ FIGURES = {
         **chapter_12_heads(), labels=attnlib.words(attnlib.RUNNING_SENTENCE), names=["who?", "where?"]
     ),
     "replay": interactive.training_replay,
+    "trained": trained_heads,  # the chapter inside a trained model; its own tests are in tests/test_trained.py
 }
 
 

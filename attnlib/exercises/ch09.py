@@ -53,7 +53,7 @@ def _by_hand(answer: Any) -> None:
                 "The right numbers in the wrong order. Weight j belongs to score j: "
                 "keep the order of the scores [0, 2, -1]."
             )
-        if np.allclose(got, 1 / 3, atol=1e-3):
+        if np.allclose(got, 1 / 3, atol=1e-2):  # [0.33, 0.33, 0.33] too
             raise Wrong("Equal shares ignore the scores. A bigger score must get a bigger share.")
         if not np.isclose(got.sum(), 1.0, atol=2e-3):
             raise Wrong(
@@ -195,6 +195,16 @@ def _mean_shift(x: Any) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _min_shift(x: Any) -> np.ndarray:
+    e = np.exp(x - x.min(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _same_numbers(got: np.ndarray, want: np.ndarray) -> bool:
+    """The same array, nan and inf in the same places (a wrong softmax's output against a model of it)."""
+    return got.shape == want.shape and bool(np.allclose(got, want, equal_nan=True))
+
+
 def _columns(x: Any) -> np.ndarray:
     e = np.exp(x - x.max(axis=0, keepdims=True))
     return e / e.sum(axis=0, keepdims=True)
@@ -224,7 +234,7 @@ def _no_return(x: Any) -> None:
 @exercise(
     "softmax.stable_softmax",
     right=[_stable, lambda x: softmax(x, axis=-1), _stable_rows_loop, _stable_np_max],
-    wrong=[_naive, _whole_array_max, _mean_shift, _columns, _axis_one, _no_keepdims, _in_place, _no_return],
+    wrong=[_naive, _whole_array_max, _mean_shift, _min_shift, _columns, _axis_one, _no_keepdims, _in_place, _no_return],
     catches="no max-subtraction (scores near ±1000 overflow or give 0/0), the whole array's max "
     "(rows 1500 apart), the mean or min instead of the max (a row [-800, 0, 800]), softmax "
     "down the columns (1-row, n×1 and non-square inputs), axis=1 (a 1-D row), no keepdims, "
@@ -262,12 +272,19 @@ def _stable_softmax(fn: Any) -> None:
                 f"input, {x.shape}. Use keepdims=True when you take the max and the sum of each row."
             )
         with np.errstate(all="ignore"):
+            if not np.all(np.isfinite(got)) and any(
+                _same_numbers(got, shift(x)) for shift in (_mean_shift, _min_shift)
+            ):
+                raise Wrong(
+                    f"The result for {case} contains inf or nan: you shifted each row by its mean "
+                    "or its smallest score, which leaves some exponents above 0, so e^x still "
+                    "overflows. Only the row's own largest score keeps every exponent at most 0."
+                )
             if not np.all(np.isfinite(got)):
                 raise Wrong(
                     f"The result for {case} contains inf or nan: np.exp overflowed, or a whole row "
                     "underflowed to 0. Shift each row by its own largest score before np.exp "
-                    "(section 'Overflow, and the max trick'); a shift by the mean, the smallest "
-                    "score or the whole array's largest does not keep every row safe."
+                    "(section 'Overflow, and the max trick'), not by the whole array's largest."
                 )
             if got.ndim == 2 and np.allclose(got.sum(axis=0), 1) and not np.allclose(got.sum(axis=-1), 1):
                 raise Wrong(
@@ -326,7 +343,7 @@ def _doubled(answer: Any) -> None:
         if word == _SHARPEST and word != _DOUBLED_ANSWER:
             raise Wrong(
                 f'Row "{word}" changes: doubling every score doubles the gaps between them, and '
-                "softmax amplifies gaps (section 'Three properties, three reasons'), so its largest "
+                "softmax amplifies gaps (section 'Three properties, and the fact behind them'), so its largest "
                 "weight grows even closer to 1."
             )
         if word in _OPTIONS and word != _DOUBLED_ANSWER:

@@ -109,13 +109,25 @@ def _overflow_case() -> tuple[np.ndarray, ...]:
     return X, W_Q, W_K, W_V
 
 
+def _rows_apart_case() -> tuple[np.ndarray, ...]:
+    """Row 0's scores near +1,000, row 1's near -1,000, row 2's near 0, with gaps below 1 in each row.
+
+    Without a shift row 0 overflows; shifted by the whole matrix's max, rows 1 and 2 underflow to 0/0.
+    """
+    X = np.array([[1.0, 0.5, 1.0], [-1.0, -0.4, 1.0], [0.0, 1.0, 1.0]])  # sign, detail, a constant 1
+    W_Q = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])  # q = (sign, detail)
+    W_K = np.array([[0.0, 0.0], [0.0, 1.0], [1414.0, 0.0]])  # k = (1414, detail): S ≈ ±1000
+    W_V = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
+    return X, W_Q, W_K, W_V
+
+
 def _cases() -> list[tuple[np.ndarray, ...]]:
     rng = np.random.default_rng(10)
     cases = [
         (rng.normal(size=(n, d)), rng.normal(size=(d, k)), rng.normal(size=(d, k)), rng.normal(size=(d, v)))
         for n, d, k, v in _SHAPES
     ]
-    return cases + [_overflow_case()]
+    return cases + [_overflow_case(), _rows_apart_case()]
 
 
 def _solution(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -176,6 +188,13 @@ def _transposed_scores(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
 def _no_max_shift(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
     E = np.exp(Q @ K.T / np.sqrt(K.shape[1]))
+    return E / E.sum(axis=1, keepdims=True) @ V
+
+
+def _global_max_shift(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S - S.max())  # the whole matrix's largest score, not each row's
     return E / E.sum(axis=1, keepdims=True) @ V
 
 
@@ -263,6 +282,7 @@ def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
         _softmax_down_columns,
         _transposed_scores,
         _no_max_shift,
+        _global_max_shift,
         _returns_weights,
         _zeroes_W_V,
         _shifts_X_in_place,
@@ -272,7 +292,7 @@ def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
     ],
     catches="no √d_k, d_k or √d_model instead of √d_k, softmax down the columns, S = KQᵀ (all by "
     "non-square shapes with d_k ≠ d_v ≠ d_model and n = 1), √d_v instead of √d_k, A.T @ V, no max-subtraction (scores "
-    "near 25,000), returning A, changing X or W_V in place, a missing return, no ValueError "
+    "near 25,000), a shift by the whole matrix's max (rows near +1,000 and -1,000), returning A, changing X or W_V in place, a missing return, no ValueError "
     "for a W_Q with the wrong number of rows",
     solution="S = Q @ K.T / np.sqrt(d_k)",
 )
@@ -286,6 +306,15 @@ def _self_attention(fn: Any) -> None:
         if _close(Z, want):
             continue
         if Z.shape == want.shape and not np.all(np.isfinite(Z)):
+            with np.errstate(all="ignore"):
+                global_shift = _global_max_shift(*case)
+            if np.allclose(Z, global_shift, equal_nan=True):
+                raise Wrong(
+                    f"{label} contains nan: you subtracted the largest score of the whole matrix. "
+                    "In these hidden inputs one row's scores sit near +1,000 and another's near "
+                    "-1,000, so every e^x of the low row underflows to 0 and it divides 0 by 0. "
+                    "Subtract each row's own largest score (keepdims=True)."
+                )
             raise Wrong(
                 f"{label} contains inf or nan: these hidden inputs have scores near 25,000, and "
                 f"e^x overflows. Subtract each row's largest score before np.exp ({chapter_ref('softmax')}, "
@@ -358,50 +387,46 @@ def _what_changes(answer: Any) -> None:
 
 # --- counting the work -------------------------------------------------------------------
 
-N_FLOPS, D_K, D_V = 2000, 64, 128
-FLOPS = 2 * N_FLOPS**2 * D_K + 2 * N_FLOPS**2 * D_V  # 1,536,000,000
+# A head with d_k = d_v = 64 reads n words; then the text doubles and d_v is halved to 32.
+D_K, D_V_OLD, D_V_NEW = 64, 64, 32
+FLOPS_FACTOR = (2**2 * (D_K + D_V_NEW)) / (D_K + D_V_OLD)  # 4 · 96 / 128 = 3: the n² and the 2 cancel
+
+_FLOPS_SLIPS = {
+    1.0: "That treats the work as growing like n, so that doubling n and halving d_v cancel. Every word is "
+    "scored against every word: both products grow like n², so doubling n multiplies each by 4.",
+    2 * (D_K + D_V_NEW) / (D_K + D_V_OLD): "That grows only like n. Every word is scored against every word: "
+    "both products grow like n², so doubling n multiplies each by 4.",
+    4.0: "That leaves out the halved d_v. The blend AV works on value rows of d_v numbers, so it costs less.",
+    2.0: "That halves both products. Only the blend AV works on value rows; the scores QKᵀ pair queries and "
+    "keys of d_k numbers, and d_k stayed 64.",
+    1 / 3: "That is the factor upside down: divide the new work by the old one.",
+}
 
 
 @exercise(
     "weighted_sum.flops",
-    right=[FLOPS, 1.536e9, float(FLOPS), np.int64(FLOPS)],
-    wrong=[
-        N_FLOPS**2 * (D_K + D_V),
-        2 * N_FLOPS**2 * D_K,
-        2 * N_FLOPS**2 * D_V,
-        2 * N_FLOPS * (D_K + D_V),
-        2 * N_FLOPS**2 * (D_K + D_V) * 2,
-        1.5e9,
-    ],
-    catches="multiply-adds counted as 1 FLOP, only QKᵀ, only AV, n instead of n², counted twice, rounded to 1.5e9",
-    solution="answer = 2 * n**2 * d_k + 2 * n**2 * d_v",
+    right=[3, 3.0, FLOPS_FACTOR, np.float64(3.0), np.int64(3)],
+    wrong=[*_FLOPS_SLIPS, 6.0, 2.5],
+    catches="work taken to grow like n (1 and 1.5), the halved d_v left out (4), d_v taken to halve both "
+    "products (2), the factor upside down (1/3)",
+    solution="answer = work(2 * n, 64, 32) / work(n, 64, 64)",
 )
 def _flops(answer: Any) -> None:
-    got = to_numpy(answer, "your count")
+    got = to_numpy(answer, "your factor")
     if got.size == 1 and math.isfinite(float(got.reshape(()))):
         value = float(got.reshape(()))
-        slips = {
-            N_FLOPS**2 * (D_K + D_V): "That is half: every multiply-add counts as 2 FLOPs (one multiply, one add).",
-            2 * N_FLOPS**2 * D_K: "That counts only the scores QKᵀ. Add the work of the blend AV.",
-            2 * N_FLOPS**2 * D_V: "That counts only the blend AV. Add the work of the scores QKᵀ.",
-            2 * N_FLOPS * (D_K + D_V): "That grows only like n. Every word is scored against every word: "
-            "the count grows like n².",
-            4 * N_FLOPS**2 * (D_K + D_V): "That is twice the count: a multiply-add is 2 FLOPs, counted once.",
-            4 * N_FLOPS**2 * D_V: "That uses d_v in both products. The scores QKᵀ pair vectors of d_k numbers; "
-            "only the blend AV works on vectors of d_v numbers.",
-            4 * N_FLOPS**2 * D_K: "That uses d_k in both products. Only the scores QKᵀ pair vectors of d_k "
-            "numbers; the blend AV works on vectors of d_v numbers.",
-        }
-        for slip, hint in slips.items():
-            if math.isclose(value, slip, rel_tol=1e-9):
+        if value > 1e6:
+            raise Wrong(
+                "That looks like a count of FLOPs. The question asks for a factor: the new work divided by the old."
+            )
+        for slip, hint in _FLOPS_SLIPS.items():
+            if math.isclose(value, slip, rel_tol=1e-6):
                 raise Wrong(hint)
-        if not math.isclose(value, FLOPS, rel_tol=1e-6) and math.isclose(value, FLOPS, rel_tol=0.05):
-            raise Wrong(f"Your count {value:.4g} is close but not exact: give the whole number, not a rounded one.")
     expect_number(
         got,
-        FLOPS,
-        what="your count",
+        FLOPS_FACTOR,
+        what="your factor",
         rtol=1e-6,
-        factors={"2": 2},
-        hint="See 'The cost: every word against every word', which counts the FLOPs of each of the two products.",
+        hint="Write the work of QKᵀ and of AV before and after as in 'The cost: every word against every word', "
+        "and divide the new total by the old.",
     )

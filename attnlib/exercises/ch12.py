@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import softmax as _softmax
 from ..heads import multi_head_attention as _reference
-from . import Wrong, call, exercise, expect_array, expect_number, expect_pair, to_numpy, to_shape
+from . import Wrong, call, exercise, expect_array, expect_pair, to_numpy, to_shape
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "many_heads", "many heads"
@@ -74,6 +74,9 @@ def _mh_cases() -> list[tuple[Any, ...]]:
         X = rng.normal(size=(n, d))
         Ws = [rng.normal(size=(d, d)) for _ in range(4)]
         out.append((X, *Ws, h))
+    # scores in the thousands, rows far apart: a softmax without each row's own max gives inf or nan
+    X = rng.normal(size=(4, 4)) * 30
+    out.append((X, *[rng.normal(size=(4, 4)) for _ in range(4)], 2))
     return out
 
 
@@ -138,6 +141,23 @@ def _mh_stack_dot_T(X, W_Q, W_K, W_V, W_O, h):
     return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
 
 
+def _mh_no_max_shift(X, W_Q, W_K, W_V, W_O, h):
+    n, d_model = X.shape
+    d_k = d_model // h
+    Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    E = np.exp(Q @ K.transpose(0, 2, 1) / np.sqrt(d_k))
+    return (E / E.sum(axis=-1, keepdims=True) @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+
+def _mh_global_max_shift(X, W_Q, W_K, W_V, W_O, h):
+    n, d_model = X.shape
+    d_k = d_model // h
+    Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    S = Q @ K.transpose(0, 2, 1) / np.sqrt(d_k)
+    E = np.exp(S - S.max())  # the largest score of every head and row together
+    return (E / E.sum(axis=-1, keepdims=True) @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+
 def _mh_one_head(X, W_Q, W_K, W_V, W_O, h):
     return _mh_solution(X, W_Q, W_K, W_V, W_O, 1)[0]
 
@@ -147,6 +167,14 @@ def _mh_softmax_over_heads(X, W_Q, W_K, W_V, W_O, h):
     d_k = d_model // h
     Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
     A = _softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(d_k), axis=0)
+    return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+
+def _mh_softmax_down_columns(X, W_Q, W_K, W_V, W_O, h):
+    n, d_model = X.shape
+    d_k = d_model // h
+    Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    A = _softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(d_k), axis=1)  # over the queries, not the keys
     return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
 
 
@@ -212,6 +240,13 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
             _mh_softmax_over_heads,
             ("The softmax ran across the heads. Each row of each head's A must add up to 1: use the last axis."),
         ),
+        (
+            _mh_softmax_down_columns,
+            (
+                "The softmax ran down the columns of each head's scores (axis 1 of h × n × n). Each ROW "
+                "of each head's A must add up to 1: use the last axis, axis=-1."
+            ),
+        ),
     ]
     for wrong, hint in slips:
         want = wrong(*copy.deepcopy(case))
@@ -230,12 +265,16 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
         _mh_scale_d_model,
         _mh_one_head,
         _mh_softmax_over_heads,
+        _mh_softmax_down_columns,
         _mh_zeroes_w_v,
         _mh_no_return,
         _mh_stack_dot_T,
+        _mh_no_max_shift,
+        _mh_global_max_shift,
     ],
-    catches="W_O left out, split by reshape without the swap, merge without the swap, scaled by √d_model, "
-    "h ignored (one head), softmax across heads, a function that zeroes W_V in place, `.T` on a 3-D stack; "
+    catches="a softmax without the max-subtraction or shifted by the whole array's max (a hidden case "
+    "with scores in the thousands), W_O left out, split by reshape without the swap, merge without the swap, scaled by √d_model, "
+    "h ignored (one head), softmax across heads, softmax down each head's columns, a function that zeroes W_V in place, `.T` on a 3-D stack; "
     "cases include n = 1, h = 1, h = d_model and n ≠ d_model",
     solution="Z = (A @ V).transpose(1, 0, 2).reshape(n, d_model)",
 )
@@ -265,56 +304,55 @@ def _multi_head(fn: Any) -> None:
                 f"{label} has shape {got.shape}, but it should be (n, d_model) = {want.shape}. "
                 "Print the shape after every step."
             )
+        if not np.all(np.isfinite(got)):
+            raise Wrong(
+                f"{label} contains inf or nan. One hidden case has scores in the thousands, with "
+                "rows far apart: subtract each row's own largest score before np.exp (the last axis, "
+                "keepdims=True), not the largest of the whole array, and not nothing."
+            )
         hint = _slip(got, case)
         if hint:
             raise Wrong(hint + " See the section on splitting and merging.")
         expect_array(got, want, what=label, atol=1e-8)
 
 
-# --- many_heads.score_flops: the cost of h score matrices ------------------------------------
+# --- many_heads.score_flops: more heads at a fixed d_k -------------------------------------------
 
-N_COST, D_MODEL_COST, H_COST = 1000, 512, 8
-SCORE_FLOPS = H_COST * 2 * N_COST**2 * (D_MODEL_COST // H_COST)  # 1,024,000,000 = one head with d_k = d_model
+D_K_COST, H_FROM, H_TO = 64, 8, 16  # d_k stays 64, so d_model grows from 512 to 1024
+SCORE_FACTORS = (H_TO / H_FROM, H_TO / H_FROM)  # (FLOPs of the scores, entries of A): (2, 2)
 
 
 @exercise(
     "many_heads.score_flops",
-    right=[SCORE_FLOPS, float(SCORE_FLOPS), 1.024e9, np.int64(SCORE_FLOPS)],
-    wrong=[
-        2 * N_COST**2 * (D_MODEL_COST // H_COST),
-        H_COST * 2 * N_COST**2 * D_MODEL_COST,
-        N_COST**2 * D_MODEL_COST,
-        2 * N_COST * D_MODEL_COST**2,
-        2 * SCORE_FLOPS,
-        H_COST * N_COST**2,
-    ],
-    catches="one head only (d_k·2n²), d_k not divided (h·2n²·d_model), the factor 2 missing, "
-    "the projection's 2·n·d_model², scores and AV together, the count of A's entries",
-    solution="answer = 8 * 2 * 1000**2 * (512 // 8)",
+    right=[SCORE_FACTORS, [2, 2], (2.0, 2), np.array([2.0, 2.0])],
+    wrong=[(1, 2), (1, 1), (2, 1), (4, 2), (2, 4), (0.5, 0.5), 2],
+    catches="the FLOPs taken to stay the same, as when d_model is fixed (1, 2); nothing grows (1, 1); the "
+    "entries of A taken to stay (2, 1); the projections' d_model² growth (4, 2); upside down; one number",
+    solution="answer = (2, 2)",
 )
 def _score_flops(answer: Any) -> None:
     if isinstance(answer, (str, bytes)):
-        raise Wrong("Your answer is text. Give the count as a number, without quotes.")
-    got = to_numpy(answer, "your count")
-    if got.size == 1 and math.isfinite(float(got.reshape(()))):
-        value = float(got.reshape(()))
-        slips = {
-            2 * N_COST**2 * (D_MODEL_COST // H_COST): "That is one head. There are h of them.",
-            H_COST * 2 * N_COST**2 * D_MODEL_COST: "Each head's queries and keys are only d_k = d_model / h "
-            "numbers long, not d_model.",
-            N_COST**2 * D_MODEL_COST: "That is half: a multiply-add counts as 2 FLOPs.",
-            2 * N_COST * D_MODEL_COST**2: "That is the cost of one projection XW, not of the scores.",
-            2 * SCORE_FLOPS: "That includes the blend AV too. The question asks only for the scores QKᵀ.",
-            H_COST * N_COST**2: "That counts the entries of the h matrices A, not the FLOPs to compute them.",
-        }
-        for slip, hint in slips.items():
-            if math.isclose(value, slip, rel_tol=1e-9):
-                raise Wrong(hint + " See the section on the cost.")
-    expect_number(
-        got,
-        SCORE_FLOPS,
-        what="your count",
-        rtol=1e-6,
-        factors={"2": 2, "the number of heads h": H_COST},
-        hint="See the section on the cost, which counts the FLOPs of one head's scores.",
-    )
+        raise Wrong("Your answer is text. Give two numbers, without quotes.")
+    got = to_numpy(answer, "your answer")
+    if got.shape != (2,) or not np.all(np.isfinite(got)):
+        raise Wrong("Give two ordinary numbers: (factor for the FLOPs of the scores, factor for the entries of A).")
+    flops, entries = (float(x) for x in got)
+    if math.isclose(flops, 1) and math.isclose(entries, 2):
+        raise Wrong(
+            "The entries are right. The FLOPs stay the same only when d_model is fixed, so that more "
+            "heads means narrower heads. Here each head keeps d_k = 64: count one head's scores, then all of them."
+        )
+    if math.isclose(flops, 4):
+        raise Wrong(
+            "That is how the projections grow, with d_model². One head's scores grow only with n and with its "
+            "own d_k, and d_k did not change."
+        )
+    if flops < 1 and entries < 1:
+        raise Wrong("Both factors are upside down: divide the cost with 16 heads by the cost with 8.")
+    if not math.isclose(flops, SCORE_FACTORS[0], rel_tol=1e-6):
+        raise Wrong(
+            "The first factor is off. Write the FLOPs of one head's score matrix, then multiply by the "
+            "number of heads, before and after. See the section on the cost."
+        )
+    if not math.isclose(entries, SCORE_FACTORS[1], rel_tol=1e-6):
+        raise Wrong("The first factor is right; the second is off. Every head has its own n × n matrix A.")

@@ -152,7 +152,7 @@ def _off_by_one(pos: int, d_model: int) -> np.ndarray:
     "word_order.pe_row",
     right=[_pe_row, _right_torch, _right_library, _right_list],
     wrong=[_swapped, _column_index_exponent, _i_not_2i, _halves, _times_not_divided, _off_by_one, _degrees],
-    catches="sine and cosine swapped, the exponent j/d_model per column instead of 2i/d_model per pair, "
+    catches="sine and cosine swapped, the exponent j/d_model per column instead of 2f/d_model per pair f, "
     "i/d_model, all sines then all cosines, multiplying by the speed, counting positions from 1, the angle taken as degrees; "
     "pos = 0, d_model = 2 and a far position 1000 are among the cases (the inputs are ints, so "
     "nothing can be changed in place)",
@@ -173,7 +173,7 @@ def _pe_row_checker(fn: Any) -> None:
         if np.allclose(got, _halves(pos, d_model), atol=1e-9):
             raise Wrong(
                 f"Your {label} puts all the sines first and all the cosines after. They alternate: "
-                "column 2i is a sine and column 2i+1 the cosine of the same angle."
+                "column 2f is a sine and column 2f+1 the cosine of the same angle."
             )
         if np.allclose(got, _degrees(pos, d_model), atol=1e-9):
             raise Wrong(
@@ -191,7 +191,7 @@ def _pe_row_checker(fn: Any) -> None:
         ):
             raise Wrong(
                 f"In {label} the speeds are off: a sine and its cosine share one angle, and the exponent "
-                "of 10000 uses 2i, the even column of the pair, over d_model. See the formula in the "
+                "of 10000 uses 2f, the even column of pair f, over d_model. See the formula in the "
                 "section on sinusoidal encodings."
             )
         off = np.flatnonzero(~np.isclose(got, want, atol=1e-9))
@@ -200,7 +200,7 @@ def _pe_row_checker(fn: Any) -> None:
             kind = "sine" if column % 2 == 0 else "cosine"
             raise Wrong(
                 f"Your {label} differs from the formula in {off.size} of its {d_model} columns, first in "
-                f"column {column}, the {kind} of pair i = {column // 2}. Recompute that pair's angle as the "
+                f"column {column}, the {kind} of pair f = {column // 2}. Recompute that pair's angle as the "
                 "section on sinusoidal encodings defines it, in radians, and check which column takes its "
                 "sine and which its cosine."
             )

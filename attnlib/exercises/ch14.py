@@ -6,37 +6,60 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, exercise, expect_number, to_count, to_numpy
+from . import Wrong, call, exercise, expect_number, to_numpy
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "learning_the_lenses", "learning the lenses"
 
-# --- which key does a query attend to after training on the previous-word task? -------------
+# --- which keys do queries attend to in a two-back task? ----------------------------------------
+# Every word brings in the features of the word two places before it; a word with none keeps its own.
 
-_QUERY = 3
-_KEY = 2
+_QUERIES = (1, 4)
+_KEYS = (1, 2)  # row 1 has no word two back, so it keeps its own features (key 1); row 4 takes key 2
 
 
 @exercise(
     "learning_the_lenses.expected_key",
-    right=[2, 2.0, np.int64(2), np.array(2)],
-    wrong=[3, 4, 1, 0, 5],
-    catches="the word itself (3), the next word (4), two back (1), the first word (0), the last word (5)",
-    solution="answer = 2",
+    right=[(1, 2), [1, 2], np.array([1, 2]), (1.0, 2.0)],
+    wrong=[(0, 2), (-1, 2), (0, 3), (1, 3), (3, 6), (2, 1), 2],
+    catches="row 1 sent to key 0 (the previous-word habit) or to -1 (i - 2 taken literally), one back instead "
+    "of two (0, 3) and (1, 3), two ahead (3, 6), the pair swapped, one number",
+    solution="answer = (1, 2)",
 )
 def _expected_key(answer: Any) -> None:
-    key = to_count(answer, "your answer (the position of a key, counted from 0)")
-    hints = {
-        _QUERY: "That is the query itself. The task asks each word for the features of another word.",
-        _QUERY
-        + 1: "That is the next word. The causal mask hides it: a word may look only at itself and earlier words.",
-        _QUERY - 2: "That is two words back. Which word's features is position 3 asked to bring in?",
-        0: "Position 0 is where the first word attends. Position 3 has a word right before it.",
-    }
-    if key != _KEY:
+    got = to_numpy(answer, "your answer")
+    if got.dtype == bool:
+        raise Wrong("Your answer holds True/False values; give two key positions, such as (0, 0).")
+    if got.ndim == 0:
+        raise Wrong("Give two key positions, one for query 1 and one for query 4, as a pair such as (0, 0).")
+    got = got.ravel()
+    if got.size != 2:
+        raise Wrong(f"Your answer holds {got.size} numbers; give two, one for query 1 and one for query 4.")
+    if not np.all(np.isfinite(got)) or not np.allclose(got, np.round(got)):
+        raise Wrong("Key positions are whole numbers, counted from 0.")
+    first, second = (int(x) for x in np.round(got))
+    if (first, second) == _KEYS[::-1]:
+        raise Wrong("The right two keys in the wrong order: first the key of query 1, then that of query 4.")
+    if second != _KEYS[1]:
+        if second == 3:
+            raise Wrong("For query 4, key 3 is one place back. The task asks for the word two places before.")
+        if second > 4:
+            raise Wrong(
+                "For query 4 that key comes later. The causal mask lets a word see only itself and earlier words."
+            )
+        raise Wrong("Query 4 is off: which position stands two places before position 4?")
+    if first == -1:
         raise Wrong(
-            hints.get(key, f"Position {key} is not the one: read the task's rule again, in the section on the task.")
+            "For query 1, 1 - 2 = -1 is not a position (Python would read -1 as the last key, which the "
+            "causal mask hides). Query 1 has no word two places before it: what does the task say such a word keeps?"
         )
+    if first == 0:
+        raise Wrong(
+            "Key 0 is one place back from query 1. Query 1 has no word two places before it, so the task "
+            "says it keeps its own features: which key holds them?"
+        )
+    if first != _KEYS[0]:
+        raise Wrong("Query 1 may see only keys 0 and 1 (the causal mask), and it has no word two places back.")
 
 
 # --- the average weight on the expected keys -----------------------------------------------

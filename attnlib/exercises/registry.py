@@ -12,9 +12,9 @@ the title. Then it registers each exercise in the order the chapter asks them:
     @exercise("softmax.by_hand", right=[...], wrong=[...], catches="...", solution="...")
     def _by_hand(answer): ...
 
-An id's first part is the subject, or a shorter word for it (`trained_model.find_head` in a module
-whose `CHAPTER` names `inside_a_trained_model`): the `CHAPTER` line, not the id, ties an exercise
-to its chapter, so even a chapter file renamed keeps its ids.
+An id's first part is the chapter's subject (`trained_model.find_head` for
+`chapters/15_trained_model.ipynb`), and the `CHAPTER` line ties an exercise to its chapter, so a
+chapter that moves keeps its ids.
 
 Porting a grader written in the number-id days: the decorator call is unchanged, and an old id
 still registers under the new one (`@exercise("ch09.by_hand", ...)` registers `softmax.by_hand`,

@@ -51,6 +51,7 @@ from .style import (
 )
 from .tables import grid, labelled_grids, matmul_cell, stacked_rows, transpose_reflection
 from .toolbox import cosine_triangle, page_grid, sum_axes
+from .trained import all_heads
 
 __all__ = [
     "cosine_triangle",
@@ -93,6 +94,7 @@ __all__ = [
     "heads_flow",
     "turning_arrows",
     "weight_by_position",
+    "all_heads",
     "BLACK",
     "BLUE",
     "GREEN",
