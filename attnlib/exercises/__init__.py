@@ -21,7 +21,8 @@ The framework, one job per module:
 - `expectations`: comparing an answer with the expected one, structure before values
   (`expect_array`, `expect_structure`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`).
 - `calling`: calling learner code safely (`call`, `expect_value_error`).
-- `hints`: `Wrong`, the words hints are made of (`describe`, `show`, `position_words`), and
+- `hints`: `Wrong`, the words hints are made of (`describe`, `show`, `position_words`, `fmt`, the
+  one number formatter: beside the right value it writes the digits that tell the two apart), and
   `contained`, the checker's one guard against whatever learner code raises.
 
 Rules for every checker (tests/test_exercises.py holds each chapter to them):
@@ -59,7 +60,7 @@ from .expectations import (
     expect_word,
     rounding_hint,
 )
-from .hints import Wrong, describe, position_words, show
+from .hints import Wrong, describe, fmt, position_words, show
 from .learner import check, exercise_ids, progress
 from .registry import Exercise, exercise, get
 from .verdicts import Verdict, judge
@@ -80,6 +81,7 @@ __all__ = [
     "expect_structure",
     "expect_value_error",
     "expect_word",
+    "fmt",
     "get",
     "judge",
     "mentions_shape",

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..data import VOCAB, VOCAB_2D
-from . import Wrong, call, describe, exercise, expect_word, normal_word, to_number, to_numpy
+from . import Wrong, call, describe, exercise, expect_word, fmt, normal_word, to_number, to_numpy
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "vectors", "the vector, its length and the angle between two arrows"
@@ -228,7 +228,7 @@ def _angle_between(fn: Any) -> None:
                 "the length of one arrow twice. Divide by the length of each arrow once."
             )
         raise Wrong(
-            f"For {shown} your `angle_between` gave {value:.4g}°, which is not the angle between them. "
+            f"For {shown} your `angle_between` gave {fmt(value, want)}°, which is not the angle between them. "
             "Check each step: the products of matching entries, their sum, the division by both "
             "lengths, then the angle (section 'Similar meaning: the angle between two arrows')."
         )
