@@ -262,3 +262,54 @@ def test_a_near_miss_is_echoed_with_the_digits_that_tell_it_apart():
         assert f"{answer}" in hint.replace(",", ""), hint
         assert "4.995e+05" not in hint
     assert fmt(0.30001, 0.3) == "0.30001" and fmt(2.5, 3.0) == "2.5" and fmt(1 / 3) == "0.3333"
+
+
+# --- a section a hint names is a section of its chapter ---------------------------------------------
+
+_QUOTED_SECTION = re.compile(r"section\s+(?:'((?:[^'{}]|'(?=[a-z]))+)'|\"([^\"{}]+)\"|“([^”{}]+)”)")  # W's rows
+_OF_STEP = re.compile(r"step \d+ of '([^'{}]+)'")
+
+
+def _words(title):
+    """A heading or a quoted title reduced to its words: no markup, no LaTeX, ᵀ for ^\\top, one space."""
+    for tex, text in (
+        ("^{\\mathsf T}", "ᵀ"),
+        ("^\\top", "ᵀ"),
+        ("^T", "ᵀ"),
+        ("^2", "²"),
+        ("\\sqrt", "√"),
+        ("\\times", "×"),
+    ):
+        title = title.replace(tex, text)
+    title = re.sub(r"\\[a-zA-Z]+|[$`*{}_\\]", "", title)
+    return " ".join(title.replace("–", "-").replace("—", "-").split()).lower()
+
+
+def _headings(stem):
+    cells = json.loads((ROOT / "chapters" / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    return {
+        _words(line.lstrip("#"))
+        for cell in cells
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()
+        if line.startswith("#")
+    }
+
+
+def test_every_section_a_hint_names_is_a_heading_of_its_chapter():
+    stems = {subject: stem for _, subject, stem in course.chapters()}
+    graders = sorted((ROOT / "attnlib" / "exercises").glob("*.py"))
+    checked, missing = 0, []
+    for path in graders:
+        source = re.sub(r"([\"'])\s*\n\s*f?\1", "", path.read_text(encoding="utf-8"))  # "a " "b" read as "a b"
+        chapter = re.search(r"^CHAPTER = \"(\w+)\"", source, re.MULTILINE)
+        if not chapter:
+            continue
+        headings = _headings(stems[chapter.group(1)])
+        for found in [*_QUOTED_SECTION.finditer(source), *_OF_STEP.finditer(source)]:
+            title = next(g for g in found.groups() if g)
+            checked += 1
+            if _words(title) not in headings:
+                missing.append(f"{path.name}: {title!r}")
+    assert checked >= 20
+    assert not missing, "\n".join(missing)
