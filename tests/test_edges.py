@@ -313,3 +313,14 @@ def test_every_section_a_hint_names_is_a_heading_of_its_chapter():
                 missing.append(f"{path.name}: {title!r}")
     assert checked >= 20
     assert not missing, "\n".join(missing)
+
+
+def test_a_softmax_without_a_shift_is_not_told_about_the_whole_array_s_max():
+    naive = _fails("softmax.stable_softmax", lambda x: np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True))
+    assert "own largest score" in naive and "whole array" not in naive
+
+    def whole_array_max(x):
+        e = np.exp(x - np.max(x))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    assert "whole array" in _fails("softmax.stable_softmax", whole_array_max)

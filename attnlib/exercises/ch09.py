@@ -281,10 +281,12 @@ def _stable_softmax(fn: Any) -> None:
                     "overflows. Only the row's own largest score keeps every exponent at most 0."
                 )
             if not np.all(np.isfinite(got)):
+                whole = x.ndim > 1 and _same_numbers(got, _whole_array_max(x))  # else no shift at all, say
                 raise Wrong(
                     f"The result for {case} contains inf or nan: np.exp overflowed, or a whole row "
                     "underflowed to 0. Shift each row by its own largest score before np.exp "
-                    "(section 'Overflow, and the max trick'), not by the whole array's largest."
+                    "(section 'Overflow, and the max trick')"
+                    + (", not by the whole array's largest." if whole else ".")
                 )
             if got.ndim == 2 and np.allclose(got.sum(axis=0), 1) and not np.allclose(got.sum(axis=-1), 1):
                 raise Wrong(
