@@ -324,3 +324,12 @@ def test_a_softmax_without_a_shift_is_not_told_about_the_whole_array_s_max():
         return e / e.sum(axis=-1, keepdims=True)
 
     assert "whole array" in _fails("softmax.stable_softmax", whole_array_max)
+
+
+def test_a_shape_written_as_text_is_read_as_a_shape_not_as_a_word():
+    first = _fails("transpose.transpose_order", ["(4, 2)", "illegal", (4, 2)])
+    assert "text" in first and "is legal" not in first
+    last = _fails("transpose.transpose_order", [(4, 2), "illegal", "(4, 2)"])
+    assert "text" in last and "illegal" not in last.replace("'illegal'", "")
+    middle = _fails("transpose.transpose_order", [(4, 2), "(3, 3)", (4, 2)])
+    assert "inner numbers" in middle and '"illegal"' not in middle
