@@ -333,3 +333,21 @@ def test_a_shape_written_as_text_is_read_as_a_shape_not_as_a_word():
     assert "text" in last and "illegal" not in last.replace("'illegal'", "")
     middle = _fails("transpose.transpose_order", [(4, 2), "(3, 3)", (4, 2)])
     assert "inner numbers" in middle and '"illegal"' not in middle
+
+
+# --- a width is a whole number: statement, chapter and grader say the same --------------------------
+
+
+def test_sizes_are_whole_numbers_in_the_statement_the_chapter_and_the_grader():
+    stem = next(stem for _, subject, stem in course.chapters() if subject == "query_key_value")
+    cells = json.loads((ROOT / "chapters" / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    texts = ["".join(c["source"]) for c in cells]
+    taught = next(i for i, (c, t) in enumerate(zip(cells, texts)) if c["cell_type"] == "markdown" and "`//`" in t)
+    for exercise_id, decimal in [
+        ("query_key_value.head_w_q", (768, 768 / 12)),
+        ("query_key_value.w_shapes", [(6.0, 3), (6, 3), (6, 4)]),
+    ]:
+        statement = _statement(registry.get(exercise_id))
+        assert "whole numbers" in statement and texts.index(statement) > taught, exercise_id
+        assert "//" in _fails(exercise_id, decimal), exercise_id
+    assert "`//`" in _statement(registry.get("query_key_value.head_w_q"))  # where the statement writes d_model / h
