@@ -351,3 +351,52 @@ def test_sizes_are_whole_numbers_in_the_statement_the_chapter_and_the_grader():
         assert "whole numbers" in statement and texts.index(statement) > taught, exercise_id
         assert "//" in _fails(exercise_id, decimal), exercise_id
     assert "`//`" in _statement(registry.get("query_key_value.head_w_q"))  # where the statement writes d_model / h
+
+
+# --- every softmax of the course is safe on large scores: chapters 10 and 12 say so and try it -------
+
+
+def _softmax_unshifted(S):
+    E = np.exp(S)
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def _softmax_whole_max(S):
+    E = np.exp(S - S.max())
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def _attention(softmax):
+    def self_attention(X, W_Q, W_K, W_V):
+        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+        return softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V
+
+    return self_attention
+
+
+def _heads(softmax):
+    def multi_head_attention(X, W_Q, W_K, W_V, W_O, h):
+        n, d_model = X.shape
+        d_k = d_model // h
+        Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+        A = softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(d_k))
+        return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+    return multi_head_attention
+
+
+def test_the_softmax_inside_attention_must_shift_each_row_by_its_own_max():
+    for exercise_id, build in [("weighted_sum.self_attention", _attention), ("many_heads.multi_head", _heads)]:
+        statement = _statement(registry.get(exercise_id))
+        assert "(09_softmax.ipynb)" in statement and "max" in statement, exercise_id
+        assert judge(exercise_id, build(lambda S: _softmax_whole_max(S - S.max(axis=-1, keepdims=True)))).ok
+        for softmax in (_softmax_unshifted, _softmax_whole_max):
+            hint = _fails(exercise_id, build(softmax))
+            assert "largest score" in hint, (exercise_id, softmax.__name__, hint)
+
+
+def test_every_registered_online_step_slip_hears_a_step_not_a_plain_not_right():
+    plain = ("is not right (section", "The three things you return should be numbers")
+    for wrong in registry.get("cpu_vs_gpu.online_step").wrong:
+        hint = _fails("cpu_vs_gpu.online_step", wrong)
+        assert not any(words in hint for words in plain), (wrong.__name__, hint)
