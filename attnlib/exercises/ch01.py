@@ -327,7 +327,7 @@ def _longer_arrow(answer: Any) -> None:
     length = math.hypot(x, y)
     if abs(length - LORRY_LENGTH) > 0.01:
         raise Wrong(
-            f"The direction is right, but your arrow is {length:.3g} long, and it must be {LORRY_LENGTH:g} "
+            f"The direction is right, but your arrow is {fmt(length, LORRY_LENGTH)} long, and it must be {LORRY_LENGTH:g} "
             f"long (to within 0.01); truck's is {_TRUCK_LENGTH:.3g}. By what number must both of your "
             "numbers be multiplied to make the length 6? (section 'How long is an arrow?')"
         )
