@@ -196,9 +196,9 @@ def test_longer_arrow_accepts_a_torch_tensor(capsys):
 @pytest.mark.parametrize(
     "answer, hint",
     [
-        ([0.8, 2.7], "2.82 long"),  # truck itself
-        ([1.6, 5.4], "5.63 long"),  # twice truck: the Recall's doubling, not the length asked for
-        ([2.4, 8.1], "8.45 long"),  # too long
+        ([0.8, 2.7], "2.816 long"),  # truck itself
+        ([1.6, 5.4], "5.632 long"),  # twice truck: the Recall's doubling, not the length asked for
+        ([2.4, 8.1], "8.448 long"),  # too long
         ([2.7, 0.8], "from kitten's"),  # x and y swapped
         ([0.0, 6.0], "from car's"),  # 6 long, but nearer car
         ([-1.6, -5.4], "opposite"),
