@@ -32,8 +32,8 @@ Rules for every checker (tests/test_exercises.py holds each chapter to them):
    function received, not from what it returned, not from the learner's answer.
 2. A learner's function is called only through `call(fn, *args)`. It hands the function deep
    private copies of every argument, contains anything the function raises, and rejects a
-   function that changed one of its inputs in place (unless the statement asks for that:
-   `call(..., in_place=True)`).
+   function that changed one of its inputs in place, whether it returned or raised (unless the
+   statement lets it: `@exercise(..., in_place=True)`, which `judge` hands to every `call`).
 3. Answers are read only through the helpers below, which accept every valid form (lists, tuples,
    numpy arrays, torch tensors of any real dtype, bfloat16 included, ints where integral,
    torch.Size for shapes; a shape or a position holds ints) and name the junk (text, complex numbers,

@@ -185,55 +185,63 @@ def _angle_between(fn: Any) -> None:
             raise Wrong(f"For {shown} your `angle_between` gave {value}; a finite number of degrees is wanted.")
         if math.isclose(value, want, abs_tol=1e-3, rel_tol=1e-6):  # acos is steep near 0° and 180°
             continue
-        if want > 1e-6 and math.isclose(value, math.radians(want), abs_tol=1e-6):
-            raise Wrong(
-                f"For {shown} your `angle_between` gave {value:.4g}: that is in radians. Convert it to "
-                "degrees (section 'Similar meaning: the angle between two arrows')."
-            )
-        as_sine = math.isclose(value, 90.0 - want, abs_tol=1e-3)
-        as_cosine = math.isclose(value, math.cos(math.radians(want)), abs_tol=1e-6)
-        if as_sine and as_cosine:
+        hint = _between_hint(a, b, want, value, shown)
+        if hint is None:  # 0 at a right angle: the cosine, or math.asin's 0°
             unsure = (
                 unsure or f"For {shown} your `angle_between` gave {value:.4g}, which is not the angle between them."
             )
             continue
-        if as_sine:
-            raise Wrong(
-                f"For {shown} your `angle_between` gave {value:.4g}°, which is 90° minus the angle: the "
-                "angle comes from the cosine, and the function that turns a cosine back into an angle "
-                "is math.acos, not math.asin."
-            )
-        if want > 179 and value == 0:
-            raise Wrong(
-                f"For {shown}, which point in exactly opposite directions, your `angle_between` gave 0°. They "
-                "are 180° apart. Rounding can push their cosine a hair below -1: keep it between -1 "
-                "and 1 before math.acos, rather than catching the error."
-            )
-        if as_cosine:
-            raise Wrong(
-                f"For {shown} your `angle_between` gave {value:.4g}, the cosine of the angle. Turn the "
-                "cosine back into an angle, in degrees."
-            )
-        if len(a) > 2 and math.isclose(value, _between_solution(a[:2], b[:2]), abs_tol=1e-6):
-            raise Wrong(
-                f"For {shown}, arrows of {len(a)} numbers, your `angle_between` used only the first two. "
-                "The recipe takes every pair of entries."
-            )
-        if any(
-            math.isclose(value, math.degrees(math.acos(max(-1.0, min(1.0, _dot(a, b) / _dot(v, v))))), abs_tol=1e-6)
-            for v in (a, b)
-        ):
-            raise Wrong(
-                f"For {shown} your `angle_between` gave {value:.4g}°: the sum of products was divided by "
-                "the length of one arrow twice. Divide by the length of each arrow once."
-            )
-        raise Wrong(
-            f"For {shown} your `angle_between` gave {fmt(value, want)}°, which is not the angle between them. "
-            "Check each step: the products of matching entries, their sum, the division by both "
-            "lengths, then the angle (section 'Similar meaning: the angle between two arrows')."
-        )
+        raise Wrong(hint)
     if unsure:
         raise Wrong(unsure)
+
+
+def _between_hint(a: Any, b: Any, want: float, value: float, shown: str) -> str | None:
+    """The hint for an angle that is not `want`: the slip it matches, or None when two slips explain it."""
+    if want > 1e-6 and math.isclose(value, math.radians(want), abs_tol=1e-6):
+        return (
+            f"For {shown} your `angle_between` gave {value:.4g}: that is in radians. Convert it to "
+            "degrees (section 'Similar meaning: the angle between two arrows')."
+        )
+    as_sine = math.isclose(value, 90.0 - want, abs_tol=1e-3)
+    as_cosine = math.isclose(value, math.cos(math.radians(want)), abs_tol=1e-6)
+    if as_sine and as_cosine:
+        return None
+    if as_sine:
+        return (
+            f"For {shown} your `angle_between` gave {value:.4g}°, which is 90° minus the angle: the "
+            "angle comes from the cosine, and the function that turns a cosine back into an angle "
+            "is math.acos, not math.asin."
+        )
+    if want > 179 and value == 0:
+        return (
+            f"For {shown}, which point in exactly opposite directions, your `angle_between` gave 0°. They "
+            "are 180° apart. Rounding can push their cosine a hair below -1: keep it between -1 "
+            "and 1 before math.acos, rather than catching the error."
+        )
+    if as_cosine:
+        return (
+            f"For {shown} your `angle_between` gave {value:.4g}, the cosine of the angle. Turn the "
+            "cosine back into an angle, in degrees."
+        )
+    if len(a) > 2 and math.isclose(value, _between_solution(a[:2], b[:2]), abs_tol=1e-6):
+        return (
+            f"For {shown}, arrows of {len(a)} numbers, your `angle_between` used only the first two. "
+            "The recipe takes every pair of entries."
+        )
+    if any(
+        math.isclose(value, math.degrees(math.acos(max(-1.0, min(1.0, _dot(a, b) / _dot(v, v))))), abs_tol=1e-6)
+        for v in (a, b)
+    ):
+        return (
+            f"For {shown} your `angle_between` gave {value:.4g}°: the sum of products was divided by "
+            "the length of one arrow twice. Divide by the length of each arrow once."
+        )
+    return (
+        f"For {shown} your `angle_between` gave {fmt(value, want)}°, which is not the angle between them. "
+        "Check each step: the products of matching entries, their sum, the division by both "
+        "lengths, then the angle (section 'Similar meaning: the angle between two arrows')."
+    )
 
 
 def _dot(a: Any, b: Any) -> float:

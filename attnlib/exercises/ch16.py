@@ -183,12 +183,7 @@ def _online_step(answer: Any) -> None:
             )
         mu_got, l_got, z_got = (_floats(x) for x in got)
         if mu_got is None or l_got is None or z_got is None:
-            if case[0] == -math.inf and mu_got is not None:
-                raise Wrong(
-                    "At the first block (μ = −∞, nothing seen yet) your ℓ or z came out NaN or infinite: "
-                    "the rescale of the old sums blew up. Which way does the rescale go? When the max "
-                    "grows, it shrinks the old sums, and at the first block there is nothing left of them."
-                )
+            _tell(case[0] == -math.inf and mu_got is not None and _NAN_AT_FIRST_BLOCK)
             raise Wrong(
                 "The three things you return should be numbers (μ and ℓ) and a list or array of "
                 "numbers (z), with no NaN or infinity in them. Were the exponentials shifted by "
@@ -200,11 +195,7 @@ def _online_step(answer: Any) -> None:
             raise Wrong(f"The new z should have one entry per column of the values ({len(z_want)}), not {z_got.size}.")
         mu_got, l_got = float(mu_got.reshape(())), float(l_got.reshape(()))
         if not math.isclose(mu_got, mu_want, rel_tol=1e-9):
-            if case[0] == -math.inf and mu_got == 0:
-                raise Wrong(
-                    "For a first block of negative scores your new max is 0. Before the first block "
-                    "the running max is −∞, not 0: the new max is then the block's own largest score."
-                )
+            _tell(case[0] == -math.inf and mu_got == 0 and _MAX_FROM_ZERO)
             raise Wrong("The new running max is not right: it must cover the old max and the new block.")
         if not math.isclose(l_got, l_want, rel_tol=1e-9):
             unscaled = case[1] + sum(math.exp(x - mu_want) for x in case[3])
@@ -218,23 +209,45 @@ def _online_step(answer: Any) -> None:
                     "The running sum ℓ came out too large. Which way does the rescale go? The old sum "
                     "was computed with the old, smaller max."
                 )
-            rescale = math.exp(case[0] - mu_want)
-            raw = max(case[3]) < 700 and rescale * case[1] + sum(math.exp(x) for x in case[3])  # no overflow
-            if raw and math.isclose(l_got, raw, rel_tol=1e-9):
-                raise Wrong(
-                    "The sum ℓ took the exponentials of the raw scores: shift the block's scores by the "
-                    "new max before exp, as every softmax of the course does."
-                )
+            _tell(_unshifted(case, mu_want, l_got))
             raise Wrong("The new running sum ℓ is not right (section 'The online softmax, step by step').")
-        slip = _z_slip(case, z_got.ravel())
-        if slip:
-            raise Wrong(slip)
+        _tell(_z_slip(case, z_got.ravel()))
         if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got.ravel(), z_want)):
             if all(math.isclose(a, b / l_want, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got.ravel(), z_want)):
                 raise Wrong(
                     "Your z is already divided by ℓ. Keep z as the running sum, and divide once, after the last block."
                 )
             raise Wrong("The sum ℓ is right, but z is not: the old z was summed with the old max, as the old ℓ was.")
+
+
+_NAN_AT_FIRST_BLOCK = (
+    "At the first block (μ = −∞, nothing seen yet) your ℓ or z came out NaN or infinite: the rescale "
+    "of the old sums blew up. Which way does the rescale go? When the max grows, it shrinks the old "
+    "sums, and at the first block there is nothing left of them."
+)
+_MAX_FROM_ZERO = (
+    "For a first block of negative scores your new max is 0. Before the first block the running max "
+    "is −∞, not 0: the new max is then the block's own largest score."
+)
+
+
+def _tell(hint: Any) -> None:
+    """Raise Wrong with the hint, if there is one (a slip recognised), else nothing."""
+    if hint:
+        raise Wrong(hint)
+
+
+def _unshifted(case: tuple, mu_new: float, l_got: float) -> str:
+    """The hint for a sum ℓ of the raw scores' exponentials (not shifted by the new max), else ''."""
+    mu, l, _, s, _ = case
+    if max(s) > 700:  # e^s itself would overflow: the NaN hint says it
+        return ""
+    if not math.isclose(l_got, math.exp(mu - mu_new) * l + sum(math.exp(x) for x in s), rel_tol=1e-9):
+        return ""
+    return (
+        "The sum ℓ took the exponentials of the raw scores: shift the block's scores by the new max "
+        "before exp, as every softmax of the course does."
+    )
 
 
 def _z_slip(case: tuple, z_got: Any) -> str:
