@@ -57,11 +57,22 @@ def _matmul_zeroes_then_raises(M, N):
     return M @ N
 
 
+def _attention_zeroes_x_then_raises(X, W_Q, W_K, W_V):
+    if X.shape[1] != W_Q.shape[0]:
+        X[...] = 0
+        raise ValueError(f"X has shape {X.shape} but W_Q has shape {W_Q.shape}")
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True) @ V
+
+
 def test_an_input_changed_before_a_raise_is_named():
     for exercise_id, fn in [
         ("the_matrix_x.make_x", _make_x_sorts_then_raises),
         ("the_matrix_x.make_x", _make_x_drops_odd_then_raises),
         ("matrix_multiplication.my_matmul", _matmul_zeroes_then_raises),
+        ("weighted_sum.self_attention", _attention_zeroes_x_then_raises),
     ]:
         assert "in place" in _fails(exercise_id, fn), fn.__name__
 
