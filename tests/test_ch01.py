@@ -141,7 +141,10 @@ def test_angle_between_accepts_every_right_form(fn, capsys):
         (ch01._between_radians, "radians"),
         (ch01._between_cosine, "cosine of the angle"),
         (ch01._between_no_lengths, "division by both lengths"),
-        (ch01._between_a_twice, "division by both lengths"),  # uses every entry: not "only the first two"
+        (ch01._between_a_twice, "length of one arrow twice"),  # uses every entry: not "only the first two"
+        (ch01._between_asin, "math.asin"),
+        (ch01._between_clips_top_only, "between -1 and 1"),
+        (ch01._between_catches_domain, "180°"),
         (ch01._between_first_two, "only the first two"),
         (ch01._between_unclipped, "between -1 and 1"),
         (ch01._between_atan2, "only the first two"),
@@ -193,9 +196,9 @@ def test_longer_arrow_accepts_a_torch_tensor(capsys):
 @pytest.mark.parametrize(
     "answer, hint",
     [
-        ([0.8, 2.7], "2.82 long"),  # truck itself
-        ([1.6, 5.4], "5.63 long"),  # twice truck: the Recall's doubling, not the length asked for
-        ([2.4, 8.1], "8.45 long"),  # too long
+        ([0.8, 2.7], "2.816 long"),  # truck itself
+        ([1.6, 5.4], "5.632 long"),  # twice truck: the Recall's doubling, not the length asked for
+        ([2.4, 8.1], "8.448 long"),  # too long
         ([2.7, 0.8], "from kitten's"),  # x and y swapped
         ([0.0, 6.0], "from car's"),  # 6 long, but nearer car
         ([-1.6, -5.4], "opposite"),

@@ -65,8 +65,8 @@ def test_no_hint_states_the_computation(exercise_id, capsys):
 
 
 def test_the_generic_number_fallback_says_how_far_and_which_way_only(capsys):
-    low = hint_for("weighted_sum.flops", 1e6, capsys)
-    high = hint_for("weighted_sum.flops", 1.9e9, capsys)
+    low = hint_for("counting_and_timing.flops", 1e6, capsys)
+    high = hint_for("counting_and_timing.flops", 4.2e10, capsys)  # 22% above 8 · 4 · 4096² · 64
     assert "too small" in low and "factor of 10" in low
     assert "too large" in high and "more than 10%" in high
     assert not FILLED_FORMULA.search(low + high)
@@ -117,11 +117,11 @@ def test_axes_in_another_order_are_named(capsys):
 @pytest.mark.parametrize(
     "exercise_id, answer, words",
     [
-        ("weighted_sum.flops", 1_536_000_000 // 2, "half"),
-        ("weighted_sum.flops", 1_536_000_000 // 7, "too small"),
-        ("many_heads.score_flops", 1_024_000_000 // 8, "one head"),
-        ("many_heads.score_flops", 1_024_000_000 * 3, "too large"),
-        ("weighted_sum.flops", 2 * 2000 * 2000 * (128 + 128), "d_v"),
+        ("counting_and_timing.flops", 34_359_738_368 // 2, "half"),
+        ("counting_and_timing.flops", 34_359_738_368 // 7, "too small"),
+        ("counting_and_timing.flops", 34_359_738_368 // 8, "one head"),
+        ("counting_and_timing.flops", 34_359_738_368 * 3, "too large"),
+        ("cpu_vs_gpu.memory_of_a", 16_384**2 * 32 * 4, "float32"),
     ],
 )
 def test_counts_name_the_factor_they_are_off_by(exercise_id, answer, words, capsys):

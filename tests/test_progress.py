@@ -263,7 +263,7 @@ def test_progress_is_an_html_table_in_jupyter(record, capsys):
 
 
 def test_a_chapter_without_exercises_is_a_clear_error(record):
-    last = len(course.chapters())
+    last = len(course.chapters())  # every chapter has checked exercises
     for bad in (0, last + 1, "9", True, 9.0):
         with pytest.raises(ValueError, match=rf"from 1 to {last}"):
             attnlib.progress(chapter=bad)

@@ -21,7 +21,8 @@ The framework, one job per module:
 - `expectations`: comparing an answer with the expected one, structure before values
   (`expect_array`, `expect_structure`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`).
 - `calling`: calling learner code safely (`call`, `expect_value_error`).
-- `hints`: `Wrong`, the words hints are made of (`describe`, `show`, `position_words`), and
+- `hints`: `Wrong`, the words hints are made of (`describe`, `show`, `position_words`, `fmt`, the
+  one number formatter: beside the right value it writes the digits that tell the two apart), and
   `contained`, the checker's one guard against whatever learner code raises.
 
 Rules for every checker (tests/test_exercises.py holds each chapter to them):
@@ -31,8 +32,8 @@ Rules for every checker (tests/test_exercises.py holds each chapter to them):
    function received, not from what it returned, not from the learner's answer.
 2. A learner's function is called only through `call(fn, *args)`. It hands the function deep
    private copies of every argument, contains anything the function raises, and rejects a
-   function that changed one of its inputs in place (unless the statement asks for that:
-   `call(..., in_place=True)`).
+   function that changed one of its inputs in place, whether it returned or raised (unless the
+   statement lets it: `@exercise(..., in_place=True)`, which `judge` hands to every `call`).
 3. Answers are read only through the helpers below, which accept every valid form (lists, tuples,
    numpy arrays, torch tensors of any real dtype, bfloat16 included, ints where integral,
    torch.Size for shapes; a shape or a position holds ints) and name the junk (text, complex numbers,
@@ -59,7 +60,7 @@ from .expectations import (
     expect_word,
     rounding_hint,
 )
-from .hints import Wrong, describe, position_words, show
+from .hints import Wrong, describe, fmt, position_words, show
 from .learner import check, exercise_ids, progress
 from .registry import Exercise, exercise, get
 from .verdicts import Verdict, judge
@@ -80,6 +81,7 @@ __all__ = [
     "expect_structure",
     "expect_value_error",
     "expect_word",
+    "fmt",
     "get",
     "judge",
     "mentions_shape",

@@ -1,43 +1,56 @@
-"""Calling learner code safely: private copies in, anything raised contained, inputs checked after.
+"""Calling learner code safely: private copies in, anything raised contained, inputs checked after (a raise too).
 
 A learner's function is called only through `call` (or `expect_value_error` when it must refuse
 its inputs). It gets deep private copies of every argument, so it can never change the grader's
 data; whatever it raises becomes a hint; and a function that changed an input in place is told so,
-unless the statement asks for that (`in_place=True`).
+unless the statement lets it (the registration's `in_place=True`, which `judge` hands to every
+`call` through `inputs_may_change`; a grader may also pass `in_place=` itself).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import inspect
 import math
 import re
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from .hints import ORDINALS, Wrong, clip, contained, describe, is_array, quietly, safe_str, sentence_start, short, show
 
+_MAY_CHANGE = contextvars.ContextVar("inputs_may_change", default=False)
 
-def call(fn: Any, *args: Any, what: str = "your function", in_place: bool = False) -> Any:
-    """Call the learner's function on private copies of `args`; any raise, change to an input or missing return becomes a Wrong hint."""
+
+@contextlib.contextmanager
+def inputs_may_change(allowed: bool) -> Iterator[None]:
+    """Inside the block, `call` and `expect_value_error` let a function change its inputs when `allowed`
+    (`judge` runs each checker in it, with the registration's `in_place`)."""
+    token = _MAY_CHANGE.set(bool(allowed))
+    try:
+        yield
+    finally:
+        _MAY_CHANGE.reset(token)
+
+
+def call(fn: Any, *args: Any, what: str = "your function", in_place: bool | None = None) -> Any:
+    """Call the learner's function on private copies of `args`; any raise, change to an input or missing return becomes a Wrong hint.
+
+    A change to an input is refused unless `in_place` (by default: what the exercise's registration says)."""
     name = sentence_start(what)
+    in_place = _MAY_CHANGE.get() if in_place is None else in_place
     if not callable(fn) or is_array(fn):
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
     copies = [private_copy(a) for a in args]
     result = contained(lambda: _quiet_call(fn, copies), lambda exc: _Raised(_raised_hint(name, exc, args)))
+    if not in_place:
+        _refuse_changed(fn, args, copies, name)
     if isinstance(result, _Raised):
         raise Wrong(result.hint)
-    if not in_place:
-        changed = [i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)]
-        if changed:
-            label = _argument_name(fn, changed[0], len(args))
-            raise Wrong(
-                f"{name} changed its input {label} in place: after the call it no longer holds what "
-                "it was given. The caller's data must stay as it was, so build the result as a new "
-                "array instead of writing into the input (no +=, -=, [...] = or out= on it)."
-            )
     if result is None:
         raise Wrong(f"{name} returned None: is a `return` missing?")
     return result
@@ -50,18 +63,23 @@ def expect_value_error(
     names_shapes: bool = False,
     inputs: str = "",
     naming: str = "both shapes",
+    in_place: bool | None = None,
 ) -> str:
     """Raise Wrong unless fn(*args) raises ValueError (a shape mismatch, say); return its message.
 
     With names_shapes, the message must name every input's shape. `inputs` says in words what the
-    inputs are (their shapes by default); `naming` what the message should name."""
+    inputs are (their shapes by default); `naming` what the message should name. A function that
+    changed an input is told so, raise or not (unless `in_place`), as `call` does."""
     name = sentence_start(what)
+    in_place = _MAY_CHANGE.get() if in_place is None else in_place
     if not callable(fn) or is_array(fn):
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
     shapes = [_shape_of(a) for a in args]
     inputs = inputs or "inputs of shapes " + " and ".join(str(s) for s in shapes)
     copies = [private_copy(a) for a in args]
     outcome = contained(lambda: _quiet_call(fn, copies), lambda exc: _Raised(safe_str(exc), type(exc)))
+    if not in_place:
+        _refuse_changed(fn, args, copies, name)
     if not isinstance(outcome, _Raised):
         raise Wrong(
             f"For {inputs}, {what} returned a result, but those inputs do not fit together: "
@@ -80,6 +98,18 @@ def expect_value_error(
             "what does not fit."
         )
     return outcome.hint
+
+
+def _refuse_changed(fn: Any, args: tuple, copies: list, name: str) -> None:
+    """Raise Wrong when the learner's function changed one of its inputs, whether it returned or raised."""
+    changed = [i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)]
+    if changed:
+        label = _argument_name(fn, changed[0], len(args))
+        raise Wrong(
+            f"{name} changed its input {label} in place: after the call it no longer holds what "
+            "it was given. The caller's data must stay as it was, so build the result as a new "
+            "array instead of writing into the input (no +=, -=, [...] = or out= on it)."
+        )
 
 
 class _Raised:

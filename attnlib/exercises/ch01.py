@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..data import VOCAB, VOCAB_2D
-from . import Wrong, call, describe, exercise, expect_word, normal_word, to_number, to_numpy
+from . import Wrong, call, describe, exercise, expect_word, fmt, normal_word, to_number, to_numpy
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "vectors", "the vector, its length and the angle between two arrows"
@@ -94,6 +94,23 @@ def _between_a_twice(a: Any, b: Any) -> float:
     return math.degrees(math.acos(max(-1.0, min(1.0, products / sum(x * x for x in a)))))
 
 
+def _between_clips_top_only(a: Any, b: Any) -> float:
+    """Guards the cosine at 1 only: opposite arrows whose cosine rounds below -1 make math.acos refuse it."""
+    return math.degrees(math.acos(min(1.0, _cosine(a, b))))
+
+
+def _between_catches_domain(a: Any, b: Any) -> float:
+    """Catches math.acos's refusal and calls it 0°: wrong for opposite arrows, which are 180° apart."""
+    try:
+        return math.degrees(math.acos(_cosine(a, b)))
+    except ValueError:
+        return 0.0
+
+
+def _between_asin(a: Any, b: Any) -> float:
+    return math.degrees(math.asin(max(-1.0, min(1.0, _cosine(a, b)))))
+
+
 def _between_no_return(a: Any, b: Any) -> None:
     _between_solution(a, b)
 
@@ -115,6 +132,7 @@ BETWEEN_CASES = [
     ([2.4, -2.8, -2.8], [7 * x for x in (2.4, -2.8, -2.8)]),
     ([1.1, 0.7, 0.3, 0.9], [3 * x for x in (1.1, 0.7, 0.3, 0.9)]),
     ([0.1, 0.2, 0.3], [-x for x in (0.1, 0.2, 0.3)]),
+    ([2.6, -0.7, -2.0], [-5 * x for x in (2.6, -0.7, -2.0)]),  # opposite: the cosine rounds to just below -1
     ([0.1, 0.2, 0.3], [2 * x for x in (0.1, 0.2, 0.3)]),
     ([-1.0, 3.0], [2.0, 1.0]),
 ]
@@ -132,15 +150,20 @@ _BETWEEN_WANT = [math.degrees(math.acos(max(-1.0, min(1.0, _cosine(a, b))))) for
         _between_first_two,
         _between_unclipped,
         _between_atan2,
+        _between_clips_top_only,
+        _between_catches_domain,
+        _between_asin,
         _between_no_return,
         _between_mutates,
     ],
     catches="radians; the cosine instead of the angle; no division by the lengths; |a| twice; only the first two "
     "entries; no guard for a cosine rounded past 1 (math domain error on parallel arrows); the "
-    "2-D directions from the x axis subtracted; no return; a function that changes its input",
+    "2-D directions from the x axis subtracted; a guard at 1 only, or math.acos's error caught as 0° (opposite "
+    "arrows whose cosine rounds below -1); math.asin for math.acos; no return; a function that changes its input",
     solution="return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))",
 )
 def _angle_between(fn: Any) -> None:
+    unsure = None  # a hint for a value two slips explain (0 at a right angle: the cosine, or math.asin's 0°)
     for (a, b), want in zip(BETWEEN_CASES, _BETWEEN_WANT):
         shown = f"{_vec_text(a)} and {_vec_text(b)}"
         try:
@@ -162,26 +185,67 @@ def _angle_between(fn: Any) -> None:
             raise Wrong(f"For {shown} your `angle_between` gave {value}; a finite number of degrees is wanted.")
         if math.isclose(value, want, abs_tol=1e-3, rel_tol=1e-6):  # acos is steep near 0° and 180°
             continue
-        if want > 1e-6 and math.isclose(value, math.radians(want), abs_tol=1e-6):
-            raise Wrong(
-                f"For {shown} your `angle_between` gave {value:.4g}: that is in radians. Convert it to "
-                "degrees (section 'Similar meaning: the angle between two arrows')."
+        hint = _between_hint(a, b, want, value, shown)
+        if hint is None:  # 0 at a right angle: the cosine, or math.asin's 0°
+            unsure = (
+                unsure or f"For {shown} your `angle_between` gave {value:.4g}, which is not the angle between them."
             )
-        if math.isclose(value, math.cos(math.radians(want)), abs_tol=1e-6):
-            raise Wrong(
-                f"For {shown} your `angle_between` gave {value:.4g}, the cosine of the angle. Turn the "
-                "cosine back into an angle, in degrees."
-            )
-        if len(a) > 2 and math.isclose(value, _between_solution(a[:2], b[:2]), abs_tol=1e-6):
-            raise Wrong(
-                f"For {shown}, arrows of {len(a)} numbers, your `angle_between` used only the first two. "
-                "The recipe takes every pair of entries."
-            )
-        raise Wrong(
-            f"For {shown} your `angle_between` gave {value:.4g}°, which is not the angle between them. "
-            "Check each step: the products of matching entries, their sum, the division by both "
-            "lengths, then the angle (section 'Similar meaning: the angle between two arrows')."
+            continue
+        raise Wrong(hint)
+    if unsure:
+        raise Wrong(unsure)
+
+
+def _between_hint(a: Any, b: Any, want: float, value: float, shown: str) -> str | None:
+    """The hint for an angle that is not `want`: the slip it matches, or None when two slips explain it."""
+    if want > 1e-6 and math.isclose(value, math.radians(want), abs_tol=1e-6):
+        return (
+            f"For {shown} your `angle_between` gave {value:.4g}: that is in radians. Convert it to "
+            "degrees (section 'Similar meaning: the angle between two arrows')."
         )
+    as_sine = math.isclose(value, 90.0 - want, abs_tol=1e-3)
+    as_cosine = math.isclose(value, math.cos(math.radians(want)), abs_tol=1e-6)
+    if as_sine and as_cosine:
+        return None
+    if as_sine:
+        return (
+            f"For {shown} your `angle_between` gave {value:.4g}°, which is 90° minus the angle: the "
+            "angle comes from the cosine, and the function that turns a cosine back into an angle "
+            "is math.acos, not math.asin."
+        )
+    if want > 179 and value == 0:
+        return (
+            f"For {shown}, which point in exactly opposite directions, your `angle_between` gave 0°. They "
+            "are 180° apart. Rounding can push their cosine a hair below -1: keep it between -1 "
+            "and 1 before math.acos, rather than catching the error."
+        )
+    if as_cosine:
+        return (
+            f"For {shown} your `angle_between` gave {value:.4g}, the cosine of the angle. Turn the "
+            "cosine back into an angle, in degrees."
+        )
+    if len(a) > 2 and math.isclose(value, _between_solution(a[:2], b[:2]), abs_tol=1e-6):
+        return (
+            f"For {shown}, arrows of {len(a)} numbers, your `angle_between` used only the first two. "
+            "The recipe takes every pair of entries."
+        )
+    if any(
+        math.isclose(value, math.degrees(math.acos(max(-1.0, min(1.0, _dot(a, b) / _dot(v, v))))), abs_tol=1e-6)
+        for v in (a, b)
+    ):
+        return (
+            f"For {shown} your `angle_between` gave {value:.4g}°: the sum of products was divided by "
+            "the length of one arrow twice. Divide by the length of each arrow once."
+        )
+    return (
+        f"For {shown} your `angle_between` gave {fmt(value, want)}°, which is not the angle between them. "
+        "Check each step: the products of matching entries, their sum, the division by both "
+        "lengths, then the angle (section 'Similar meaning: the angle between two arrows')."
+    )
+
+
+def _dot(a: Any, b: Any) -> float:
+    return sum(float(x) * float(y) for x, y in zip(a, b))
 
 
 # --- vectors.closest_to_sat: a prediction -----------------------------------------------------
@@ -271,7 +335,7 @@ def _longer_arrow(answer: Any) -> None:
     length = math.hypot(x, y)
     if abs(length - LORRY_LENGTH) > 0.01:
         raise Wrong(
-            f"The direction is right, but your arrow is {length:.3g} long, and it must be {LORRY_LENGTH:g} "
+            f"The direction is right, but your arrow is {fmt(length, LORRY_LENGTH)} long, and it must be {LORRY_LENGTH:g} "
             f"long (to within 0.01); truck's is {_TRUCK_LENGTH:.3g}. By what number must both of your "
             "numbers be multiplied to make the length 6? (section 'How long is an arrow?')"
         )

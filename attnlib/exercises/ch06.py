@@ -6,6 +6,7 @@ answer is computed here, at import, from private constants.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from . import (
     expect_shape,
     expect_structure,
     normal_word,
+    show,
     to_count,
     to_numpy,
     to_shape,
@@ -113,6 +115,18 @@ def _is_illegal(item: Any) -> bool:
     return isinstance(item, str) and normal_word(item) == "illegal"
 
 
+_SHAPE_TEXT = re.compile(r"\s*[\(\[]?\s*\d+\s*(?:,|x|×|\*|by)\s*\d+\s*[\)\]]?\s*", re.IGNORECASE)
+
+
+def _shape_as_text(item: Any, which: str) -> None:
+    """Raise Wrong when a shape was given as text, "(4, 2)", rather than as numbers."""
+    if isinstance(item, str) and _SHAPE_TEXT.fullmatch(item):
+        raise Wrong(
+            f"Your answer for {which} is the text {show(item)}: give a shape as numbers in a tuple, "
+            "such as (2, 7), without quotes."
+        )
+
+
 @exercise(
     "transpose.transpose_order",
     right=[
@@ -129,9 +143,11 @@ def _is_illegal(item: Any) -> bool:
         [(4, 2), (3, 4), (4, 2)],
         [(4, 2), "illegal"],
         [(4, 2), "no", (4, 2)],
+        ["(4, 2)", "illegal", (4, 2)],
+        [(4, 2), "illegal", "4 x 2"],
     ],
     catches="MN's shape not transposed, MᵀNᵀ taken as legal (3×3 or 3×4), the old order taken as the "
-    "right one, NᵀMᵀ called illegal too, a missing answer, a word other than 'illegal'",
+    "right one, NᵀMᵀ called illegal too, a missing answer, a word other than 'illegal', a shape written as text",
     solution='answer = [(4, 2), "illegal", (4, 2)]',
 )
 def _transpose_order(answer: Any) -> None:
@@ -141,13 +157,14 @@ def _transpose_order(answer: Any) -> None:
             'such as (2, 7) or the word "illegal".'
         )
     mn_t, mt_nt, nt_mt = answer
+    _shape_as_text(mn_t, "(MN)ᵀ")
     if isinstance(mn_t, str):
         raise Wrong("(MN)ᵀ is legal: MN is a legal product, and every matrix has a transpose. Give its shape.")
     if to_shape(mn_t, "your shape of (MN)ᵀ") == (_M_SHAPE[0], _N_SHAPE[1]):
         raise Wrong("(2, 4) is the shape of MN. Its transpose swaps rows and columns.")
     expect_shape(mn_t, _MN_T_SHAPE, "your shape of (MN)ᵀ")
     if not _is_illegal(mt_nt):
-        if isinstance(mt_nt, str):
+        if isinstance(mt_nt, str) and not _SHAPE_TEXT.fullmatch(mt_nt):  # a shape as text is a shape
             raise Wrong('For a product that cannot be computed, write the word "illegal".')
         raise Wrong(
             "MᵀNᵀ: write the two shapes side by side, Mᵀ first, and compare the inner numbers "
@@ -155,6 +172,7 @@ def _transpose_order(answer: Any) -> None:
         )
     if _is_illegal(nt_mt):
         raise Wrong("NᵀMᵀ: write the two shapes side by side, Nᵀ first, and compare the inner numbers again.")
+    _shape_as_text(nt_mt, "NᵀMᵀ")
     if isinstance(nt_mt, str):
         raise Wrong('For NᵀMᵀ give a shape such as (2, 7), or the word "illegal".')
     expect_shape(nt_mt, _NT_MT_SHAPE, "your shape of NᵀMᵀ")

@@ -205,6 +205,12 @@ def _same_numbers(got: np.ndarray, want: np.ndarray) -> bool:
     return got.shape == want.shape and bool(np.allclose(got, want, equal_nan=True))
 
 
+def _not_whole_array(x: np.ndarray, got: np.ndarray) -> str:
+    """The end of the overflow hint: the whole array's max named only when that is what was used."""
+    whole = x.ndim > 1 and _same_numbers(got, _whole_array_max(x))
+    return ", not by the whole array's largest." if whole else "."
+
+
 def _columns(x: Any) -> np.ndarray:
     e = np.exp(x - x.max(axis=0, keepdims=True))
     return e / e.sum(axis=0, keepdims=True)
@@ -284,7 +290,7 @@ def _stable_softmax(fn: Any) -> None:
                 raise Wrong(
                     f"The result for {case} contains inf or nan: np.exp overflowed, or a whole row "
                     "underflowed to 0. Shift each row by its own largest score before np.exp "
-                    "(section 'Overflow, and the max trick'), not by the whole array's largest."
+                    f"(section 'Overflow, and the max trick'){_not_whole_array(x, got)}"
                 )
             if got.ndim == 2 and np.allclose(got.sum(axis=0), 1) and not np.allclose(got.sum(axis=-1), 1):
                 raise Wrong(

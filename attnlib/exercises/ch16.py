@@ -20,8 +20,8 @@ A_BYTES = N_MEM**2 * HEADS_MEM * BYTES_PER
 @exercise(
     "cpu_vs_gpu.memory_of_a",
     right=[A_BYTES, float(A_BYTES), 1.7179869184e10],
-    wrong=[2 * A_BYTES, A_BYTES // HEADS_MEM, N_MEM * HEADS_MEM * BYTES_PER, A_BYTES // BYTES_PER],
-    catches="float32's 4 bytes, one head only, growth like n, numbers instead of bytes",
+    wrong=[2 * A_BYTES, A_BYTES // HEADS_MEM, N_MEM * HEADS_MEM * BYTES_PER, A_BYTES // BYTES_PER, 16, 17.18],
+    catches="float32's 4 bytes, one head only, growth like n, numbers instead of bytes, GiB or GB instead of bytes",
     solution="answer = 16_384**2 * 32 * 2",
 )
 def _memory_of_a(answer: Any) -> None:
@@ -31,9 +31,11 @@ def _memory_of_a(answer: Any) -> None:
         A_BYTES // HEADS_MEM: "That is the A of one head. Every head has its own A.",
         N_MEM * HEADS_MEM * BYTES_PER: "That grows only like n. A has a row and a column for every word.",
         A_BYTES // BYTES_PER: "That counts numbers, not bytes.",
+        A_BYTES / 2**30: "That is the size in GiB. Give it in bytes: 1 GiB is 2³⁰ bytes.",
+        A_BYTES / 1e9: "That is the size in GB (10⁹ bytes). Give it in bytes.",
     }
     for slip, hint in slips.items():
-        if value is not None and math.isclose(value, slip, rel_tol=1e-6):
+        if value is not None and math.isclose(value, slip, rel_tol=1e-3):
             raise Wrong(hint)
     expect_number(
         answer,
@@ -55,6 +57,7 @@ _ROW = [  # the first block (mu = -inf, nothing seen yet), a larger max, a small
     (3.0, 2.5, [1.0, -2.0, 0.5], [-1.0, 2.0, 0.5], [[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [3.0, 3.0, 3.0]]),
     (1.5, 0.7, [0.2], [1.5], [[4.0]]),
     (1000.0, 1.2, [3.0, 1.0], [1001.0, 999.0, 1003.0], [[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]),
+    (-math.inf, 0.0, [0.0, 0.0], [-3.0, -1.5], [[2.0, 1.0], [-1.0, 4.0]]),  # a first block of negative scores
 ]
 
 
@@ -127,6 +130,16 @@ def _wrong_changes_z_in_place(mu, l, z, s, v):
     return mu_new, l_new, z_new
 
 
+def _wrong_no_rescale(mu, l, z, s, v):
+    mu_new = max([mu] + list(s))
+    return _with(mu_new, 1.0 if mu != -math.inf else 0.0, s, l, z, v)
+
+
+def _wrong_divides_each_step(mu, l, z, s, v):
+    mu_new, l_new, z_new = _right_math(mu, l, z, s, v)
+    return mu_new, l_new, [zj / l_new for zj in z_new]
+
+
 def _wrong_returns_old_max(mu, l, z, s, v):
     _, l_new, z_new = _right_math(mu, l, z, s, v)
     return mu, l_new, z_new
@@ -141,10 +154,13 @@ def _wrong_returns_old_max(mu, l, z, s, v):
         _wrong_forgets_old_max,
         _wrong_not_shifted,
         _wrong_returns_old_max,
+        _wrong_no_rescale,
+        _wrong_divides_each_step,
     ],
-    catches="z not rescaled, the rescale upside down, a new max that forgets the old one, exponentials not "
+    catches="z not rescaled, no rescale at all, z divided by ℓ at every step, the rescale upside down, a new max that forgets the old one, exponentials not "
     "shifted by the new max (overflow near 1000), the old max returned, z changed in place",
     solution="c = np.exp(mu - mu_new)",
+    in_place=True,  # the statement lets z and s be updated in place
 )
 def _online_step(answer: Any) -> None:
     for case, (mu_want, l_want, z_want) in zip(_ROW, _EXPECTED):
@@ -167,6 +183,7 @@ def _online_step(answer: Any) -> None:
             )
         mu_got, l_got, z_got = (_floats(x) for x in got)
         if mu_got is None or l_got is None or z_got is None:
+            _tell(case[0] == -math.inf and mu_got is not None and _NAN_AT_FIRST_BLOCK)
             raise Wrong(
                 "The three things you return should be numbers (μ and ℓ) and a list or array of "
                 "numbers (z), with no NaN or infinity in them. Were the exponentials shifted by "
@@ -178,16 +195,93 @@ def _online_step(answer: Any) -> None:
             raise Wrong(f"The new z should have one entry per column of the values ({len(z_want)}), not {z_got.size}.")
         mu_got, l_got = float(mu_got.reshape(())), float(l_got.reshape(()))
         if not math.isclose(mu_got, mu_want, rel_tol=1e-9):
+            _tell(case[0] == -math.inf and mu_got == 0 and _MAX_FROM_ZERO)
             raise Wrong("The new running max is not right: it must cover the old max and the new block.")
         if not math.isclose(l_got, l_want, rel_tol=1e-9):
+            unscaled = case[1] + sum(math.exp(x - mu_want) for x in case[3])
+            if case[0] != -math.inf and case[0] != mu_want and math.isclose(l_got, unscaled, rel_tol=1e-9):
+                raise Wrong(
+                    "Both ℓ and z still carry the old max: before adding the block, multiply both by the "
+                    "rescale c = e^(μ_old − μ_new)."
+                )
             if case[0] != -math.inf and l_got > l_want * 1.5:
                 raise Wrong(
                     "The running sum ℓ came out too large. Which way does the rescale go? The old sum "
                     "was computed with the old, smaller max."
                 )
+            _tell(_unshifted(case, mu_want, l_got))
             raise Wrong("The new running sum ℓ is not right (section 'The online softmax, step by step').")
+        _tell(_z_slip(case, z_got.ravel()))
         if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got.ravel(), z_want)):
+            if all(math.isclose(a, b / l_want, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got.ravel(), z_want)):
+                raise Wrong(
+                    "Your z is already divided by ℓ. Keep z as the running sum, and divide once, after the last block."
+                )
             raise Wrong("The sum ℓ is right, but z is not: the old z was summed with the old max, as the old ℓ was.")
+
+
+_NAN_AT_FIRST_BLOCK = (
+    "At the first block (μ = −∞, nothing seen yet) your ℓ or z came out NaN or infinite: the rescale "
+    "of the old sums blew up. Which way does the rescale go? When the max grows, it shrinks the old "
+    "sums, and at the first block there is nothing left of them."
+)
+_MAX_FROM_ZERO = (
+    "For a first block of negative scores your new max is 0. Before the first block the running max "
+    "is −∞, not 0: the new max is then the block's own largest score."
+)
+
+
+def _tell(hint: Any) -> None:
+    """Raise Wrong with the hint, if there is one (a slip recognised), else nothing."""
+    if hint:
+        raise Wrong(hint)
+
+
+def _unshifted(case: tuple, mu_new: float, l_got: float) -> str:
+    """The hint for a sum ℓ of the raw scores' exponentials (not shifted by the new max), else ''."""
+    mu, l, _, s, _ = case
+    if max(s) > 700:  # e^s itself would overflow: the NaN hint says it
+        return ""
+    if not math.isclose(l_got, math.exp(mu - mu_new) * l + sum(math.exp(x) for x in s), rel_tol=1e-9):
+        return ""
+    return (
+        "The sum ℓ took the exponentials of the raw scores: shift the block's scores by the new max "
+        "before exp, as every softmax of the course does."
+    )
+
+
+def _z_slip(case: tuple, z_got: Any) -> str:
+    """With μ and ℓ right, the slip in z that no hint of `_online_step` names (weights left out, the
+    product turned), a plain hint when z matches no slip at all, and '' otherwise."""
+    mu, l, z, s, v = case
+    mu_new = max(mu, max(s))
+    c = math.exp(mu - mu_new)
+    p = [math.exp(x - mu_new) for x in s]
+    k, d = len(s), len(z)
+
+    def near(values: list) -> bool:
+        return all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got, values))
+
+    want = _reference(*case)
+    if near(want[2]):
+        return ""
+    if near([c * z[j] + sum(v[i][j] for i in range(k)) for j in range(d)]):
+        return (
+            "The sum ℓ is right, but z is not: the block's value rows were added as they are. Each "
+            "value row counts with the weight its score gets, the same exponential that ℓ adds up."
+        )
+    if k == d and near([c * z[j] + sum(v[j][i] * p[i] for i in range(k)) for j in range(d)]):
+        return (
+            "The sum ℓ is right, but z is not: the weights met the columns of v instead of its rows. "
+            "Weight i belongs to key i, that is row i of v: mind the order of the product."
+        )
+    named = [[z[j] + sum(p[i] * v[i][j] for i in range(k)) for j in range(d)], [x / want[1] for x in want[2]]]
+    if any(near(values) for values in named):
+        return ""  # the old z not rescaled, or z divided by ℓ: named where z is compared
+    return (
+        "The sum ℓ is right, but z is not. z is built as ℓ is: the old z rescaled, plus the block's "
+        "value rows, each with its weight (section 'The online softmax, step by step')."
+    )
 
 
 def _floats(x: Any, finite: bool = True) -> Any:

@@ -120,10 +120,10 @@ def expect_array(
         first = tuple(int(i) for i in bad[0])
         raise Wrong(
             f"The shape is right, but {len(bad)} of {got.size} values differ. The first is "
-            f"{position_words(first)}, where you have {fmt(got[first])}, "
+            f"{position_words(first)}, where you have {fmt(got[first], expected[first])}, "
             f"{_how_far(float(got[first]), float(expected[first]))}. Recompute that entry carefully."
         )
-    raise Wrong(f"{name} is {fmt(got)}, {_how_far(float(got), float(expected))}. Recompute it carefully.")
+    raise Wrong(f"{name} is {fmt(got, expected)}, {_how_far(float(got), float(expected))}. Recompute it carefully.")
 
 
 def expect_structure(
@@ -324,7 +324,7 @@ def expect_number(
     rounded = rounding_hint(value, expected, atol=atol, rtol=rtol)
     if rounded:
         raise Wrong(rounded.replace("Your numbers look", "Your number looks"))
-    raise Wrong(f"{name} is {fmt(value)}, {_how_far(value, expected)}. {hint}".strip())
+    raise Wrong(f"{name} is {fmt(value, expected)}, {_how_far(value, expected)}. {hint}".strip())
 
 
 # --- shapes, pairs and words ------------------------------------------------------------

@@ -7,6 +7,7 @@ and `polish` capitalises every sentence, so a checker may write its hints in low
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 import sys
@@ -197,9 +198,23 @@ def position_words(index: tuple[int, ...]) -> str:
     return "entry " + "".join(f"[{i}]" for i in index)
 
 
-def fmt(x: Any) -> str:
-    """A number as a hint writes it: four significant digits."""
+def fmt(x: Any, apart_from: Any = None) -> str:
+    """A number as a hint writes it: four significant digits, or, beside the value it should be
+    (`apart_from`), the fewest digits from four up that write the two differently, so that an
+    echo never reads as the right value (499501 is not shown as 4.995e+05, as 499500 would be)."""
     try:
-        return f"{float(x):.4g}"
+        value = float(x)
     except Exception:
         return show(x)
+    text = f"{value:.4g}"
+    try:
+        want = float(apart_from) if apart_from is not None else None
+    except Exception:
+        want = None
+    if want is None or value == want or not math.isfinite(value) or not math.isfinite(want):
+        return text
+    for digits in range(4, 18):
+        text = f"{value:.{digits}g}"
+        if text != f"{want:.{digits}g}":
+            break
+    return text

@@ -51,14 +51,21 @@ class Exercise:
     subject: str = ""  # the chapter's subject in `_toc.yml`, from its module's CHAPTER (else the id's first part)
     title: str = ""  # the chapter's title, from its module's CHAPTER
     order: int = 0  # its place among all registrations: the order the chapter asks them in
+    in_place: bool = False  # the statement lets the learner's function change its inputs (see calling.call)
 
 
 _REGISTRY: dict[str, Exercise] = {}
 _loaded = False
 
 
-def exercise(exercise_id: str, right: list, wrong: list, catches: str = "", solution: str = "") -> Callable:
-    """Register a checker under `exercise_id` ("subject.name"), with examples of right and wrong answers."""
+def exercise(
+    exercise_id: str, right: list, wrong: list, catches: str = "", solution: str = "", in_place: bool = False
+) -> Callable:
+    """Register a checker under `exercise_id` ("subject.name"), with examples of right and wrong answers.
+
+    `in_place=True` when the statement lets the learner's function change its inputs (a running
+    state updated in place, say); by default the statement promises to leave them as they were,
+    and `call` refuses a function that changed one, on a normal return or a raise alike."""
     exercise_id = current_id(exercise_id)
     subject = exercise_id.partition(".")[0]
 
@@ -67,7 +74,7 @@ def exercise(exercise_id: str, right: list, wrong: list, catches: str = "", solu
             raise ValueError(f"exercise id {exercise_id!r} is registered twice")
         title = subject.replace("_", " ").capitalize()  # subject and title until its module's CHAPTER is read
         _REGISTRY[exercise_id] = Exercise(
-            exercise_id, checker, list(right), list(wrong), catches, solution, subject, title, len(_REGISTRY)
+            exercise_id, checker, list(right), list(wrong), catches, solution, subject, title, len(_REGISTRY), in_place
         )
         return checker
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..exercise_record.attempts import is_attempt
 from ..exercise_record.ids import current_id
 from .answers import size_at_least, to_numpy
+from .calling import inputs_may_change
 from .hints import Wrong, contained, describe, is_array, polish, quietly, safe_str, shape_words, show
 from .registry import Exercise, exercises, find
 
@@ -80,7 +81,7 @@ def _judge(exercise: Any, answer: Any) -> Verdict:
 def _hint(ex: Exercise, answer: Any) -> str | None:
     """The checker's hint on the answer, None when it is right."""
     try:
-        with quietly():
+        with quietly(), inputs_may_change(ex.in_place):
             _refuse_oversized(ex, answer)
             ex.checker(answer)
     except Wrong as hint:

@@ -1,0 +1,417 @@
+"""The checker at the edges (issue 33): hidden inputs that hold the cases each statement warns
+about, inputs compared on every path, in-place promises kept, one diagnosis per slip, echoes that
+tell the answer from the right value, and section titles that exist.
+
+Every test here was watched failing before its fix (see the commit that added it).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from attnlib import course
+from attnlib.exercise_record.ids import current_id
+from attnlib.exercises import judge, registry
+from attnlib.exercises.hints import fmt
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _fails(exercise_id, answer):
+    """The hint on a wrong answer (it must be judged wrong)."""
+    verdict = judge(exercise_id, answer)
+    assert not verdict.ok, f"{exercise_id} accepted a wrong answer"
+    return verdict.message
+
+
+# --- inputs are compared on every path, a raise included ---------------------------------------
+
+
+def _make_x_sorts_then_raises(vectors):
+    lengths = [len(v) for v in vectors]
+    if len(set(lengths)) > 1:
+        vectors.sort(key=len)
+        raise ValueError(f"the lengths are {lengths}")
+    return np.array(vectors, dtype=float)
+
+
+def _make_x_drops_odd_then_raises(vectors):
+    lengths = [len(v) for v in vectors]
+    if len(set(lengths)) > 1:
+        vectors.pop(lengths.index(max(lengths)))
+        raise ValueError(f"the lengths are {lengths}")
+    return np.array(vectors, dtype=float)
+
+
+def _matmul_zeroes_then_raises(M, N):
+    M, N = np.asarray(M), np.asarray(N)
+    if M.shape[1] != N.shape[0]:
+        M[...] = 0
+        raise ValueError(f"shapes {M.shape} and {N.shape} do not fit")
+    return M @ N
+
+
+def _attention_zeroes_x_then_raises(X, W_Q, W_K, W_V):
+    if X.shape[1] != W_Q.shape[0]:
+        X[...] = 0
+        raise ValueError(f"X has shape {X.shape} but W_Q has shape {W_Q.shape}")
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True) @ V
+
+
+def test_an_input_changed_before_a_raise_is_named():
+    for exercise_id, fn in [
+        ("the_matrix_x.make_x", _make_x_sorts_then_raises),
+        ("the_matrix_x.make_x", _make_x_drops_odd_then_raises),
+        ("matrix_multiplication.my_matmul", _matmul_zeroes_then_raises),
+        ("weighted_sum.self_attention", _attention_zeroes_x_then_raises),
+    ]:
+        assert "in place" in _fails(exercise_id, fn), fn.__name__
+
+
+# --- hidden inputs hold the edge each statement names -----------------------------------------
+
+
+def _cos(a, b):
+    dot = sum(x * y for x, y in zip(a, b))
+    return dot / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
+
+
+def _angle_clipped_at_one(a, b):
+    return math.degrees(math.acos(min(1.0, _cos(a, b))))
+
+
+def _angle_error_as_zero(a, b):
+    try:
+        return math.degrees(math.acos(_cos(a, b)))
+    except ValueError:
+        return 0.0
+
+
+def test_opposite_arrows_whose_cosine_rounds_below_minus_one_are_tried():
+    assert "-1" in _fails("vectors.angle_between", _angle_clipped_at_one)
+    assert "180°" in _fails("vectors.angle_between", _angle_error_as_zero)
+
+
+# --- each slip gets its own diagnosis -----------------------------------------------------------
+
+
+def _angle_asin(a, b):
+    return math.degrees(math.asin(max(-1.0, min(1.0, _cos(a, b)))))
+
+
+def _angle_a_twice(a, b):
+    dot = sum(x * y for x, y in zip(a, b))
+    return math.degrees(math.acos(max(-1.0, min(1.0, dot / sum(x * x for x in a)))))
+
+
+def test_angle_between_names_asin_and_one_length_twice():
+    asin = _fails("vectors.angle_between", _angle_asin)
+    assert "asin" in asin and "cosine of the angle" not in asin
+    twice = _fails("vectors.angle_between", _angle_a_twice)
+    assert "twice" in twice and "first two" not in twice
+
+
+# --- the online softmax: every slip named where it happened --------------------------------------
+
+
+def _right_step(mu, l, z, s, v):
+    mu_new = max([mu, *s])
+    c = math.exp(mu - mu_new)
+    p = [math.exp(x - mu_new) for x in s]
+    return mu_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+
+
+def _step_inverted(mu, l, z, s, v):  # e^(μ_new − μ_old): infinite at the first block
+    mu_new = max([mu, *s])
+    c = math.exp(mu_new - mu)
+    p = [math.exp(x - mu_new) for x in s]
+    return mu_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+
+
+def _step_unweighted(mu, l, z, s, v):
+    mu_new, l_new, _ = _right_step(mu, l, z, s, v)
+    c = math.exp(mu - mu_new)
+    return mu_new, l_new, [c * zj + sum(row[j] for row in v) for j, zj in enumerate(z)]
+
+
+def _step_v_at_p(mu, l, z, s, v):
+    mu_new = max(mu, max(s))
+    p = np.exp(np.asarray(s) - mu_new)
+    return mu_new, np.exp(mu - mu_new) * l + p.sum(), np.exp(mu - mu_new) * np.asarray(z) + np.asarray(v) @ p
+
+
+def _step_returns_output(mu, l, z, s, v):
+    mu_new, l_new, z_new = _right_step(mu, l, z, s, v)
+    return mu_new, l_new, [x / l_new for x in z_new]
+
+
+def _step_starts_at_zero(mu, l, z, s, v):
+    return _right_step(0.0 if mu == -math.inf else mu, l, z, s, v)
+
+
+def _step_unshifted(mu, l, z, s, v):
+    mu_new = max([mu, *s])
+    c = math.exp(mu - mu_new)
+    p = [math.exp(x) for x in s]
+    return mu_new, c * l + sum(p), [c * zj + sum(pi * row[j] for pi, row in zip(p, v)) for j, zj in enumerate(z)]
+
+
+def _step_in_place(mu, l, z, s, v):  # the statement lets z and s be updated in place
+    mu_new = max([mu, *s])
+    c = math.exp(mu - mu_new)
+    for i, x in enumerate(s):
+        s[i] = math.exp(x - mu_new)
+    for j in range(len(z)):
+        z[j] = c * z[j] + sum(s[i] * v[i][j] for i in range(len(s)))
+    return mu_new, c * l + sum(s), z
+
+
+def test_online_step_names_each_slip_and_no_other():
+    slips = {
+        _step_inverted: ("Which way does the rescale go", "shifted"),
+        _step_unweighted: ("weight", "old max"),
+        _step_v_at_p: ("columns of v", "old max"),
+        _step_returns_output: ("divided by ℓ", "old max"),
+        _step_starts_at_zero: ("−∞, not 0", "old max"),
+        _step_unshifted: ("raw scores", "rescale"),
+    }
+    for fn, (named, not_named) in slips.items():
+        hint = _fails("cpu_vs_gpu.online_step", fn)
+        assert named in hint and not_named not in hint, (fn.__name__, hint)
+
+
+def test_online_step_takes_z_and_s_updated_in_place():
+    assert judge("cpu_vs_gpu.online_step", _step_in_place).ok
+
+
+# --- statement and grader agree on the inputs ---------------------------------------------------
+
+_FORBIDS = re.compile(
+    r"do not change|must not change|leaves? [^.]{0,40}unchanged|as you found it|without changing", re.IGNORECASE
+)
+_ALLOWS = re.compile(r"\bmay (?:change|update|overwrite)\b[^.]*in place", re.IGNORECASE)
+
+
+# Sentences the coordinator adds to statements in notebooks this branch does not own (chapters 8-16);
+# once a sentence is in its notebook, its entry here goes.
+_TO_ADD = {"many_heads.multi_head": "Leave `X` and the four weight matrices unchanged."}
+
+
+def _statement(ex):
+    """The markdown of the `{exercise}` block whose check cell checks `ex`, in its chapter's notebook."""
+    stem = next(stem for _, subject, stem in course.chapters() if subject == ex.subject)
+    cells = json.loads((ROOT / "chapters" / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    statement = None
+    for cell in cells:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and ":::{exercise}" in text:
+            statement = text
+        if cell["cell_type"] == "code":
+            for found in re.finditer(r"check\(\s*[\"']([\w.]+)[\"']", text):
+                if current_id(found.group(1)) == ex.id:
+                    return statement
+    raise AssertionError(f"no check cell for {ex.id}")
+
+
+def _changes_its_input(right):
+    """A right answer that, after computing its result, changes the first input that can change."""
+
+    def change(x):
+        if isinstance(x, np.ndarray) and x.size:
+            x.reshape(-1)[0] += 1
+            return True
+        if isinstance(x, list) and x:
+            if isinstance(x[0], (list, np.ndarray)):
+                return change(x[0])
+            x[0] = x[0] + 1
+            return True
+        return False
+
+    def fn(*args):
+        result = copy.deepcopy(right(*args))
+        fn.changed |= any(change(a) for a in args)
+        return result
+
+    fn.changed = False
+    return fn
+
+
+def test_each_statement_s_promise_on_its_inputs_is_the_grader_s():
+    functions = [ex for ex in registry.exercises() if ex.right and callable(ex.right[0])]
+    assert len(functions) >= 10
+    for ex in functions:
+        statement = _statement(ex) + " " + _TO_ADD.get(ex.id, "")
+        forbids, allows = bool(_FORBIDS.search(statement)), bool(_ALLOWS.search(statement))
+        assert not (forbids and allows), ex.id
+        changing = _changes_its_input(ex.right[0])
+        verdict = judge(ex, changing)
+        if not changing.changed:  # its inputs are numbers (causal_mask(n)): nothing to promise
+            assert verdict.ok and not forbids, ex.id
+            continue
+        assert ex.in_place == (not forbids), f"{ex.id}: the statement {'forbids' if forbids else 'lets'} a change"
+        if forbids:
+            assert not verdict.ok and "in place" in verdict.message, (ex.id, verdict.message)
+        else:
+            assert verdict.ok, (ex.id, verdict.message)
+
+
+# --- echoes tell the answer from the right value ----------------------------------------------------
+
+
+def test_a_near_miss_is_echoed_with_the_digits_that_tell_it_apart():
+    for answer in (499_501, 499_499):
+        hint = _fails("masks.masked_count", answer)
+        assert f"{answer}" in hint.replace(",", ""), hint
+        assert "4.995e+05" not in hint
+    assert fmt(0.30001, 0.3) == "0.30001" and fmt(2.5, 3.0) == "2.5" and fmt(1 / 3) == "0.3333"
+    from attnlib.exercises import ch01
+
+    long = _fails("vectors.longer_arrow", [x * 6.0149 / 6 for x in ch01._LORRY])  # 0.0149 too long
+    assert "6.015 long" in long, long
+
+
+# --- a section a hint names is a section of its chapter ---------------------------------------------
+
+_QUOTED_SECTION = re.compile(r"section\s+(?:'((?:[^'{}]|'(?=[a-z]))+)'|\"([^\"{}]+)\"|“([^”{}]+)”)")  # W's rows
+_OF_STEP = re.compile(r"step \d+ of '([^'{}]+)'")
+
+
+def _words(title):
+    """A heading or a quoted title reduced to its words: no markup, no LaTeX, ᵀ for ^\\top, one space."""
+    for tex, text in (
+        ("^{\\mathsf T}", "ᵀ"),
+        ("^\\top", "ᵀ"),
+        ("^T", "ᵀ"),
+        ("^2", "²"),
+        ("\\sqrt", "√"),
+        ("\\times", "×"),
+    ):
+        title = title.replace(tex, text)
+    title = re.sub(r"\\[a-zA-Z]+|[$`*{}_\\]", "", title)
+    return " ".join(title.replace("–", "-").replace("—", "-").split()).lower()
+
+
+def _headings(stem):
+    cells = json.loads((ROOT / "chapters" / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    return {
+        _words(line.lstrip("#"))
+        for cell in cells
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()
+        if line.startswith("#")
+    }
+
+
+def test_every_section_a_hint_names_is_a_heading_of_its_chapter():
+    stems = {subject: stem for _, subject, stem in course.chapters()}
+    graders = sorted((ROOT / "attnlib" / "exercises").glob("*.py"))
+    checked, missing = 0, []
+    for path in graders:
+        source = re.sub(r"([\"'])\s*\n\s*f?\1", "", path.read_text(encoding="utf-8"))  # "a " "b" read as "a b"
+        chapter = re.search(r"^CHAPTER = \"(\w+)\"", source, re.MULTILINE)
+        if not chapter:
+            continue
+        headings = _headings(stems[chapter.group(1)])
+        for found in [*_QUOTED_SECTION.finditer(source), *_OF_STEP.finditer(source)]:
+            title = next(g for g in found.groups() if g)
+            checked += 1
+            if _words(title) not in headings:
+                missing.append(f"{path.name}: {title!r}")
+    assert checked >= 20
+    assert not missing, "\n".join(missing)
+
+
+def test_a_softmax_without_a_shift_is_not_told_about_the_whole_array_s_max():
+    naive = _fails("softmax.stable_softmax", lambda x: np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True))
+    assert "own largest score" in naive and "whole array" not in naive
+
+    def whole_array_max(x):
+        e = np.exp(x - np.max(x))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    assert "whole array" in _fails("softmax.stable_softmax", whole_array_max)
+
+
+def test_a_shape_written_as_text_is_read_as_a_shape_not_as_a_word():
+    first = _fails("transpose.transpose_order", ["(4, 2)", "illegal", (4, 2)])
+    assert "text" in first and "is legal" not in first
+    last = _fails("transpose.transpose_order", [(4, 2), "illegal", "(4, 2)"])
+    assert "text" in last and "illegal" not in last.replace("'illegal'", "")
+    middle = _fails("transpose.transpose_order", [(4, 2), "(3, 3)", (4, 2)])
+    assert "inner numbers" in middle and '"illegal"' not in middle
+
+
+# --- a width is a whole number: statement, chapter and grader say the same --------------------------
+
+
+def test_sizes_are_whole_numbers_in_the_statement_the_chapter_and_the_grader():
+    stem = next(stem for _, subject, stem in course.chapters() if subject == "query_key_value")
+    cells = json.loads((ROOT / "chapters" / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    texts = ["".join(c["source"]) for c in cells]
+    taught = next(i for i, (c, t) in enumerate(zip(cells, texts)) if c["cell_type"] == "markdown" and "`//`" in t)
+    for exercise_id, decimal in [
+        ("query_key_value.head_w_q", (768, 768 / 12)),
+        ("query_key_value.w_shapes", [(6.0, 3), (6, 3), (6, 4)]),
+    ]:
+        statement = _statement(registry.get(exercise_id))
+        assert "whole numbers" in statement and texts.index(statement) > taught, exercise_id
+        assert "//" in _fails(exercise_id, decimal), exercise_id
+    assert "`//`" in _statement(registry.get("query_key_value.head_w_q"))  # where the statement writes d_model / h
+
+
+# --- every softmax of the course is safe on large scores: chapters 10 and 12 say so and try it -------
+
+
+def _softmax_unshifted(S):
+    E = np.exp(S)
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def _softmax_whole_max(S):
+    E = np.exp(S - S.max())
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def _attention(softmax):
+    def self_attention(X, W_Q, W_K, W_V):
+        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+        return softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V
+
+    return self_attention
+
+
+def _heads(softmax):
+    def multi_head_attention(X, W_Q, W_K, W_V, W_O, h):
+        n, d_model = X.shape
+        d_k = d_model // h
+        Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+        A = softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(d_k))
+        return (A @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+    return multi_head_attention
+
+
+def test_the_softmax_inside_attention_must_shift_each_row_by_its_own_max():
+    for exercise_id, build in [("weighted_sum.self_attention", _attention), ("many_heads.multi_head", _heads)]:
+        statement = _statement(registry.get(exercise_id))
+        assert "(09_softmax.ipynb)" in statement and "max" in statement, exercise_id
+        assert judge(exercise_id, build(lambda S: _softmax_whole_max(S - S.max(axis=-1, keepdims=True)))).ok
+        for softmax in (_softmax_unshifted, _softmax_whole_max):
+            hint = _fails(exercise_id, build(softmax))
+            assert "largest score" in hint, (exercise_id, softmax.__name__, hint)
+
+
+def test_every_registered_online_step_slip_hears_a_step_not_a_plain_not_right():
+    plain = ("is not right (section", "The three things you return should be numbers")
+    for wrong in registry.get("cpu_vs_gpu.online_step").wrong:
+        hint = _fails("cpu_vs_gpu.online_step", wrong)
+        assert not any(words in hint for words in plain), (wrong.__name__, hint)
