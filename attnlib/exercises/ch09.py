@@ -250,64 +250,86 @@ def _no_return(x: Any) -> None:
 def _stable_softmax(fn: Any) -> None:
     for x, want in zip(_STABLE_CASES, _STABLE_WANT):
         case = f"softmax({x.tolist()})"
-        given = x.copy()  # the learner's own copy; x stays private
-        with np.errstate(all="ignore"):
-            try:
-                got = call(fn, given, what="your function `softmax`")
-            except Wrong as hint:
-                if x.ndim == 2 and "broadcast" in str(hint):
-                    raise Wrong(
-                        f"{hint} The max of each row must stay a column that lines up with its row: use keepdims=True."
-                    ) from None
-                if x.ndim == 1 and "axis" in str(hint).lower():
-                    raise Wrong(
-                        f"{hint} A single row (1-D input) has only one axis: work along the "
-                        "last axis, axis=-1, so rows and matrices both work."
-                    ) from None
-                raise
-            if not np.array_equal(given, x, equal_nan=True):
-                raise Wrong(
-                    f"Your function changed its input: after {case} the scores it was given were "
-                    "different. Compute the shifted scores into a new array (x - ..., not x -= ...), "
-                    "so the caller's scores stay as they were."
-                )
-            got = to_numpy(got, f"softmax of an input of shape {x.shape}")
-        if got.shape != want.shape:
+        got = _softmax_output(fn, x, case)
+        _check_softmax_shape(got, want, x, case)
+        _check_softmax_values(got, want, x, case)
+
+
+def _softmax_output(fn: Any, x: np.ndarray, case: str) -> np.ndarray:
+    """The learner's softmax of a copy of x, as numpy; an input it changed is named here."""
+    given = x.copy()  # the learner's own copy; x stays private
+    with np.errstate(all="ignore"):
+        got = _call_softmax(fn, given)
+        if not np.array_equal(given, x, equal_nan=True):
             raise Wrong(
-                f"The result for {case} has shape {got.shape}, but softmax keeps the shape of its "
-                f"input, {x.shape}. Use keepdims=True when you take the max and the sum of each row."
+                f"Your function changed its input: after {case} the scores it was given were "
+                "different. Compute the shifted scores into a new array (x - ..., not x -= ...), "
+                "so the caller's scores stay as they were."
             )
-        with np.errstate(all="ignore"):
-            if not np.all(np.isfinite(got)) and any(
-                _same_numbers(got, shift(x)) for shift in (_mean_shift, _min_shift)
-            ):
+        return to_numpy(got, f"softmax of an input of shape {x.shape}")
+
+
+def _call_softmax(fn: Any, given: np.ndarray) -> Any:
+    """Call the learner's softmax; numpy's broadcast and axis errors get the slip that causes them."""
+    try:
+        return call(fn, given, what="your function `softmax`")
+    except Wrong as hint:
+        if given.ndim == 2 and "broadcast" in str(hint):
+            raise Wrong(
+                f"{hint} The max of each row must stay a column that lines up with its row: use keepdims=True."
+            ) from None
+        if given.ndim == 1 and "axis" in str(hint).lower():
+            raise Wrong(
+                f"{hint} A single row (1-D input) has only one axis: work along the "
+                "last axis, axis=-1, so rows and matrices both work."
+            ) from None
+        raise
+
+
+def _check_softmax_shape(got: np.ndarray, want: np.ndarray, x: np.ndarray, case: str) -> None:
+    if got.shape != want.shape:
+        raise Wrong(
+            f"The result for {case} has shape {got.shape}, but softmax keeps the shape of its "
+            f"input, {x.shape}. Use keepdims=True when you take the max and the sum of each row."
+        )
+
+
+def _check_softmax_values(got: np.ndarray, want: np.ndarray, x: np.ndarray, case: str) -> None:
+    with np.errstate(all="ignore"):
+        _check_softmax_finite(got, x, case)
+        if got.ndim == 2 and np.allclose(got.sum(axis=0), 1) and not np.allclose(got.sum(axis=-1), 1):
+            raise Wrong(
+                f"In {case} the columns add up to 1 instead of the rows. Work along the last "
+                "axis, axis=-1, in both the max and the sum."
+            )
+        if not np.allclose(got, want, atol=1e-9, rtol=1e-6):
+            if np.allclose(got.sum(axis=-1), 1):
                 raise Wrong(
-                    f"The result for {case} contains inf or nan: you shifted each row by its mean "
-                    "or its smallest score, which leaves some exponents above 0, so e^x still "
-                    "overflows. Only the row's own largest score keeps every exponent at most 0."
+                    f"The result for {case} has rows that add up to 1, but the shares are off. "
+                    "Shift each row by its own maximum, with keepdims=True so it lines up with "
+                    "its row."
                 )
-            if not np.all(np.isfinite(got)):
-                raise Wrong(
-                    f"The result for {case} contains inf or nan: np.exp overflowed, or a whole row "
-                    "underflowed to 0. Shift each row by its own largest score before np.exp "
-                    f"(section 'Overflow, and the max trick'){_not_whole_array(x, got)}"
-                )
-            if got.ndim == 2 and np.allclose(got.sum(axis=0), 1) and not np.allclose(got.sum(axis=-1), 1):
-                raise Wrong(
-                    f"In {case} the columns add up to 1 instead of the rows. Work along the last "
-                    "axis, axis=-1, in both the max and the sum."
-                )
-            if not np.allclose(got, want, atol=1e-9, rtol=1e-6):
-                if np.allclose(got.sum(axis=-1), 1):
-                    raise Wrong(
-                        f"The result for {case} has rows that add up to 1, but the shares are off. "
-                        "Shift each row by its own maximum, with keepdims=True so it lines up with "
-                        "its row."
-                    )
-                raise Wrong(
-                    f"The result for {case} is not right yet: each row should become e^x divided by "
-                    "the row's total of e^x (shift the row by its max first)."
-                )
+            raise Wrong(
+                f"The result for {case} is not right yet: each row should become e^x divided by "
+                "the row's total of e^x (shift the row by its max first)."
+            )
+
+
+def _check_softmax_finite(got: np.ndarray, x: np.ndarray, case: str) -> None:
+    """inf or nan in the result: a shift by the mean or the min, or no shift at all."""
+    if np.all(np.isfinite(got)):
+        return
+    if any(_same_numbers(got, shift(x)) for shift in (_mean_shift, _min_shift)):
+        raise Wrong(
+            f"The result for {case} contains inf or nan: you shifted each row by its mean "
+            "or its smallest score, which leaves some exponents above 0, so e^x still "
+            "overflows. Only the row's own largest score keeps every exponent at most 0."
+        )
+    raise Wrong(
+        f"The result for {case} contains inf or nan: np.exp overflowed, or a whole row "
+        "underflowed to 0. Shift each row by its own largest score before np.exp "
+        f"(section 'Overflow, and the max trick'){_not_whole_array(x, got)}"
+    )
 
 
 # softmax.doubled -------------------------------------------------------------------

@@ -280,71 +280,88 @@ def _padding_mask(fn: Any) -> None:
         given = np.array(lengths) if case == 2 else list(lengths)  # one case as a numpy array
         got = call(fn, given, n, what="your function `padding_mask`")
         label = f"Your mask for lengths {list(lengths)} and n = {n}"
-        batch = len(lengths)
-        try:
-            mask = to_mask(got, label)
-        except Wrong:
-            values = to_numpy(got, label)
-            if (
-                values.ndim == 3
-                and values.shape[0] == batch
-                and values.shape[2] == n
-                and np.array_equal(np.broadcast_to(values, (batch, n, n)), np.broadcast_to(want, (batch, n, n)))
-            ):
-                raise Wrong(
-                    "The pattern is right, but the entries are numbers. attnlib.attention wants "
-                    "True/False (True = may attend): use dtype=bool."
-                ) from None
-            raise
-        if mask.shape == (batch, n) and batch > 1:
+        mask = _read_padding_mask(got, want, label)
+        _check_padding_shape(mask, want, label)
+        _check_padding_pattern(mask, want, label, lengths)
+
+
+def _read_padding_mask(got: Any, want: np.ndarray, label: str) -> np.ndarray:
+    """The learner's mask as booleans; numbers in the right pattern are told to use dtype=bool."""
+    batch, _, n = want.shape
+    try:
+        return to_mask(got, label)
+    except Wrong:
+        values = to_numpy(got, label)
+        if (
+            values.ndim == 3
+            and values.shape[0] == batch
+            and values.shape[2] == n
+            and np.array_equal(np.broadcast_to(values, (batch, n, n)), np.broadcast_to(want, (batch, n, n)))
+        ):
             raise Wrong(
-                f"{label} has shape {mask.shape}. The scores of the batch have shape (batch, n, n): "
-                "give the mask a middle axis of size 1, (batch, 1, n), so that it is the same for "
-                "every query. See the section on padding."
-            )
-        if mask.shape == (batch, n, 1) and n > 1:
-            raise Wrong(
-                f"{label} has shape {mask.shape}: the axis of size 1 is last. The key positions j "
-                "go last, one per column, and the size-1 axis stands in the middle: (batch, 1, n)."
-            )
-        if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
-            expect_structure(mask.astype(float), want, label)
-        if mask.ndim == 3 and mask.shape[0] == batch and mask.shape[1] == 1 and mask.shape[2] != n:
-            raise Wrong(
-                f"{label} has {mask.shape[2]} columns, but the padded batch has n = {n} positions: "
-                "n is the second argument, not the longest length."
-            )
-        if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
-            raise Wrong(f"{label} has shape {mask.shape}, but it should be (batch, 1, n) = {(batch, 1, n)}.")
-        full = np.broadcast_to(mask, (batch, n, n))
-        target = np.broadcast_to(want, (batch, n, n))
-        if np.array_equal(full, target) and mask.shape == (batch, 1, n):
-            continue
-        if np.array_equal(full, target):
-            raise Wrong(
-                f"{label} has shape {mask.shape}, one row per query. The statement asks for shape "
-                f"(batch, 1, n) = {(batch, 1, n)}: one row per sentence, which every query shares."
-            )
-        if np.array_equal(full, ~target):
-            raise Wrong(
-                "Your mask is True on the padding and False on the words: the opposite convention "
-                "(torch.nn.MultiheadAttention's key_padding_mask uses it). Here True = may attend."
-            )
-        if np.array_equal(full, target.swapaxes(-1, -2)):
-            raise Wrong(
-                "Your mask switches off query rows, not key columns. Padding must not be LOOKED AT: "
-                "the False entries belong in the columns of the padded positions."
-            )
-        if np.array_equal(full, target[..., ::-1]):
-            raise Wrong(
-                "Your mask puts the padding in front. The batch is padded at the end: a sentence "
-                "of length L fills positions 0 to L - 1."
-            )
-        b, i, j = (int(x) for x in np.argwhere(full != target)[0])
+                "The pattern is right, but the entries are numbers. attnlib.attention wants "
+                "True/False (True = may attend): use dtype=bool."
+            ) from None
+        raise
+
+
+def _check_padding_shape(mask: np.ndarray, want: np.ndarray, label: str) -> None:
+    """The mask is (batch, 1, n) or (batch, n, n); the usual wrong shapes are named."""
+    batch, _, n = want.shape
+    if mask.shape == (batch, n) and batch > 1:
         raise Wrong(
-            f"{label} is wrong for sentence {b} at key {j}: a sentence of length {lengths[b]} has real "
-            f"words at positions 0 to {lengths[b] - 1}, and only those may be attended to."
+            f"{label} has shape {mask.shape}. The scores of the batch have shape (batch, n, n): "
+            "give the mask a middle axis of size 1, (batch, 1, n), so that it is the same for "
+            "every query. See the section on padding."
         )
+    if mask.shape == (batch, n, 1) and n > 1:
+        raise Wrong(
+            f"{label} has shape {mask.shape}: the axis of size 1 is last. The key positions j "
+            "go last, one per column, and the size-1 axis stands in the middle: (batch, 1, n)."
+        )
+    if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
+        expect_structure(mask.astype(float), want, label)
+    if mask.ndim == 3 and mask.shape[0] == batch and mask.shape[1] == 1 and mask.shape[2] != n:
+        raise Wrong(
+            f"{label} has {mask.shape[2]} columns, but the padded batch has n = {n} positions: "
+            "n is the second argument, not the longest length."
+        )
+    if mask.shape != (batch, 1, n) and mask.shape != (batch, n, n):
+        raise Wrong(f"{label} has shape {mask.shape}, but it should be (batch, 1, n) = {(batch, 1, n)}.")
+
+
+def _check_padding_pattern(mask: np.ndarray, want: np.ndarray, label: str, lengths: Any) -> None:
+    """The mask's True/False entries, against the usual slips: inverted, on the queries, in front."""
+    batch, _, n = want.shape
+    full = np.broadcast_to(mask, (batch, n, n))
+    target = np.broadcast_to(want, (batch, n, n))
+    if np.array_equal(full, target) and mask.shape == (batch, 1, n):
+        return
+    if np.array_equal(full, target):
+        raise Wrong(
+            f"{label} has shape {mask.shape}, one row per query. The statement asks for shape "
+            f"(batch, 1, n) = {(batch, 1, n)}: one row per sentence, which every query shares."
+        )
+    if np.array_equal(full, ~target):
+        raise Wrong(
+            "Your mask is True on the padding and False on the words: the opposite convention "
+            "(torch.nn.MultiheadAttention's key_padding_mask uses it). Here True = may attend."
+        )
+    if np.array_equal(full, target.swapaxes(-1, -2)):
+        raise Wrong(
+            "Your mask switches off query rows, not key columns. Padding must not be LOOKED AT: "
+            "the False entries belong in the columns of the padded positions."
+        )
+    if np.array_equal(full, target[..., ::-1]):
+        raise Wrong(
+            "Your mask puts the padding in front. The batch is padded at the end: a sentence "
+            "of length L fills positions 0 to L - 1."
+        )
+    b, i, j = (int(x) for x in np.argwhere(full != target)[0])
+    raise Wrong(
+        f"{label} is wrong for sentence {b} at key {j}: a sentence of length {lengths[b]} has real "
+        f"words at positions 0 to {lengths[b] - 1}, and only those may be attended to."
+    )
 
 
 # --- masks.masked_row: one row of A under a mask ------------------------------------------
