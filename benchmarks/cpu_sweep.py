@@ -5,15 +5,21 @@
 One thread (set here before numpy and torch load, and checked against what the libraries
 report), float32, 8 heads, d = 64. It measures, each part in shuffled, interleaved rounds:
 
-1. the two ceilings: the matmul peak (median of repeats, like every kernel) and the memory
-   bandwidth of a large copy, for numpy and torch;
+1. the constants of the time model (attnlib.timemodel), for numpy and torch: the matmul peak
+   (median of repeats, like every kernel), the bandwidth of a large copy and of copies that stay
+   in L2 and L3, the rate of exponentials (and on -inf), the cost of a tiny call, of fresh memory,
+   and of each kernel at n = 1;
 2. the sweep over n of the plain, in-place naive, tiled and SDPA attention (forward);
 3. tiled_attention against SDPA at 8 × 2048 × 64 with a few block sizes, and the targets
    below (ratios within a round, median and min–max);
 4. forward + backward and the causal case (benchmarks/parts.py), and which SDPA kernel ran;
 5. the peak extra memory of one call of each, each in a fresh process;
 6. bfloat16: each implementation's error against the same float64 reference;
-7. the same forward at n = 2048 with every core, in a child process, labelled as such.
+7. 16 bits: the CPU's 16-bit units (from its flags), the torch matmul peak and SDPA in float32,
+   bfloat16 and float16;
+8. fresh memory: plain-numpy at n = 2048 call by call with its page faults, as run and with the
+   allocator keeping its memory, each in a fresh process;
+9. the same forward at n = 2048 with every core, in a child process, labelled as such.
 
 The load average is read before every round and stored with each row; a run with a load of
 1 or more anywhere is marked "quiet": false (the chapters then say so). With --require-quiet
@@ -43,6 +49,7 @@ from attnlib import bench, machine, sweep
 from attnlib.fast import naive_attention
 from attnlib.tiled import tiled_attention
 from benchmarks import parts
+from benchmarks.store import write_json
 
 HEADS, D, N = 8, 64, 2048
 SIZES = [64, 128, 256, 512, 1024, 2048]
@@ -59,14 +66,108 @@ def load() -> float:
 
 
 def ceilings(rounds: int) -> dict:
-    """Matmul peak and copy bandwidth, numpy and torch, each a median."""
-    out = {"matmul_side": 2048, "copy_mebibytes": 256}
+    """The constants of the time model (attnlib.timemodel), numpy and torch, each a median: the matmul
+    peak, the bandwidth of main memory and of the caches, the rate of exponentials (on ordinary
+    numbers and on -inf), the cost of one tiny call, of fresh memory, and of each kernel at n = 1."""
+    libs = ("numpy", "torch")
+    caches = machine.cache_sizes()
+    out = {"matmul_side": 2048, "copy_mebibytes": 256, "caches": caches}
     out["peak_flops"] = {
-        lib: machine.matmul_peak("cpu", "float32", size=2048, library=lib, repeat=rounds) for lib in ("numpy", "torch")
+        lib: machine.matmul_peak("cpu", "float32", size=2048, library=lib, repeat=rounds) for lib in libs
     }
-    out["bandwidth_bytes_per_s"] = {
-        lib: machine.memory_bandwidth("cpu", library=lib, repeat=rounds) for lib in ("numpy", "torch")
+    out["bandwidth_bytes_per_s"] = {lib: machine.memory_bandwidth("cpu", library=lib, repeat=rounds) for lib in libs}
+    out["cache_bandwidth"] = {
+        lib: {
+            level: {
+                "bytes": size,
+                "bytes_per_s": machine.cache_bandwidth(lib, kibibytes=size // 4 // 2**10, repeat=rounds),
+            }
+            for level, size in caches.items()
+            if level in ("L2", "L3")
+        }
+        for lib in libs
     }
+    out["exp_rate"] = {lib: machine.exp_rate(lib, repeat=rounds) for lib in libs}
+    out["exp_rate_of_minus_inf"] = {lib: machine.exp_rate(lib, value=float("-inf"), repeat=rounds) for lib in libs}
+    out["op_overhead_s"] = {lib: machine.call_overhead(lib, repeat=rounds) for lib in libs}
+    out["fresh_memory_bytes_per_s"] = {lib: machine.fresh_memory_rate(lib, repeat=rounds) for lib in libs}
+    out["call_cost_s"] = call_costs(rounds)
+    return out
+
+
+def call_costs(rounds: int) -> dict:
+    """Each kernel's time at n = 1 (8 heads, d = 64): the fixed cost of one call, whatever its size."""
+    numpy_inputs, torch_inputs = forward_inputs(1)
+    costs = {}
+    with torch.inference_mode():
+        for impl in sweep.IMPLEMENTATIONS:
+            fn, args = sweep.kernel(impl), torch_inputs if impl.endswith("torch") else numpy_inputs
+            costs[impl] = machine.per_call(lambda fn=fn, args=args: fn(*args), 100, rounds)
+    return costs
+
+
+def sixteen_bit(rounds: int) -> dict:
+    """What 16-bit numbers buy on this CPU: the torch matmul peak and SDPA at 8 × 2048 × 64 in float32,
+    bfloat16 and float16, and the CPU's 16-bit units as its flags name them."""
+    flags = machine.cpu_details()["flags"]
+    dtypes = ("float32", "bfloat16", "float16")
+    peaks = {dt: machine.matmul_peak("cpu", dt, library="torch", repeat=rounds) for dt in dtypes}
+    calls = {}
+    for dt in dtypes:
+        Q, K, V = parts.inputs("cpu", dt, N, HEADS, D)
+        calls[dt] = lambda Q=Q, K=K, V=V: F.scaled_dot_product_attention(Q, K, V)
+    with torch.inference_mode():
+        samples = sweep.interleaved(calls, rounds)
+    return {
+        "units": machine.sixteen_bit_units(flags),
+        "flags": flags,
+        "matmul_peak_flops": peaks,
+        "sdpa": {
+            "n": N,
+            "heads": HEADS,
+            "d": D,
+            "load_during": [min(samples["_load"]), max(samples["_load"])],
+            "times": {dt: parts.stats(samples[dt]) for dt in dtypes},
+            "over_float32": {dt: parts.ratio(samples[dt], samples["float32"]) for dt in dtypes if dt != "float32"},
+        },
+    }
+
+
+FRESH_CHILD = r"""
+import json, resource, time
+import numpy as np
+import attnlib
+rng = np.random.default_rng(0)
+Q, K, V = (rng.standard_normal((1, 8, 2048, 64), dtype=np.float32) for _ in range(3))
+attnlib.attention(Q, K, V)
+rows = []
+for _ in range(int(__import__("sys").argv[1])):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    start = time.perf_counter()
+    attnlib.attention(Q, K, V)
+    seconds = time.perf_counter() - start
+    rows.append([seconds, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before])
+print(json.dumps(rows))
+"""
+
+
+def fresh_memory(rounds: int) -> dict:
+    """plain-numpy at 8 × 2048 × 64, call by call, with the page faults of each call: once as it runs
+    (every n×n array is fresh memory from the system) and once with the allocator told to keep its
+    memory (MALLOC_MMAP_THRESHOLD_), each in a fresh process."""
+    keep = {"MALLOC_MMAP_THRESHOLD_": str(2**34), "MALLOC_TRIM_THRESHOLD_": str(2**34), "MALLOC_TOP_PAD_": str(2**30)}
+    out = {"n": N, "heads": HEADS, "d": D, "calls": 2 * rounds}
+    for name, extra in (("fresh memory (as run)", {}), ("memory kept by the allocator", keep)):
+        run = subprocess.run(
+            [sys.executable, "-c", FRESH_CHILD, str(2 * rounds)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **extra},
+            timeout=300,
+            check=False,
+        )
+        rows = json.loads(run.stdout.strip().splitlines()[-1]) if run.returncode == 0 else []
+        out[name] = {"seconds": [r[0] for r in rows], "page_faults": [r[1] for r in rows]}
     return out
 
 
@@ -236,6 +337,10 @@ def main(argv: list[str] | None = None) -> None:
         + ", ".join(f"{k} {v / 1e9:.1f} GFLOP/s" for k, v in c["peak_flops"].items())
         + "; copy: "
         + ", ".join(f"{k} {v / 1e9:.1f} GB/s" for k, v in c["bandwidth_bytes_per_s"].items())
+        + "; exp: "
+        + ", ".join(f"{k} {v / 1e9:.2f} G/s" for k, v in c["exp_rate"].items())
+        + "; one call: "
+        + ", ".join(f"{k} {v * 1e6:.2f} µs" for k, v in c["op_overhead_s"].items())
     )
     sizes = [int(x) for x in args.sizes.split(",")]
     rows = sweep.run_sweep("cpu", "float32", sizes, d=D, heads=HEADS, repeat=args.rounds, peak_flops=peak, progress=say)
@@ -271,20 +376,25 @@ def main(argv: list[str] | None = None) -> None:
     say(f"SDPA ran {result['sdpa_backends']['default_kernel']}")
     result["memory"] = memory()
     result["bfloat16"] = bfloat16_errors()
+    result["sixteen_bit"] = sixteen_bit(args.rounds)
+    say(
+        f"16-bit units: {result['sixteen_bit']['units']}; matmul peak "
+        + ", ".join(f"{k} {v / 1e9:.1f}" for k, v in result["sixteen_bit"]["matmul_peak_flops"].items())
+        + " GFLOP/s"
+    )
+    result["fresh_memory"] = fresh_memory(args.rounds)
     result["all_cores"] = all_cores(args.rounds)
     loads += [r["load_during"][1] for r in rows if r.get("load_during")]
     for part in ("blocks", "forward_backward", "causal"):
         loads.append(result[part]["load_during"][1])
+    loads.append(result["sixteen_bit"]["sdpa"]["load_during"][1])
     loads.append(load())
     result["load"] = {"start": loads[0], "end": loads[-1], "max": max(loads), "quiet": max(loads) < 1}
     verdicts(result)
     if args.require_quiet and not result["load"]["quiet"]:
         sys.exit(f"benchmarks.cpu_sweep: the load reached {max(loads):.2f} (≥ 1); nothing stored, run again")
     if args.out:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(result, f, indent=2)
-            f.write("\n")
+        write_json(args.out, result)
         say(f"wrote {args.out}")
 
 

@@ -19,7 +19,6 @@ It needs only the standard library, numpy and torch, and measures three things:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import sys
@@ -31,6 +30,7 @@ import torch.nn.functional as F
 import attnlib
 from attnlib import bench, machine
 from attnlib.tiled import tiled_attention
+from benchmarks.store import write_json
 
 IMPLEMENTATIONS = {
     "naive-torch": lambda Q, K, V: attnlib.attention(Q, K, V)[0],
@@ -178,9 +178,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"peak   copy {report['copy_bytes_per_s'] / 1e9:8.1f} GB/s (read + write)", flush=True)
     report["seconds"] = time.perf_counter() - started
     report["ok"] = all(r["finite"] for r in report["errors"]) and all(r["agree"] is not False for r in report["clocks"])
-    with open(args.out, "w") as f:
-        json.dump(report, f, indent=2)
-        f.write("\n")
+    write_json(args.out, report)
     print(f"checks {'passed' if report['ok'] else 'FAILED'} in {report['seconds']:.1f} s; wrote {args.out}")
 
 

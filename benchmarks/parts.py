@@ -10,8 +10,6 @@ Needs only numpy and torch. Every timing is a median over shuffled, interleaved 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import sys
 
@@ -22,6 +20,7 @@ import attnlib
 from attnlib import bench, machine, sweep
 from attnlib.fast import naive_attention
 from attnlib.tiled import tiled_attention
+from benchmarks.store import write_json
 
 BACKENDS = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
 
@@ -193,10 +192,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, r in result["causal"]["causal_over_full"].items():
         print(f"{name:12s} causal / full  ×{r['median']:.2f} ({r['min']:.2f}–{r['max']:.2f})")
     print("SDPA ran:", result["sdpa_backends"]["default_kernel"])
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
+    write_json(args.out, result)
     print(f"wrote {args.out}")
 
 

@@ -8,14 +8,14 @@ repository root::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable
 
-from attnlib.bench import _torch, available_devices
+from attnlib.bench import available_devices, torch_or_none
 from attnlib.machine import THREAD_VARIABLES, matmul_peak, system_info
 from attnlib.sweep import DEFAULTS, IMPLEMENTATIONS, NUMPY_DTYPES, command_line, format_table, run_sweep
+from benchmarks.store import write_json
 
 PROG = "python -m benchmarks.sweep"
 DESCRIPTION = (
@@ -105,7 +105,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 def _refusal(args: argparse.Namespace) -> str | None:
     """Why these arguments cannot run here (checked before anything is measured), or None."""
-    torch = _torch()
+    torch = torch_or_none()
     if args.dtype in SIXTEEN_BIT and torch is None:
         return f"--dtype {args.dtype} needs torch (numpy has no such format), and torch is not installed here"
     kind, _, index = args.device.partition(":")
@@ -132,7 +132,7 @@ def _set_threads(threads: int, may_restart: bool) -> None:
     if may_restart and any(os.environ.get(v) != str(threads) for v in THREAD_VARIABLES):
         os.environ.update({v: str(threads) for v in THREAD_VARIABLES})
         os.execv(sys.executable, [sys.executable, "-m", "benchmarks.sweep", *sys.argv[1:]])
-    torch = _torch()
+    torch = torch_or_none()
     if torch is not None:
         torch.set_num_threads(threads)
 
@@ -140,7 +140,7 @@ def _set_threads(threads: int, may_restart: bool) -> None:
 def _matmul_peaks(device: str, dtype: str, size: int | None) -> dict[str, float]:
     """The matmul peak of torch, and of numpy too on the CPU."""
     peaks = {}
-    if _torch() is not None:
+    if torch_or_none() is not None:
         peaks["torch"] = matmul_peak(device, dtype, size)
     if device == "cpu" and dtype in NUMPY_DTYPES:
         peaks["numpy"] = matmul_peak("cpu", dtype, size, library="numpy")
@@ -206,10 +206,7 @@ def main(argv: list[str] | None = None) -> None:
             "peak_flops_by_library": peaks,
             "results": rows,
         }
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(report, f, indent=2)
-            f.write("\n")
+        write_json(args.out, report)
         say(f"wrote {args.out}")
 
 

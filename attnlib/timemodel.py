@@ -1,0 +1,151 @@
+"""A time model of attention (chapters 15 and 16): what each kernel should take, from its counts and
+the machine's measured constants.
+
+A kernel runs as a list of **phases** (a matrix product, one pass over the scores, ...). Each phase
+has four costs:
+
+- its FLOPs at the matmul peak,
+- its exponentials at the exponential rate,
+- its bytes at the bandwidth of the memory level its array fits in (L2, L3 or main memory),
+- its calls at the fixed cost of a call.
+
+Within a phase the arithmetic and the memory traffic overlap, so the phase takes the larger of the
+two (a roof); the phases of a kernel run one after the other, so their times add. On a CPU the
+products and the exponentials share one core's vector units, so their times add too; on a GPU the
+exponentials have units of their own (`units="separate"`), and the larger counts. Fresh memory,
+pages the operating system must hand over on their first touch, is paid on top.
+
+Everything here is arithmetic on the constants: nothing is measured in this module.
+"""
+
+from __future__ import annotations
+
+import math
+
+FRESH_FROM = 32 * 2**20  # glibc hands arrays this large straight back to the system: each is fresh memory
+CALLS_PER_BLOCK = 13  # library calls of tiled_attention for one block of keys (products, passes, updates)
+KINDS = {"plain": "plain", "naive": "naive", "tiled": "tiled", "sdpa": "fused"}
+
+
+def phase(name: str, flops: float = 0, exps: float = 0, nbytes: float = 0, array_bytes: float = 0) -> dict:
+    """One phase of a kernel: FLOPs, exponentials, bytes moved, and the size of the array it walks."""
+    return {"name": name, "flops": flops, "exps": exps, "bytes": nbytes, "array_bytes": array_bytes}
+
+
+def naive_phases(n: int, d: int, heads: int, nbytes: int = 4) -> list[dict]:
+    """The naive kernel, per the byte count of bench.attention_bytes: QKᵀ writes the n×n scores,
+    six passes read or write them 10 times, AV reads A once more: 12·n² numbers per head."""
+    square = heads * n * n * nbytes  # one n×n array of every head
+    rows = heads * n * d * nbytes
+    passes = [("scale", 2, 0), ("row max", 1, 0), ("shift", 2, 0), ("exp", 2, 1), ("row sum", 1, 0), ("divide", 2, 0)]
+    return [
+        phase("QKᵀ", flops=2 * heads * n * n * d, nbytes=2 * rows + square, array_bytes=square),
+        *(phase(name, exps=e * heads * n * n, nbytes=k * square, array_bytes=square) for name, k, e in passes),
+        phase("AV", flops=2 * heads * n * n * d, nbytes=square + 2 * rows, array_bytes=square),
+    ]
+
+
+def tiled_phases(n: int, d: int, heads: int, block: int = 512, query_block: int = 512) -> list[dict]:
+    """tiled_attention: for every head, chunk of queries and block of keys, the block's products and
+    its passes (row max, shift, exp, row sum), all in float32; the block stays in the cache."""
+    q, b = min(query_block, n), min(block, n)
+    blocks = heads * math.ceil(n / q) * math.ceil(n / b)
+    tile = q * b * 4  # one block of float32 scores
+    kv = 2 * b * d * 4  # the keys and values of one block, read again for every chunk
+    return [
+        phase("QKᵀ blocks", flops=blocks * 2 * q * b * d, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
+        phase("block passes", exps=blocks * q * b, nbytes=blocks * 6 * tile, array_bytes=tile),
+        phase("PV blocks", flops=blocks * 2 * q * b * d, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
+    ]
+
+
+def fused_phases(n: int, d: int, heads: int, nbytes: int = 4) -> list[dict]:
+    """A fused kernel (SDPA's flash kernel): one phase, Q, K, V read once and Z written once."""
+    flops = 4 * heads * n * n * d
+    return [phase("fused", flops=flops, exps=heads * n * n, nbytes=4 * heads * n * d * nbytes, array_bytes=0)]
+
+
+def phases(kind: str, n: int, d: int = 64, heads: int = 8, nbytes: int = 4) -> list[dict]:
+    """The phases of a kernel: 'plain' and 'naive' (the same passes), 'tiled' or 'fused' (chapter 15)."""
+    if kind in ("plain", "naive"):
+        return naive_phases(n, d, heads, nbytes)
+    if kind == "tiled":
+        return tiled_phases(n, d, heads)
+    if kind == "fused":
+        return fused_phases(n, d, heads, nbytes)
+    raise ValueError(f"phases: kind must be 'plain', 'naive', 'tiled' or 'fused', not {kind!r}")
+
+
+def bandwidth_for(array_bytes: float, levels: dict) -> float:
+    """The bandwidth of the smallest memory level that holds the array: levels is
+    {"L2": [size, bytes/s], "L3": [...], "memory": [None, bytes/s]}."""
+    for size, rate in sorted(levels.values(), key=lambda v: math.inf if v[0] is None else v[0]):
+        if size is None or array_bytes <= size:
+            return rate
+    return list(levels.values())[-1][1]
+
+
+def phase_times(ph: dict, constants: dict, units: str = "shared") -> dict:
+    """The seconds of one phase: its compute, exponentials and memory terms, and the phase's time."""
+    products = ph["flops"] / constants["peak"]
+    exps = ph["exps"] / constants["exp_rate"]
+    memory = ph["bytes"] / bandwidth_for(ph["array_bytes"], constants["bandwidth"]) if ph["bytes"] else 0.0
+    compute = products + exps if units == "shared" else max(products, exps)
+    return {"products": products, "exponentials": exps, "memory": memory, "time": max(compute, memory)}
+
+
+def predict(
+    impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nbytes: int = 4, units: str = "shared"
+) -> dict:
+    """The model's time for one implementation ('naive-numpy', 'tiled-torch', 'sdpa-torch', ...) at n (chapter 15).
+
+    Returns the seconds, and how they split: "compute" (phases bound by the products),
+    "exponentials", "bandwidth" (phases bound by their bytes), "fresh memory" and "overhead";
+    "regime" names the largest. `constants` are one library's (see `constants_of`).
+    """
+    kind = KINDS[impl.split("-")[0]]
+    split = {"compute": 0.0, "exponentials": 0.0, "bandwidth": 0.0, "fresh memory": 0.0, "overhead": 0.0}
+    for ph in phases(kind, n, d, heads, nbytes):
+        t = phase_times(ph, constants, units)
+        if t["memory"] >= t["time"] and t["memory"] > 0:
+            split["bandwidth"] += t["time"]
+        elif t["products"] >= t["exponentials"]:
+            split["compute"] += t["time"]
+        else:
+            split["exponentials"] += t["time"]
+    square = heads * n * n * nbytes
+    fresh_arrays = {"plain": 5, "naive": 1}.get(kind, 0) if square >= FRESH_FROM else 0
+    split["fresh memory"] = fresh_arrays * square / constants["fresh_rate"]
+    split["overhead"] = constants["call_cost"].get(impl, 0.0)
+    if kind == "tiled":
+        blocks = heads * math.ceil(n / 512) ** 2
+        split["overhead"] += (blocks - 1) * CALLS_PER_BLOCK * constants["op_overhead"]
+    total = sum(split.values())
+    return {"impl": impl, "n": n, "time_s": total, "split": split, "regime": max(split, key=split.get)}
+
+
+def constants_of(ceilings: dict, library: str) -> dict:
+    """One library's constants from a stored run's "ceilings" (chapter 15)."""
+    caches = ceilings["cache_bandwidth"][library]
+    levels = {name: [c["bytes"], c["bytes_per_s"]] for name, c in caches.items()}
+    levels["memory"] = [None, ceilings["bandwidth_bytes_per_s"][library]]
+    return {
+        "peak": ceilings["peak_flops"][library],
+        "bandwidth": levels,
+        "exp_rate": ceilings["exp_rate"][library],
+        "fresh_rate": ceilings["fresh_memory_bytes_per_s"][library],
+        "op_overhead": ceilings["op_overhead_s"][library],
+        "call_cost": ceilings["call_cost_s"],
+    }
+
+
+def predicted_against_measured(rows: list[dict], ceilings: dict) -> list[dict]:
+    """For every measured row of a sweep: the model's time, the measured median and their ratio (chapter 15)."""
+    out = []
+    for r in rows:
+        if r.get("median_s") is None:
+            continue
+        library = r["impl"].split("-")[1]
+        p = predict(r["impl"], r["n"], constants_of(ceilings, library), r["d"], r["heads"])
+        out.append({**p, "measured_s": r["median_s"], "ratio": r["median_s"] / p["time_s"]})
+    return out
