@@ -296,7 +296,9 @@ def cache_bandwidth(library: str = "numpy", kibibytes: int | None = None, repeat
     return 2 * count * 4 / per_call(lambda: copy(dst, src), 200, repeat)
 
 
-def exp_rate(library: str = "numpy", value: float = 0.5, count: int = 2**16, repeat: int = 5) -> float:
+def exp_rate(
+    library: str = "numpy", value: float = 0.5, count: int = 2**16, repeat: int = 5, device: str = "cpu"
+) -> float:
     """Exponentials per second, in float32, from one array of 256 KiB into another, both in the cache (chapter 15).
 
     `value` fills the array: -inf shows what a kernel pays for masked scores (exp(-inf) = 0).
@@ -305,19 +307,19 @@ def exp_rate(library: str = "numpy", value: float = 0.5, count: int = 2**16, rep
         x, y = np.full(count, value, dtype=np.float32), np.empty(count, dtype=np.float32)
         return count / per_call(lambda: np.exp(x, out=y), 50, repeat)
     torch = torch_or_none()
-    x, y = torch.full((count,), value), torch.empty(count)
-    return count / per_call(lambda: torch.exp(x, out=y), 50, repeat)
+    x, y = torch.full((count,), value, device=device), torch.empty(count, device=device)
+    return count / per_call(lambda: torch.exp(x, out=y), 50, repeat, device)
 
 
-def call_overhead(library: str = "numpy", repeat: int = 5) -> float:
+def call_overhead(library: str = "numpy", repeat: int = 5, device: str = "cpu") -> float:
     """Seconds of one library call that does almost nothing (adding two arrays of 8 numbers): the
     fixed cost that every call pays, whatever its size (chapter 15)."""
     if library == "numpy":
         a, b, c = (np.ones(8, dtype=np.float32) for _ in range(3))
         return per_call(lambda: np.add(a, b, out=c), 1000, repeat)
     torch = torch_or_none()
-    a, b, c = (torch.ones(8) for _ in range(3))
-    return per_call(lambda: torch.add(a, b, out=c), 1000, repeat)
+    a, b, c = (torch.ones(8, device=device) for _ in range(3))
+    return per_call(lambda: torch.add(a, b, out=c), 1000, repeat, device)
 
 
 def fresh_memory_rate(library: str = "numpy", mebibytes: int = 128, repeat: int = 5) -> float:

@@ -45,17 +45,21 @@ def naive_phases(n: int, d: int, heads: int, nbytes: int = 4) -> list[dict]:
     ]
 
 
-def tiled_phases(n: int, d: int, heads: int, block: int = 512, query_block: int = 512) -> list[dict]:
-    """tiled_attention: for every head, chunk of queries and block of keys, the block's products and
-    its passes (row max, shift, exp, row sum), all in float32; the block stays in the cache."""
-    q, b = min(query_block, n), min(block, n)
-    blocks = heads * math.ceil(n / q) * math.ceil(n / b)
-    tile = q * b * 4  # one block of float32 scores
-    kv = 2 * b * d * 4  # the keys and values of one block, read again for every chunk
+def tiled_phases(n: int, d: int, heads: int, block: int = 512, query_block: int | None = 512) -> list[dict]:
+    """tiled_attention: for every chunk of queries and block of keys, the block's products and its
+    passes (row max, shift, exp, row sum), all in float32 (4 bytes a number, whatever the input).
+    On a CPU (query_block 512) the heads go one at a time and a block stays in the cache; on a GPU
+    (query_block None) every head and query go at once, and each block's scores are one big array."""
+    q, b = min(query_block or n, n), min(block, n)
+    at_once = 1 if query_block else heads  # heads in one block of scores
+    blocks = heads // at_once * math.ceil(n / q) * math.ceil(n / b)
+    tile = at_once * q * b * 4  # one block of float32 scores
+    kv = at_once * 2 * b * d * 4  # the keys and values of one block, read again for every chunk
+    flops = blocks * 2 * at_once * q * b * d
     return [
-        phase("QKᵀ blocks", flops=blocks * 2 * q * b * d, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
-        phase("block passes", exps=blocks * q * b, nbytes=blocks * 6 * tile, array_bytes=tile),
-        phase("PV blocks", flops=blocks * 2 * q * b * d, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
+        phase("QKᵀ blocks", flops=flops, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
+        phase("block passes", exps=blocks * at_once * q * b, nbytes=blocks * 6 * tile, array_bytes=tile),
+        phase("PV blocks", flops=flops, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
     ]
 
 
@@ -65,12 +69,12 @@ def fused_phases(n: int, d: int, heads: int, nbytes: int = 4) -> list[dict]:
     return [phase("fused", flops=flops, exps=heads * n * n, nbytes=4 * heads * n * d * nbytes, array_bytes=0)]
 
 
-def phases(kind: str, n: int, d: int = 64, heads: int = 8, nbytes: int = 4) -> list[dict]:
+def phases(kind: str, n: int, d: int = 64, heads: int = 8, nbytes: int = 4, gpu: bool = False) -> list[dict]:
     """The phases of a kernel: 'plain' and 'naive' (the same passes), 'tiled' or 'fused' (chapter 15)."""
     if kind in ("plain", "naive"):
         return naive_phases(n, d, heads, nbytes)
     if kind == "tiled":
-        return tiled_phases(n, d, heads)
+        return tiled_phases(n, d, heads, query_block=None if gpu else 512)
     if kind == "fused":
         return fused_phases(n, d, heads, nbytes)
     raise ValueError(f"phases: kind must be 'plain', 'naive', 'tiled' or 'fused', not {kind!r}")
@@ -94,19 +98,21 @@ def phase_times(ph: dict, constants: dict, units: str = "shared") -> dict:
     return {"products": products, "exponentials": exps, "memory": memory, "time": max(compute, memory)}
 
 
-def predict(
-    impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nbytes: int = 4, units: str = "shared"
-) -> dict:
+def predict(impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nbytes: int = 4) -> dict:
     """The model's time for one implementation ('naive-numpy', 'tiled-torch', 'sdpa-torch', ...) at n (chapter 15).
 
     Returns the seconds, and how they split: "compute" (phases bound by the products),
     "exponentials", "bandwidth" (phases bound by their bytes), "fresh memory" and "overhead";
-    "regime" names the largest. `constants` are one library's (see `constants_of`).
+    "regime" names the largest. `constants` are one library's (see `constants_of`), or a GPU's
+    (see `H200_SHEET`); on a GPU the tiled kernel's products run at the float32 peak.
     """
     kind = KINDS[impl.split("-")[0]]
+    gpu = constants.get("units") == "separate"
     split = {"compute": 0.0, "exponentials": 0.0, "bandwidth": 0.0, "fresh memory": 0.0, "overhead": 0.0}
-    for ph in phases(kind, n, d, heads, nbytes):
-        t = phase_times(ph, constants, units)
+    for ph in phases(kind, n, d, heads, nbytes, gpu):
+        peak = constants.get("float32_peak", constants["peak"]) if kind == "tiled" else constants["peak"]
+        exp_rate = constants.get("fused_exp_rate", constants["exp_rate"]) if kind == "fused" else constants["exp_rate"]
+        t = phase_times(ph, {**constants, "peak": peak, "exp_rate": exp_rate}, constants.get("units", "shared"))
         if t["memory"] >= t["time"] and t["memory"] > 0:
             split["bandwidth"] += t["time"]
         elif t["products"] >= t["exponentials"]:
@@ -114,14 +120,28 @@ def predict(
         else:
             split["exponentials"] += t["time"]
     square = heads * n * n * nbytes
-    fresh_arrays = {"plain": 5, "naive": 1}.get(kind, 0) if square >= FRESH_FROM else 0
-    split["fresh memory"] = fresh_arrays * square / constants["fresh_rate"]
+    fresh_arrays = {"plain": 5, "naive": 1}.get(kind, 0) if square >= FRESH_FROM and not gpu else 0
+    split["fresh memory"] = fresh_arrays * square / constants["fresh_rate"] if fresh_arrays else 0.0
     split["overhead"] = constants["call_cost"].get(impl, 0.0)
     if kind == "tiled":
-        blocks = heads * math.ceil(n / 512) ** 2
+        blocks = len(range(0, n, 512)) * (1 if gpu else heads * len(range(0, n, 512)))
         split["overhead"] += (blocks - 1) * CALLS_PER_BLOCK * constants["op_overhead"]
     total = sum(split.values())
     return {"impl": impl, "n": n, "time_s": total, "split": split, "regime": max(split, key=split.get)}
+
+
+# The H200 (SXM) as NVIDIA's data sheet gives it, plus what the sheet leaves out (marked): the
+# constants of the same model, for predictions before any GPU run is stored.
+H200_SHEET = {
+    "peak": 989e12,  # bfloat16 dense tensor-core FLOP/s (the sheet's 1,979 assumes sparse matrices)
+    "float32_peak": 67e12,  # float32 without tensor cores
+    "bandwidth": {"memory": [None, 4.8e12]},  # HBM3e bytes per second
+    "exp_rate": 3.9e12,  # exponentials per second of the special-function units (FlashAttention-3, H100 SXM)
+    "units": "separate",  # tensor cores and exponential units work at the same time
+    "op_overhead": 5e-6,  # assumed: a typical kernel launch from PyTorch, not on the sheet
+    "call_cost": {"naive-torch": 8 * 5e-6, "tiled-torch": 6 * 5e-6, "sdpa-torch": 5e-6},  # launches × 5 µs
+    "fresh_rate": math.inf,  # PyTorch's GPU allocator keeps its memory
+}
 
 
 def constants_of(ceilings: dict, library: str) -> dict:
@@ -133,6 +153,7 @@ def constants_of(ceilings: dict, library: str) -> dict:
         "peak": ceilings["peak_flops"][library],
         "bandwidth": levels,
         "exp_rate": ceilings["exp_rate"][library],
+        "fused_exp_rate": ceilings.get("sdpa_exp_rate", ceilings["exp_rate"][library]),
         "fresh_rate": ceilings["fresh_memory_bytes_per_s"][library],
         "op_overhead": ceilings["op_overhead_s"][library],
         "call_cost": ceilings["call_cost_s"],
