@@ -204,7 +204,7 @@ def side_by_side(cpu_run: dict, gpu_runs: Sequence[dict]) -> str:
     lines = []
     for gpu_run in gpu_runs:
         table = speedups(cpu_run["results"], gpu_run["results"])
-        lines.append(f"{gpu_run.get('file', 'GPU run')}: {gpu_run['system'].get('gpu') or 'GPU'}")
+        lines.append(f"{gpu_run.get('file', 'GPU run')}:")
         if not table["rows"]:
             settings = gpu_run.get("settings", {})
             lines.append(f"  not the same workload ({settings.get('dtype')}): not compared")
