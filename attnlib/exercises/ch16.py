@@ -25,8 +25,8 @@ def _one_number(answer: Any, what: str) -> float | None:
 @exercise(
     "ch16.memory_of_a",
     right=[A_BYTES, float(A_BYTES), 1.7179869184e10],
-    wrong=[2 * A_BYTES, A_BYTES // HEADS_MEM, N_MEM * HEADS_MEM * BYTES_PER, A_BYTES // BYTES_PER],
-    catches="float32's 4 bytes, one head only, growth like n, numbers instead of bytes",
+    wrong=[2 * A_BYTES, A_BYTES // HEADS_MEM, N_MEM * HEADS_MEM * BYTES_PER, A_BYTES // BYTES_PER, 16, 17.18],
+    catches="float32's 4 bytes, one head only, growth like n, numbers instead of bytes, GiB or GB instead of bytes",
     solution="answer = 16_384**2 * 32 * 2",
 )
 def _memory_of_a(answer: Any) -> None:
@@ -36,9 +36,11 @@ def _memory_of_a(answer: Any) -> None:
         A_BYTES // HEADS_MEM: "That is the A of one head. Every head has its own A.",
         N_MEM * HEADS_MEM * BYTES_PER: "That grows only like n. A has a row and a column for every word.",
         A_BYTES // BYTES_PER: "That counts numbers, not bytes.",
+        A_BYTES / 2**30: "That is the size in GiB. Give it in bytes: 1 GiB is 2³⁰ bytes.",
+        A_BYTES / 1e9: "That is the size in GB (10⁹ bytes). Give it in bytes.",
     }
     for slip, hint in slips.items():
-        if value is not None and math.isclose(value, slip, rel_tol=1e-6):
+        if value is not None and math.isclose(value, slip, rel_tol=1e-3):
             raise Wrong(hint)
     expect_number(
         answer,
@@ -132,6 +134,16 @@ def _wrong_changes_z_in_place(mu, l, z, s, v):
     return mu_new, l_new, z_new
 
 
+def _wrong_no_rescale(mu, l, z, s, v):
+    mu_new = max([mu] + list(s))
+    return _with(mu_new, 1.0 if mu != -math.inf else 0.0, s, l, z, v)
+
+
+def _wrong_divides_each_step(mu, l, z, s, v):
+    mu_new, l_new, z_new = _right_math(mu, l, z, s, v)
+    return mu_new, l_new, [zj / l_new for zj in z_new]
+
+
 def _wrong_returns_old_max(mu, l, z, s, v):
     _, l_new, z_new = _right_math(mu, l, z, s, v)
     return mu, l_new, z_new
@@ -146,8 +158,10 @@ def _wrong_returns_old_max(mu, l, z, s, v):
         _wrong_forgets_old_max,
         _wrong_not_shifted,
         _wrong_returns_old_max,
+        _wrong_no_rescale,
+        _wrong_divides_each_step,
     ],
-    catches="z not rescaled, the rescale upside down, a new max that forgets the old one, exponentials not "
+    catches="z not rescaled, no rescale at all, z divided by ℓ at every step, the rescale upside down, a new max that forgets the old one, exponentials not "
     "shifted by the new max (overflow near 1000), the old max returned, z changed in place",
     solution="c = np.exp(mu - mu_new)",
 )
@@ -185,6 +199,12 @@ def _online_step(answer: Any) -> None:
         if not math.isclose(mu_got, mu_want, rel_tol=1e-9):
             raise Wrong("The new running max is not right: it must cover the old max and the new block.")
         if not math.isclose(l_got, l_want, rel_tol=1e-9):
+            unscaled = case[1] + sum(math.exp(x - mu_want) for x in case[3])
+            if case[0] != -math.inf and case[0] != mu_want and math.isclose(l_got, unscaled, rel_tol=1e-9):
+                raise Wrong(
+                    "Both ℓ and z still carry the old max: before adding the block, multiply both by the "
+                    "rescale c = e^(μ_old − μ_new)."
+                )
             if case[0] != -math.inf and l_got > l_want * 1.5:
                 raise Wrong(
                     "The running sum ℓ came out too large. Which way does the rescale go? The old sum "
@@ -192,6 +212,10 @@ def _online_step(answer: Any) -> None:
                 )
             raise Wrong("The new running sum ℓ is not right (section 'The online softmax, step by step').")
         if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got.ravel(), z_want)):
+            if all(math.isclose(a, b / l_want, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(z_got.ravel(), z_want)):
+                raise Wrong(
+                    "Your z is already divided by ℓ. Keep z as the running sum, and divide once, after the last block."
+                )
             raise Wrong("The sum ℓ is right, but z is not: the old z was summed with the old max, as the old ℓ was.")
 
 
