@@ -207,7 +207,7 @@ def side_by_side(cpu_run: dict, gpu_runs: Sequence[dict]) -> str:
         lines.append(f"{gpu_run.get('file', 'GPU run')}:")
         if not table["rows"]:
             settings = gpu_run.get("settings", {})
-            lines.append(f"  not the same workload ({settings.get('dtype')}): not compared")
+            lines.append(f"  another workload ({settings.get('dtype')})")
             continue
         for impl in dict.fromkeys(r["impl"] for r in table["rows"]):
             mine = sorted((r for r in table["rows"] if r["impl"] == impl), key=lambda r: r["n"])

@@ -71,28 +71,31 @@ def _device(text: str) -> str:
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = _Parser(prog=PROG, description=DESCRIPTION)
-    p.add_argument("--device", type=_device, default="cpu", help="cpu, cuda, cuda:N or mps (default cpu)")
-    p.add_argument("--dtype", default="float32", choices=DTYPES)
+    p.add_argument("--device", type=_device, default=DEFAULTS["device"], help="cpu, cuda, cuda:N or mps (default cpu)")
+    p.add_argument("--dtype", default=DEFAULTS["dtype"], choices=DTYPES)
     p.add_argument("--sizes", type=_sizes, default=DEFAULTS["sizes"], help="sequence lengths n, comma separated")
-    p.add_argument("--d", type=_at_least(1, "d"), default=64, help="d_k = d_v per head (default 64)")
-    p.add_argument("--batch", type=_at_least(1, "the batch"), default=1)
-    p.add_argument("--heads", type=_at_least(1, "the number of heads"), default=8)
+    p.add_argument("--d", type=_at_least(1, "d"), default=DEFAULTS["d"], help="d_k = d_v per head (default 64)")
+    p.add_argument("--batch", type=_at_least(1, "the batch"), default=DEFAULTS["batch"])
+    p.add_argument("--heads", type=_at_least(1, "the number of heads"), default=DEFAULTS["heads"])
     p.add_argument(
         "--repeat",
         type=_at_least(1, "the number of measured runs"),
-        default=5,
+        default=DEFAULTS["repeat"],
         help="measured runs per point (default 5)",
     )
     p.add_argument(
-        "--warmup", type=_at_least(0, "the number of warm-up runs"), default=2, help="unmeasured runs first (default 2)"
+        "--warmup",
+        type=_at_least(0, "the number of warm-up runs"),
+        default=DEFAULTS["warmup"],
+        help="unmeasured runs first (default 2)",
     )
     p.add_argument(
         "--threads",
         type=_at_least(1, "the number of threads"),
-        default=1,
+        default=DEFAULTS["threads"],
         help="CPU threads for torch and numpy's BLAS (default 1)",
     )
-    p.add_argument("--impls", type=_impls, default=list(IMPLEMENTATIONS), help="implementations, comma separated")
+    p.add_argument("--impls", type=_impls, default=DEFAULTS["implementations"], help="implementations, comma separated")
     p.add_argument(
         "--peak-size",
         type=_at_least(16, "the side of the peak matmul"),
