@@ -337,15 +337,27 @@ def main(argv: list[str] | None = None) -> None:
     threads = machine.thread_counts()
     if threads["numpy_blas"] not in (1, None) or threads["torch"] != 1:
         sys.exit(f"benchmarks.cpu_sweep: error: the libraries report {threads}, not one thread each")
-    loads = [load()]
-    if args.require_quiet and loads[0] >= 1:
-        sys.exit(f"benchmarks.cpu_sweep: the load is {loads[0]:.2f} (≥ 1); run again when the machine is quiet")
+    start = load()
+    if args.require_quiet and start >= 1:
+        sys.exit(f"benchmarks.cpu_sweep: the load is {start:.2f} (≥ 1); run again when the machine is quiet")
     system = machine.system_info("cpu")
-    say(f"{system['cpu_model']}; threads reported {threads}; load {loads[0]:.2f}")
+    say(f"{system['cpu_model']}; threads reported {threads}; load {start:.2f}")
     command = " ".join(["PYTHONPATH=. python -m benchmarks.cpu_sweep", *sys.argv[1:]])
     result: dict = {"system": system, "command": command, "rounds": args.rounds, "targets": TARGETS}
-    result["ceilings"] = c = ceilings(args.rounds)
-    peak = max(c["peak_flops"].values())
+    result["ceilings"] = ceilings(args.rounds)
+    say_ceilings(result["ceilings"])
+    result.update(the_sweep(args.rounds, [int(x) for x in args.sizes.split(",")], result["ceilings"]))
+    result.update(the_parts(args.rounds))
+    result["load"] = load_record(result, start)
+    verdicts(result)
+    if args.require_quiet and not result["load"]["quiet"]:
+        sys.exit(f"benchmarks.cpu_sweep: the load reached {result['load']['max']:.2f} (≥ 1); nothing stored, run again")
+    if args.out:
+        write_json(args.out, result)
+        say(f"wrote {args.out}")
+
+
+def say_ceilings(c: dict) -> None:
     say(
         "matmul peak (median): "
         + ", ".join(f"{k} {v / 1e9:.1f} GFLOP/s" for k, v in c["peak_flops"].items())
@@ -356,60 +368,61 @@ def main(argv: list[str] | None = None) -> None:
         + "; one call: "
         + ", ".join(f"{k} {v * 1e6:.2f} µs" for k, v in c["op_overhead_s"].items())
     )
-    sizes = [int(x) for x in args.sizes.split(",")]
-    rows = sweep.run_sweep("cpu", "float32", sizes, d=D, heads=HEADS, repeat=args.rounds, peak_flops=peak, progress=say)
-    result.update(
-        settings={
-            "device": "cpu",
-            "dtype": "float32",
-            "sizes": sizes,
-            "d": D,
-            "batch": 1,
-            "heads": HEADS,
-            "repeat": args.rounds,
-            "warmup": 1,
-            "threads": 1,
-            "implementations": list(sweep.IMPLEMENTATIONS),
-            "peak_size": 2048,
-        },
-        peak_flops=peak,
-        peak_flops_by_library=c["peak_flops"],
-        results=rows,
-    )
-    result["over_sdpa"] = ratios(rows, max(sizes))
+
+
+def the_sweep(rounds: int, sizes: list[int], c: dict) -> dict:
+    """The sweep over n (one peak for all its rows: the larger library's), its settings and the ratios to SDPA."""
+    peak = max(c["peak_flops"].values())
+    rows = sweep.run_sweep("cpu", "float32", sizes, d=D, heads=HEADS, repeat=rounds, peak_flops=peak, progress=say)
+    settings = {
+        **{k: sweep.DEFAULTS[k] for k in ("device", "dtype", "batch", "threads")},
+        "sizes": sizes,
+        "d": D,
+        "heads": HEADS,
+        "repeat": rounds,
+        "warmup": 1,
+        "implementations": list(sweep.IMPLEMENTATIONS),
+        "peak_size": 2048,
+    }
+    over = ratios(rows, max(sizes))
+    say("at the largest n, time / SDPA's: " + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in over.items()))
+    return {
+        "settings": settings,
+        "peak_flops": peak,
+        "peak_flops_by_library": c["peak_flops"],
+        "results": rows,
+        "over_sdpa": over,
+    }
+
+
+def the_parts(rounds: int) -> dict:
+    """Every part after the sweep: blocks, forward + backward, causal, SDPA's kernel, memory, 16 bits, fresh memory, all cores."""
+    out = {"blocks": blocks(rounds)}
+    say("blocks: " + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in out["blocks"]["over_sdpa"].items()))
+    out["forward_backward"] = parts.forward_backward("cpu", "float32", 1024, HEADS, D, rounds)
+    out["causal"] = parts.causal("cpu", "float32", N, HEADS, D, rounds, numpy_too=True)
+    out["sdpa_backends"] = parts.backends("cpu", "float32", N, HEADS, D, rounds)
+    say(f"SDPA ran {out['sdpa_backends']['default_kernel']}")
+    out["memory"] = memory()
+    out["bfloat16"] = bfloat16_errors()
+    out["sixteen_bit"] = sixteen_bit(rounds)
+    peaks = out["sixteen_bit"]["matmul_peak_flops"]
     say(
-        "at the largest n, time / SDPA's: "
-        + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in result["over_sdpa"].items())
-    )
-    result["blocks"] = blocks(args.rounds)
-    say("blocks: " + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in result["blocks"]["over_sdpa"].items()))
-    fb_n = 1024
-    result["forward_backward"] = parts.forward_backward("cpu", "float32", fb_n, HEADS, D, args.rounds)
-    result["causal"] = parts.causal("cpu", "float32", N, HEADS, D, args.rounds, numpy_too=True)
-    result["sdpa_backends"] = parts.backends("cpu", "float32", N, HEADS, D, args.rounds)
-    say(f"SDPA ran {result['sdpa_backends']['default_kernel']}")
-    result["memory"] = memory()
-    result["bfloat16"] = bfloat16_errors()
-    result["sixteen_bit"] = sixteen_bit(args.rounds)
-    say(
-        f"16-bit units: {result['sixteen_bit']['units']}; matmul peak "
-        + ", ".join(f"{k} {v / 1e9:.1f}" for k, v in result["sixteen_bit"]["matmul_peak_flops"].items())
+        f"16-bit units: {out['sixteen_bit']['units']}; matmul peak "
+        + ", ".join(f"{k} {v / 1e9:.1f}" for k, v in peaks.items())
         + " GFLOP/s"
     )
-    result["fresh_memory"] = fresh_memory(args.rounds)
-    result["all_cores"] = all_cores(args.rounds)
-    loads += [r["load_during"][1] for r in rows if r.get("load_during")]
-    for part in ("blocks", "forward_backward", "causal"):
-        loads.append(result[part]["load_during"][1])
-    loads.append(result["sixteen_bit"]["sdpa"]["load_during"][1])
-    loads.append(load())
-    result["load"] = {"start": loads[0], "end": loads[-1], "max": max(loads), "quiet": max(loads) < 1}
-    verdicts(result)
-    if args.require_quiet and not result["load"]["quiet"]:
-        sys.exit(f"benchmarks.cpu_sweep: the load reached {max(loads):.2f} (≥ 1); nothing stored, run again")
-    if args.out:
-        write_json(args.out, result)
-        say(f"wrote {args.out}")
+    out["fresh_memory"] = fresh_memory(rounds)
+    out["all_cores"] = all_cores(rounds)
+    return out
+
+
+def load_record(result: dict, start: float) -> dict:
+    """The load at the start, at the end and at most (over every part's rounds); quiet if below 1 throughout."""
+    loads = [start] + [r["load_during"][1] for r in result["results"] if r.get("load_during")]
+    loads += [result[part]["load_during"][1] for part in ("blocks", "forward_backward", "causal")]
+    loads += [result["sixteen_bit"]["sdpa"]["load_during"][1], load()]
+    return {"start": start, "end": loads[-1], "max": max(loads), "quiet": max(loads) < 1}
 
 
 def verdicts(result: dict) -> None:
