@@ -51,7 +51,8 @@ def tiled_phases(n: int, d: int, heads: int, block: int = 512, query_block: int 
     On a CPU (query_block 512) the heads go one at a time and a block stays in the cache; on a GPU
     (query_block None) every head and query go at once, and each block's scores are one big array."""
     q, b = min(query_block or n, n), min(block, n)
-    at_once = 1 if query_block else heads  # heads in one block of scores
+    together = not query_block or heads * n * n <= query_block * block  # a GPU, or all scores in one block
+    at_once = heads if together else 1  # heads in one block of scores
     blocks = heads // at_once * math.ceil(n / q) * math.ceil(n / b)
     tile = at_once * q * b * 4  # one block of float32 scores
     kv = at_once * 2 * b * d * 4  # the keys and values of one block, read again for every chunk
@@ -61,6 +62,15 @@ def tiled_phases(n: int, d: int, heads: int, block: int = 512, query_block: int 
         phase("block passes", exps=blocks * at_once * q * b, nbytes=blocks * 6 * tile, array_bytes=tile),
         phase("PV blocks", flops=flops, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
     ]
+
+
+def tiled_steps(n: int, heads: int, gpu: bool = False, block: int = 512) -> int:
+    """How many blocks tiled_attention walks: on a GPU, n/block for all heads and queries at once; on a
+    CPU, (n/block)² chunks and blocks, for every head unless one block holds the scores of all heads."""
+    blocks = math.ceil(n / block)
+    if gpu:
+        return blocks
+    return blocks * blocks * (1 if heads * n * n <= block * block else heads)
 
 
 def fused_phases(n: int, d: int, heads: int, nbytes: int = 4) -> list[dict]:
@@ -124,7 +134,7 @@ def predict(impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nby
     split["fresh memory"] = fresh_arrays * square / constants["fresh_rate"] if fresh_arrays else 0.0
     split["overhead"] = constants["call_cost"].get(impl, 0.0)
     if kind == "tiled":
-        blocks = len(range(0, n, 512)) * (1 if gpu else heads * len(range(0, n, 512)))
+        blocks = tiled_steps(n, heads, gpu)
         split["overhead"] += (blocks - 1) * CALLS_PER_BLOCK * constants["op_overhead"]
     total = sum(split.values())
     return {"impl": impl, "n": n, "time_s": total, "split": split, "regime": max(split, key=split.get)}

@@ -90,3 +90,11 @@ def test_predicted_against_measured_gives_the_ratio_of_every_measured_row():
 def test_an_unknown_kind_is_named():
     with pytest.raises(ValueError, match="'plain', 'naive', 'tiled' or 'fused'"):
         timemodel.phases("flash", 64)
+
+
+def test_tiled_walks_one_block_for_all_heads_when_they_fit_and_per_head_otherwise():
+    assert timemodel.tiled_steps(128, heads=8) == 1  # 8 × 128² scores fit one 512 × 512 block
+    assert timemodel.tiled_steps(2048, heads=8) == 8 * 4 * 4
+    assert timemodel.tiled_steps(8192, heads=8, gpu=True) == 16
+    ph = timemodel.phases("tiled", 128, d=64, heads=8)
+    assert ph[1]["array_bytes"] == 8 * 128 * 128 * 4
