@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
 JUPYTER=${JUPYTER:-.venv/bin/jupyter}
-export PYTHONPATH=".${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"  # absolute: the notebooks run in chapters/
 start=$(date +%s)
 "$PY" -m benchmarks.cpu_sweep ${QUIET:+--require-quiet} --out chapters/data/cpu_results.json
 chapters=(chapters/*_counting_and_timing.ipynb chapters/*_cpu_vs_gpu.ipynb)
