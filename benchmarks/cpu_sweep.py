@@ -348,7 +348,8 @@ def main(argv: list[str] | None = None) -> None:
     say_ceilings(result["ceilings"])
     result.update(the_sweep(args.rounds, [int(x) for x in args.sizes.split(",")], result["ceilings"]))
     result.update(the_parts(args.rounds))
-    result["load"] = load_record(result, start)
+    result["load"] = load_record(result, start)  # before the all-cores part, whose own threads raise the load
+    result["all_cores"] = all_cores(args.rounds)
     verdicts(result)
     if args.require_quiet and not result["load"]["quiet"]:
         sys.exit(f"benchmarks.cpu_sweep: the load reached {result['load']['max']:.2f} (≥ 1); nothing stored, run again")
@@ -396,7 +397,7 @@ def the_sweep(rounds: int, sizes: list[int], c: dict) -> dict:
 
 
 def the_parts(rounds: int) -> dict:
-    """Every part after the sweep: blocks, forward + backward, causal, SDPA's kernel, memory, 16 bits, fresh memory, all cores."""
+    """Every one-thread part after the sweep: blocks, forward + backward, causal, SDPA's kernel, memory, 16 bits, fresh memory."""
     out = {"blocks": blocks(rounds)}
     say("blocks: " + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in out["blocks"]["over_sdpa"].items()))
     out["forward_backward"] = parts.forward_backward("cpu", "float32", 1024, HEADS, D, rounds)
@@ -413,12 +414,12 @@ def the_parts(rounds: int) -> dict:
         + " GFLOP/s"
     )
     out["fresh_memory"] = fresh_memory(rounds)
-    out["all_cores"] = all_cores(rounds)
     return out
 
 
 def load_record(result: dict, start: float) -> dict:
-    """The load at the start, at the end and at most (over every part's rounds); quiet if below 1 throughout."""
+    """The load at the start, at the end and at most (over every one-thread part's rounds); quiet if below 1 throughout.
+    Read before the all-cores part: its threads are ours, and would raise the load by themselves."""
     loads = [start] + [r["load_during"][1] for r in result["results"] if r.get("load_during")]
     loads += [result[part]["load_during"][1] for part in ("blocks", "forward_backward", "causal")]
     loads += [result["sixteen_bit"]["sdpa"]["load_during"][1], load()]
