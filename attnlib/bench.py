@@ -14,11 +14,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .core import is_torch
+from .arrays import is_torch
 
 
-def _torch() -> Any:
-    """torch, or None when it is not installed (imported only when first needed)."""
+def torch_or_none() -> Any:
+    """torch, or None when it is not installed (imported only when first needed) (chapter 15)."""
     try:
         import torch
     except ImportError:
@@ -39,9 +39,9 @@ def _device_of(args: tuple) -> str:
 def synchronize(device: str) -> None:
     """Wait until every queued GPU kernel has finished (does nothing on the CPU) (chapter 15)."""
     if device.startswith("cuda"):
-        _torch().cuda.synchronize()
+        torch_or_none().cuda.synchronize()
     elif device.startswith("mps"):
-        _torch().mps.synchronize()
+        torch_or_none().mps.synchronize()
 
 
 def time_fn(
@@ -58,13 +58,14 @@ def time_fn(
     for _ in range(warmup):
         fn(*args)
     synchronize(device)
-    samples = [_time_once(fn, args, device, events) for _ in range(repeat)]
+    samples = [time_once(fn, args, device, events) for _ in range(repeat)]
     return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples), "samples_s": samples}
 
 
-def _time_once(fn: Callable, args: tuple, device: str, events: bool = True) -> float:
+def time_once(fn: Callable, args: tuple, device: str, events: bool = True) -> float:
+    """Seconds of one call fn(*args), fenced by synchronisation (CUDA events on NVIDIA GPUs) (chapter 15)."""
     if device.startswith("cuda") and events:  # CUDA events time the work on the GPU itself
-        torch = _torch()
+        torch = torch_or_none()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         torch.cuda.synchronize()
         start.record()
@@ -103,7 +104,7 @@ def attention_bytes(
     """Bytes attention moves to and from memory, counted pass by pass (chapter 15).
 
     "naive": Q and K read, the n×n scores written, then six passes over them (scale,
-    row max, shift, exp, row sum, divide: 9 reads or writes of n² numbers), A read again
+    row max, shift, exp, row sum, divide: 10 reads or writes of n² numbers), A read again
     with V for Z = AV, and Z written: 12·n² + 4·n·d numbers per head. (Done out of place
     or in place, the count is the same; in place only reuses the memory.)
     "fused" (SDPA's kernel, ideally): Q, K, V read once and Z written once: 4·n·d.
@@ -127,14 +128,15 @@ def matmul_bytes(side: int, dtype_bytes: int = 4) -> int:
     return 3 * side * side * dtype_bytes
 
 
-def _dtype_bytes(dtype: str) -> int:
+def dtype_bytes(dtype: str) -> int:
+    """Bytes of one number of this dtype ('float32' -> 4) (chapter 15)."""
     return {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[dtype]
 
 
 def available_devices() -> list[str]:
     """'cpu', plus 'cuda' and 'mps' when torch can reach such a GPU (chapter 15)."""
     devices = ["cpu"]
-    torch = _torch()
+    torch = torch_or_none()
     if torch is not None:
         if torch.cuda.is_available():
             devices.append("cuda")

@@ -1,5 +1,7 @@
-"""The machine a timing runs on (chapter 15): its CPU, the threads the libraries report, and its
-two ceilings, the matmul peak (FLOP/s) and the memory bandwidth (bytes per second).
+"""The machine a timing runs on (chapter 15): its CPU, the threads the libraries report, and the
+constants of the time model: the matmul peak (FLOP/s, in each dtype), the bandwidth of memory and
+of the cache (bytes per second), the rate of exponentials, the fixed cost of one library call and
+the cost of fresh memory.
 
 Needs only the standard library, numpy and (when present) torch, so it runs on a bare GPU machine.
 """
@@ -11,16 +13,20 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .bench import _time_once, _torch, synchronize, time_fn
+from .bench import synchronize, time_fn, time_once, torch_or_none
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-CPU_FEATURES = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "fma")  # the vector extensions that matter here
+# The vector extensions that matter here: AVX2/FMA and AVX-512 for float32, and the 16-bit units
+# (AVX-512 BF16 and FP16 dot products; AMX, Intel's matrix tiles, much like a GPU's tensor cores).
+CPU_FEATURES = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_fp16")
 
 
 def cpu_details() -> dict:
@@ -67,6 +73,39 @@ def cpu_details() -> dict:
     return details
 
 
+def sixteen_bit_units(flags: dict) -> str:
+    """What the CPU's flags offer 16-bit matrix products, in words, e.g. 'AVX-512 BF16 (no AMX)' (chapter 15)."""
+    found = [
+        label
+        for flag, label in (
+            ("amx_bf16", "AMX bfloat16"),
+            ("amx_fp16", "AMX float16"),
+            ("avx512_bf16", "AVX-512 BF16"),
+            ("avx512_fp16", "AVX-512 FP16"),
+        )
+        if flags.get(flag)
+    ]
+    if not found:
+        return "none (16-bit numbers go through the float32 units)"
+    return ", ".join(found) + ("" if flags.get("amx_tile") else " (no AMX)")
+
+
+def cache_sizes() -> dict[str, int]:
+    """Bytes of each data cache one core sees, e.g. {'L1': 32768, 'L2': 1048576, 'L3': 33554432} (Linux; else {})."""
+    sizes = {}
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            if (index / "type").read_text().strip() == "Instruction":
+                continue
+            text = (index / "size").read_text().strip()
+            level = (index / "level").read_text().strip()
+        except OSError:
+            continue
+        factor = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
+        sizes[f"L{level}"] = int(text.rstrip("KMG")) * factor
+    return sizes
+
+
 def _cpu_model(details: dict | None = None) -> str:
     """One line for the CPU, e.g. 'AMD EPYC (family 25, model 1; AVX2, no AVX-512)'."""
     details = details or cpu_details()
@@ -76,6 +115,8 @@ def _cpu_model(details: dict | None = None) -> str:
     flags = details.get("flags") or {}
     if flags:
         vector = ["AVX2" if flags.get("avx2") else "no AVX2", "AVX-512" if flags.get("avx512f") else "no AVX-512"]
+        if flags.get("avx512_bf16"):
+            vector.append("AVX-512 BF16")
         if flags.get("amx_bf16"):
             vector.append("AMX")
         parts.append(", ".join(vector))
@@ -85,7 +126,7 @@ def _cpu_model(details: dict | None = None) -> str:
 def thread_counts() -> dict:
     """The threads the libraries *report* they will use: numpy's BLAS, asked through its own
     function, and torch (chapter 15). None where a library cannot be asked."""
-    return {"numpy_blas": _blas_threads(), "torch": _torch().get_num_threads() if _torch() else None}
+    return {"numpy_blas": _blas_threads(), "torch": torch_or_none().get_num_threads() if torch_or_none() else None}
 
 
 def _blas_threads() -> int | None:
@@ -133,7 +174,7 @@ def _numpy_blas() -> str | None:
 
 def system_info(device: str = "cpu") -> dict:
     """Hardware and software of this run: CPU and GPU model, threads, versions, date (UTC) (chapter 15)."""
-    torch = _torch()
+    torch = torch_or_none()
     cpu = cpu_details()
     info = {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -142,6 +183,8 @@ def system_info(device: str = "cpu") -> dict:
         "cpu_model": _cpu_model(cpu),
         "cpu": cpu,
         "cpu_count": os.cpu_count(),
+        "caches": cache_sizes(),
+        "sixteen_bit_units": sixteen_bit_units(cpu["flags"]),
         "torch_threads": torch.get_num_threads() if torch is not None else None,
         "threads_reported": thread_counts(),
         "thread_env": {v: os.environ[v] for v in THREAD_VARIABLES if v in os.environ},
@@ -185,17 +228,17 @@ def matmul_peak(
     """
     if library == "numpy" and device != "cpu":
         raise ValueError(f"matmul_peak: numpy runs on the CPU only, not on {device!r}")
-    if library != "numpy" and _torch() is None:
+    if library != "numpy" and torch_or_none() is None:
         raise RuntimeError("matmul_peak: torch is not installed; use library='numpy'")
     largest = 2048 if device == "cpu" else 8192
     sides = [size] if size else [s for s in (256, 512, 1024, 2048, 4096, 8192) if s <= largest]
     started, best = time.perf_counter(), 0.0
     for side in sides:
         a, b = _square_pair(library, device, dtype, side)
-        multiply = np.matmul if library == "numpy" else _torch().matmul
+        multiply = np.matmul if library == "numpy" else torch_or_none().matmul
         multiply(a, b)  # warm-up: library start-up stays out
         synchronize(device)
-        one = max(_time_once(multiply, (a, b), device), 1e-9)
+        one = max(time_once(multiply, (a, b), device), 1e-9)
         runs = max(3, min(repeat, int(max_seconds / 4 / one)))
         median = time_fn(multiply, a, b, warmup=0, repeat=runs, device=device)["median_s"]
         best = max(best, 2 * side**3 / median)
@@ -221,7 +264,7 @@ def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int
         src, dst = np.ones(count, dtype=np.float32), np.zeros(count, dtype=np.float32)
         copy = np.copyto
     else:
-        torch = _torch()
+        torch = torch_or_none()
         src = torch.ones(count, dtype=torch.float32, device=device)
         dst = torch.zeros(count, dtype=torch.float32, device=device)
         copy = torch.Tensor.copy_
@@ -229,11 +272,80 @@ def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int
     return 2 * count * 4 / median
 
 
+def _loop(call: Callable, times: int) -> Callable[[], None]:
+    """One timed function that makes `times` calls: for work too short to time one call at a time."""
+
+    def run() -> None:
+        for _ in range(times):
+            call()
+
+    return run
+
+
+def per_call(call: Callable, times: int, repeat: int = 5, device: str = "cpu") -> float:
+    """Median seconds of one call(), timed `times` calls at a time: for work too short to time alone (chapter 15)."""
+    return time_fn(_loop(call, times), warmup=1, repeat=repeat, device=device)["median_s"] / times
+
+
+def cache_bandwidth(library: str = "numpy", kibibytes: int | None = None, repeat: int = 5) -> float:
+    """Bytes per second of a copy that stays in the cache: source and destination together take half
+    of one core's L2 (or `kibibytes` each); bytes read plus bytes written, like memory_bandwidth (chapter 15)."""
+    size = kibibytes * 2**10 if kibibytes else cache_sizes().get("L2", 2**20) // 4
+    count = size // 4
+    src, dst, copy = _copy_pair(library, count)
+    return 2 * count * 4 / per_call(lambda: copy(dst, src), 200, repeat)
+
+
+def exp_rate(
+    library: str = "numpy", value: float = 0.5, count: int = 2**16, repeat: int = 5, device: str = "cpu"
+) -> float:
+    """Exponentials per second, in float32, from one array of 256 KiB into another, both in the cache (chapter 15).
+
+    `value` fills the array: -inf shows what a kernel pays for masked scores (exp(-inf) = 0).
+    """
+    if library == "numpy":
+        x, y = np.full(count, value, dtype=np.float32), np.empty(count, dtype=np.float32)
+        return count / per_call(lambda: np.exp(x, out=y), 50, repeat)
+    torch = torch_or_none()
+    x, y = torch.full((count,), value, device=device), torch.empty(count, device=device)
+    return count / per_call(lambda: torch.exp(x, out=y), 50, repeat, device)
+
+
+def call_overhead(library: str = "numpy", repeat: int = 5, device: str = "cpu") -> float:
+    """Seconds of one library call that does almost nothing (adding two arrays of 8 numbers): the
+    fixed cost that every call pays, whatever its size (chapter 15)."""
+    if library == "numpy":
+        a, b, c = (np.ones(8, dtype=np.float32) for _ in range(3))
+        return per_call(lambda: np.add(a, b, out=c), 1000, repeat)
+    torch = torch_or_none()
+    a, b, c = (torch.ones(8, device=device) for _ in range(3))
+    return per_call(lambda: torch.add(a, b, out=c), 1000, repeat, device)
+
+
+def fresh_memory_rate(library: str = "numpy", mebibytes: int = 128, repeat: int = 5) -> float:
+    """Bytes per second of writing a new array, memory the process has just asked for: the operating
+    system hands over each page on its first touch, and that costs far more than the write (chapter 15)."""
+    count = mebibytes * 2**20 // 4
+    if library == "numpy":
+        make = lambda: np.ones(count, dtype=np.float32)
+    else:
+        torch = torch_or_none()
+        make = lambda: torch.ones(count)
+    return count * 4 / time_fn(make, warmup=1, repeat=repeat)["median_s"]
+
+
+def _copy_pair(library: str, count: int) -> tuple:
+    if library == "numpy":
+        return np.ones(count, dtype=np.float32), np.zeros(count, dtype=np.float32), np.copyto
+    torch = torch_or_none()
+    return torch.ones(count), torch.zeros(count), torch.Tensor.copy_
+
+
 def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
     if library == "numpy":
         rng = np.random.default_rng(0)
         return tuple(rng.standard_normal((side, side)).astype(dtype) for _ in range(2))
-    torch = _torch()
+    torch = torch_or_none()
     gen = torch.Generator().manual_seed(0)
     return tuple(
         torch.randn(side, side, generator=gen).to(device=device, dtype=getattr(torch, dtype)) for _ in range(2)
@@ -243,7 +355,7 @@ def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
 def memory_budget(device: str) -> int:
     """Bytes we allow a naive run to use: half the RAM (CPU) or 80% of the free GPU memory."""
     if device.startswith("cuda"):
-        free, _ = _torch().cuda.mem_get_info()
+        free, _ = torch_or_none().cuda.mem_get_info()
         return int(0.8 * free)
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

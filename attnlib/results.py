@@ -102,18 +102,6 @@ def crossover(n: Sequence[int], t_old: Sequence[float], t_new: Sequence[float]) 
     return since
 
 
-def _times_by_n(rows: Sequence[dict], impl: str) -> dict[int, float]:
-    n, t = measured(rows, impl)
-    return dict(zip(n.tolist(), t.tolist()))
-
-
-def crossover_of(rows: Sequence[dict], old: str, new: str) -> int | None:
-    """crossover() between two implementations of one run, on the sizes both measured (chapter 15)."""
-    a, b = _times_by_n(rows, old), _times_by_n(rows, new)
-    common = sorted(set(a) & set(b))
-    return crossover(common, [a[k] for k in common], [b[k] for k in common])
-
-
 WORKLOAD = ("dtype", "heads", "batch", "d")  # rows are comparable only when all of these agree
 
 
@@ -126,7 +114,8 @@ def speedups(rows_a: Sequence[dict], rows_b: Sequence[dict]) -> dict[str, list]:
     workload (same dtype, heads, batch and d); "refused" says which pairs were not compared, and why (chapter 15).
 
     Returns {"rows": [{"impl", "n", "dtype", "heads", "batch", "d", "a_s", "a_min_s", "a_max_s",
-    "b_s", "b_min_s", "b_max_s", "speedup"}, ...], "refused": ["...", ...]}.
+    "b_s", "b_min_s", "b_max_s", "a_pct", "b_pct", "speedup"}, ...], "refused": ["...", ...]};
+    a_pct and b_pct are each run's % of its own matmul peak.
     """
     a_rows, b_rows = _measured_rows(rows_a), _measured_rows(rows_b)
     out, refused = [], []
@@ -146,6 +135,8 @@ def speedups(rows_a: Sequence[dict], rows_b: Sequence[dict]) -> dict[str, list]:
                     "b_s": b["median_s"],
                     "b_min_s": b.get("min_s"),
                     "b_max_s": b.get("max_s"),
+                    "a_pct": a.get("pct_of_peak"),
+                    "b_pct": b.get("pct_of_peak"),
                     "speedup": a["median_s"] / b["median_s"],
                 }
             )
@@ -201,6 +192,34 @@ def format_speedups(table: dict[str, list], a: str = "CPU", b: str = "GPU") -> s
     else:
         lines.append("no (implementation, n) measured in both on the same workload")
     lines += [f"not compared: {line}" for line in table["refused"]]
+    return "\n".join(lines)
+
+
+def side_by_side(cpu_run: dict, gpu_runs: Sequence[dict]) -> str:
+    """The stored CPU run beside each stored GPU run of the same workload, 36 characters wide: per
+    implementation and n, each median in ms and its % of its own machine's matmul peak, then the n
+    from which the GPU stays faster (the crossover); "no GPU run stored" when there is none (chapter 16)."""
+    if not gpu_runs:
+        return "no GPU run stored"
+    lines = []
+    for gpu_run in gpu_runs:
+        table = speedups(cpu_run["results"], gpu_run["results"])
+        lines.append(f"{gpu_run.get('file', 'GPU run')}:")
+        if not table["rows"]:
+            settings = gpu_run.get("settings", {})
+            lines.append(f"  another workload ({settings.get('dtype')})")
+            continue
+        for impl in dict.fromkeys(r["impl"] for r in table["rows"]):
+            mine = sorted((r for r in table["rows"] if r["impl"] == impl), key=lambda r: r["n"])
+            lines += [impl, f"{'n':>6} {'CPU ms':>9} {'%pk':>3} {'GPU ms':>9} {'%pk':>3}"]
+            lines += [
+                f"{r['n']:>6} {r['a_s'] * 1e3:9.2f} {r['a_pct'] or 0:3.0f} {r['b_s'] * 1e3:9.3f} {r['b_pct'] or 0:3.0f}"
+                for r in mine
+            ]
+            since = crossover([r["n"] for r in mine], [r["a_s"] for r in mine], [r["b_s"] for r in mine])
+            lines.append(
+                f"  GPU faster from n = {since} on" if since is not None else "  GPU not faster at the largest n"
+            )
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ The command line that runs a sweep and saves it is `benchmarks/sweep.py`. From t
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import statistics
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .bench import _dtype_bytes, _time_once, _torch, attention_flops, attention_matrix_bytes, synchronize
+from .bench import attention_flops, attention_matrix_bytes, dtype_bytes, synchronize, time_once, torch_or_none
 from .core import attention
 from .fast import naive_attention
 from .machine import matmul_peak, memory_budget
@@ -34,7 +35,7 @@ def _skip_reason(impl: str, device: str, dtype: str, a_bytes: int, budget: int) 
         return "numpy runs on the CPU only"
     if library == "numpy" and dtype not in NUMPY_DTYPES:
         return f"numpy has no {dtype}"
-    if library == "torch" and _torch() is None:
+    if library == "torch" and torch_or_none() is None:
         return "torch is not installed"
     if (
         impl.split("-")[0] in ("plain", "naive") and a_bytes > budget
@@ -50,12 +51,13 @@ def _inputs(library: str, device: str, dtype: str, shape: tuple[int, ...], seed:
     if library == "numpy":
         rng = np.random.default_rng(seed)
         return tuple(rng.standard_normal(shape, dtype=np.float64).astype(dtype) for _ in range(3))
-    torch = _torch()
+    torch = torch_or_none()
     gen = torch.Generator().manual_seed(seed)
     return tuple(torch.randn(shape, generator=gen).to(device=device, dtype=getattr(torch, dtype)) for _ in range(3))
 
 
-def _function(impl: str) -> Callable:
+def kernel(impl: str) -> Callable:
+    """The function an implementation name times: 'plain-numpy' -> attnlib.attention's Z, ... (chapter 15)."""
     kind = impl.split("-")[0]
     if kind == "plain":
         return lambda Q, K, V: attention(Q, K, V)[0]
@@ -63,7 +65,7 @@ def _function(impl: str) -> Callable:
         return lambda Q, K, V: naive_attention(Q, K, V)[0]
     if kind == "tiled":
         return tiled_attention
-    return _torch().nn.functional.scaled_dot_product_attention
+    return torch_or_none().nn.functional.scaled_dot_product_attention
 
 
 def interleaved(
@@ -89,113 +91,132 @@ def interleaved(
         samples["_load"].append(os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan)
         shuffle(order)
         for name in order:
-            samples[name].append(_time_once(calls[name], (), device))
+            samples[name].append(time_once(calls[name], (), device))
     return samples
 
 
+# The sweep's defaults, the one home of them: run_sweep's and `python -m benchmarks.sweep`'s.
+DEFAULTS = {
+    "device": "cpu",
+    "dtype": "float32",
+    "sizes": [128, 256, 512, 1024, 2048],
+    "d": 64,
+    "batch": 1,
+    "heads": 8,
+    "repeat": 5,
+    "warmup": 2,
+    "threads": 1,
+    "implementations": list(IMPLEMENTATIONS),
+    "peak_size": None,
+}
+
+
 def run_sweep(
-    device: str = "cpu",
-    dtype: str = "float32",
-    sizes: list[int] = (128, 256, 512, 1024),
-    d: int = 64,
-    batch: int = 1,
-    heads: int = 8,
+    device: str = DEFAULTS["device"],
+    dtype: str = DEFAULTS["dtype"],
+    sizes: list[int] | None = None,
+    d: int = DEFAULTS["d"],
+    batch: int = DEFAULTS["batch"],
+    heads: int = DEFAULTS["heads"],
     implementations: list[str] | None = None,
-    repeat: int = 5,
-    warmup: int = 2,
+    repeat: int = DEFAULTS["repeat"],
+    warmup: int = DEFAULTS["warmup"],
     peak_flops: float | None = None,
     budget_bytes: int | None = None,
     progress: Callable[[str], None] | None = print,
 ) -> list[dict]:
     """Time each implementation at each sequence length n in `repeat` shuffled, interleaved rounds;
-    one row per (n, impl), skips included (chapter 15)."""
-    implementations = list(implementations or IMPLEMENTATIONS)
+    one row per (n, impl), skips and failures included (chapter 15)."""
+    implementations = list(implementations or DEFAULTS["implementations"])
     unknown = [i for i in implementations if i not in IMPLEMENTATIONS]
     if unknown:
         raise ValueError(f"run_sweep: unknown implementations {unknown}; choose from {IMPLEMENTATIONS}")
-    if peak_flops is None:
-        peak_flops = matmul_peak(device, dtype)
+    peak_flops = matmul_peak(device, dtype) if peak_flops is None else peak_flops
     budget = memory_budget(device) if budget_bytes is None else budget_bytes
-    rows, calls = [], {}
-    for n in sizes:
-        a_bytes = attention_matrix_bytes(n, batch=batch, heads=heads, dtype_bytes=_dtype_bytes(dtype))
-        for impl in implementations:
-            row = {
-                "impl": impl,
-                "n": n,
-                "d": d,
-                "batch": batch,
-                "heads": heads,
-                "dtype": dtype,
-                "device": device,
-                "status": "measured",
-                "median_s": None,
-                "min_s": None,
-                "max_s": None,
-                "gflops": None,
-                "pct_of_peak": None,
-                "a_bytes": a_bytes,
-                "skipped": _skip_reason(impl, device, dtype, a_bytes, budget),
-            }
-            rows.append(row)
-            if row["skipped"] is None:
-                row["skipped"] = _try_once(row, calls)
-            if row["skipped"] is not None:
-                row["status"] = "skipped" if row["status"] == "measured" else row["status"]
-                if progress is not None:
-                    progress(f"{_describe(row)}")
-    torch = _torch() if any(r["impl"].endswith("torch") for r in rows) else None
-    if progress is not None:
-        progress(f"timing {len(calls)} points in {repeat} shuffled rounds")
-    with torch.inference_mode() if torch is not None else _nothing():
+    say = progress or (lambda line: None)
+    rows = [
+        _row(impl, n, d, batch, heads, dtype, device, budget)
+        for n in sizes or DEFAULTS["sizes"]
+        for impl in implementations
+    ]
+    calls = {}
+    for row in rows:
+        if row["status"] == "measured":
+            call, failure = _prepared(row)
+            if failure is None:
+                calls[(row["impl"], row["n"])] = call
+            else:
+                row.update(status="failed", skipped=failure)
+        if row["skipped"]:
+            say(_describe(row))
+    say(f"timing {len(calls)} points in {repeat} shuffled rounds")
+    torch = torch_or_none() if any(impl.endswith("torch") for impl, _ in calls) else None
+    with torch.inference_mode() if torch is not None else contextlib.nullcontext():
         samples = interleaved(calls, repeat, warmup=max(warmup - 1, 0), device=device)
     for row in rows:
-        key = (row["impl"], row["n"])
-        if key not in calls:
-            continue
-        times = samples[key]
-        flops = attention_flops(row["n"], d, batch=batch, heads=heads)
-        row.update(
-            median_s=statistics.median(times),
-            min_s=min(times),
-            max_s=max(times),
-            samples_s=times,
-            load_during=[min(samples["_load"]), max(samples["_load"])],
-        )
-        row["gflops"] = flops / row["median_s"] / 1e9
-        row["pct_of_peak"] = 100 * flops / row["median_s"] / peak_flops
-        if progress is not None:
-            progress(_describe(row))
+        if (row["impl"], row["n"]) in calls:
+            row.update(_timed(samples[(row["impl"], row["n"])], samples["_load"], row, peak_flops))
+            say(_describe(row))
     return rows
 
 
-def _try_once(row: dict, calls: dict) -> str | None:
-    """Make the inputs and run the call once (the first warm-up); register it, or say why it failed."""
+def _row(impl: str, n: int, d: int, batch: int, heads: int, dtype: str, device: str, budget: int) -> dict:
+    """One point of the sweep before it is timed: its workload, and why it is skipped (or None)."""
+    a_bytes = attention_matrix_bytes(n, batch=batch, heads=heads, dtype_bytes=dtype_bytes(dtype))
+    skipped = _skip_reason(impl, device, dtype, a_bytes, budget)
+    return {
+        "impl": impl,
+        "n": n,
+        "d": d,
+        "batch": batch,
+        "heads": heads,
+        "dtype": dtype,
+        "device": device,
+        "status": "skipped" if skipped else "measured",
+        "median_s": None,
+        "min_s": None,
+        "max_s": None,
+        "gflops": None,
+        "pct_of_peak": None,
+        "a_bytes": a_bytes,
+        "skipped": skipped,
+    }
+
+
+def _timed(times: list[float], loads: list[float], row: dict, peak_flops: float) -> dict:
+    """What a measured row gains: the median and spread of its samples, its speed and its share of the peak."""
+    flops = attention_flops(row["n"], row["d"], batch=row["batch"], heads=row["heads"])
+    median = statistics.median(times)
+    return {
+        "median_s": median,
+        "min_s": min(times),
+        "max_s": max(times),
+        "samples_s": times,
+        "load_during": [min(loads), max(loads)],
+        "gflops": flops / median / 1e9,
+        "pct_of_peak": 100 * flops / median / peak_flops,
+    }
+
+
+def _prepared(row: dict) -> tuple[Callable[[], Any] | None, str | None]:
+    """Make the inputs and run the call once (the first warm-up): (the call, None), or (None, why it failed)."""
     impl, device = row["impl"], row["device"]
     shape = (row["batch"], row["heads"], row["n"], row["d"])
     try:
         Q, K, V = _inputs(impl.split("-")[1], device, row["dtype"], shape)
-        fn = _function(impl)
-        torch = _torch() if impl.endswith("torch") else None
-        with torch.inference_mode() if torch is not None else _nothing():
+        fn = kernel(impl)
+        torch = torch_or_none() if impl.endswith("torch") else None
+        with torch.inference_mode() if torch is not None else contextlib.nullcontext():
             fn(Q, K, V)
     except (RuntimeError, MemoryError) as exc:  # out of memory, or a dtype the device lacks
-        row["status"] = "failed"
         _free_gpu_memory(device)
-        return f"failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
-    calls[(impl, row["n"])] = lambda: fn(Q, K, V)
-    return None
-
-
-def _nothing() -> Any:
-    import contextlib
-
-    return contextlib.nullcontext()
+        return None, f"failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+    return (lambda: fn(Q, K, V)), None
 
 
 def _free_gpu_memory(device: str) -> None:
     if device.startswith("cuda"):
-        _torch().cuda.empty_cache()
+        torch_or_none().cuda.empty_cache()
 
 
 def _describe(row: dict) -> str:
@@ -211,9 +232,9 @@ def _describe(row: dict) -> str:
 def _human_bytes(b: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if b < 1024 or unit == "TiB":
-            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+            break
         b /= 1024
-    return ""
+    return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
 
 
 def workload(rows: list[dict]) -> str:
@@ -246,22 +267,6 @@ def format_table(rows: list[dict]) -> str:
             cells = f"{r['median_s'] * 1e3:11.3f}  {spread:>19}  {r['gflops']:9.2f}  {r['pct_of_peak']:6.1f}%"
         lines.append(f"{r['n']:>6}  {r['impl']:<12}  {cells}  {_human_bytes(r['a_bytes']):>10}")
     return "\n".join(lines)
-
-
-# What `python -m benchmarks.sweep` uses for an option not given (command_line fills them in).
-DEFAULTS = {
-    "device": "cpu",
-    "dtype": "float32",
-    "sizes": [128, 256, 512, 1024, 2048],
-    "d": 64,
-    "batch": 1,
-    "heads": 8,
-    "repeat": 5,
-    "warmup": 2,
-    "threads": 1,
-    "implementations": list(IMPLEMENTATIONS),
-    "peak_size": None,
-}
 
 
 def command_line(settings: dict, out: str | None = None) -> str:

@@ -1,19 +1,26 @@
-"""The stored CPU run of chapters 15 and 16, one command (a few minutes; run it on a quiet machine):
+"""The stored CPU run of chapters 15 and 16, one command (about 4 minutes on a quiet 2-core machine,
+up to 11 on a loaded one; run it on a quiet machine):
 
     PYTHONPATH=. python -m benchmarks.cpu_sweep --require-quiet --out chapters/data/cpu_results.json
 
 One thread (set here before numpy and torch load, and checked against what the libraries
 report), float32, 8 heads, d = 64. It measures, each part in shuffled, interleaved rounds:
 
-1. the two ceilings: the matmul peak (median of repeats, like every kernel) and the memory
-   bandwidth of a large copy, for numpy and torch;
+1. the constants of the time model (attnlib.timemodel), for numpy and torch: the matmul peak
+   (median of repeats, like every kernel), the bandwidth of a large copy and of copies that stay
+   in L2 and L3, the rate of exponentials (and on -inf), the cost of a tiny call, of fresh memory,
+   and of each kernel at n = 1;
 2. the sweep over n of the plain, in-place naive, tiled and SDPA attention (forward);
 3. tiled_attention against SDPA at 8 × 2048 × 64 with a few block sizes, and the targets
    below (ratios within a round, median and min–max);
 4. forward + backward and the causal case (benchmarks/parts.py), and which SDPA kernel ran;
 5. the peak extra memory of one call of each, each in a fresh process;
 6. bfloat16: each implementation's error against the same float64 reference;
-7. the same forward at n = 2048 with every core, in a child process, labelled as such.
+7. 16 bits: the CPU's 16-bit units (from its flags), the torch matmul peak and SDPA in float32,
+   bfloat16 and float16;
+8. fresh memory: plain-numpy at n = 2048 call by call with its page faults, as run and with the
+   allocator keeping its memory, each in a fresh process;
+9. the same forward at n = 2048 with every core, in a child process, labelled as such.
 
 The load average is read before every round and stored with each row; a run with a load of
 1 or more anywhere is marked "quiet": false (the chapters then say so). With --require-quiet
@@ -43,9 +50,10 @@ from attnlib import bench, machine, sweep
 from attnlib.fast import naive_attention
 from attnlib.tiled import tiled_attention
 from benchmarks import parts
+from benchmarks.store import write_json
 
 HEADS, D, N = 8, 64, 2048
-SIZES = [64, 128, 256, 512, 1024, 2048]
+SIZES = [16, 32, 64, 128, 256, 512, 1024, 2048]
 TARGETS = {"tiled-torch / sdpa": 1.3, "tiled-numpy / sdpa": 1.8, "tiled memory / naive memory": 0.10}
 BLOCKS = [(512, 512), (256, 256), (1024, 256), (256, 1024)]  # (keys per block, queries per chunk)
 
@@ -59,14 +67,121 @@ def load() -> float:
 
 
 def ceilings(rounds: int) -> dict:
-    """Matmul peak and copy bandwidth, numpy and torch, each a median."""
-    out = {"matmul_side": 2048, "copy_mebibytes": 256}
+    """The constants of the time model (attnlib.timemodel), numpy and torch, each a median: the matmul
+    peak, the bandwidth of main memory and of the caches, the rate of exponentials (on ordinary
+    numbers and on -inf), the cost of one tiny call, of fresh memory, and of each kernel at n = 1."""
+    libs = ("numpy", "torch")
+    caches = machine.cache_sizes()
+    out = {"matmul_side": 2048, "copy_mebibytes": 256, "caches": caches}
     out["peak_flops"] = {
-        lib: machine.matmul_peak("cpu", "float32", size=2048, library=lib, repeat=rounds) for lib in ("numpy", "torch")
+        lib: machine.matmul_peak("cpu", "float32", size=2048, library=lib, repeat=rounds) for lib in libs
     }
-    out["bandwidth_bytes_per_s"] = {
-        lib: machine.memory_bandwidth("cpu", library=lib, repeat=rounds) for lib in ("numpy", "torch")
+    out["bandwidth_bytes_per_s"] = {lib: machine.memory_bandwidth("cpu", library=lib, repeat=rounds) for lib in libs}
+    out["cache_bandwidth"] = {
+        lib: {
+            level: {
+                "bytes": size,
+                "bytes_per_s": machine.cache_bandwidth(lib, kibibytes=size // 4 // 2**10, repeat=rounds),
+            }
+            for level, size in caches.items()
+            if level in ("L2", "L3")
+        }
+        for lib in libs
     }
+    out["exp_rate"] = {lib: machine.exp_rate(lib, repeat=rounds) for lib in libs}
+    out["exp_rate_of_minus_inf"] = {lib: machine.exp_rate(lib, value=float("-inf"), repeat=rounds) for lib in libs}
+    out["op_overhead_s"] = {lib: machine.call_overhead(lib, repeat=rounds) for lib in libs}
+    out["fresh_memory_bytes_per_s"] = {lib: machine.fresh_memory_rate(lib, repeat=rounds) for lib in libs}
+    out["call_cost_s"] = call_costs(rounds)
+    out["sdpa_exp_rate"] = sdpa_exp_rate(rounds, out["peak_flops"]["torch"])
+    return out
+
+
+def sdpa_exp_rate(rounds: int, peak: float, d: int = 16) -> float:
+    """Exponentials per second inside SDPA's own kernel (its own exponential, not torch.exp): SDPA at
+    8 × 2048 × 16, where the products are 4 times fewer than at d = 64 and the n² exponentials are
+    the same; what the products leave of its time, per exponential. (Below d = 16 SDPA's kernel slows
+    down again, so a smaller d would not isolate the exponentials better.)"""
+    Q, K, V = parts.inputs("cpu", "float32", N, HEADS, d)
+    with torch.inference_mode():
+        seconds = bench.time_fn(F.scaled_dot_product_attention, Q, K, V, warmup=1, repeat=rounds)["median_s"]
+    products = bench.attention_flops(N, d, heads=HEADS) / peak
+    return HEADS * N * N / max(seconds - products, 1e-9)
+
+
+def call_costs(rounds: int) -> dict:
+    """Each kernel's time at n = 1 (8 heads, d = 64): the fixed cost of one call, whatever its size."""
+    numpy_inputs, torch_inputs = forward_inputs(1)
+    costs = {}
+    with torch.inference_mode():
+        for impl in sweep.IMPLEMENTATIONS:
+            fn, args = sweep.kernel(impl), torch_inputs if impl.endswith("torch") else numpy_inputs
+            costs[impl] = machine.per_call(lambda fn=fn, args=args: fn(*args), 100, rounds)
+    return costs
+
+
+def sixteen_bit(rounds: int) -> dict:
+    """What 16-bit numbers buy on this CPU: the torch matmul peak and SDPA at 8 × 2048 × 64 in float32,
+    bfloat16 and float16, and the CPU's 16-bit units as its flags name them."""
+    flags = machine.cpu_details()["flags"]
+    dtypes = ("float32", "bfloat16", "float16")
+    peaks = {dt: machine.matmul_peak("cpu", dt, library="torch", repeat=rounds) for dt in dtypes}
+    calls = {}
+    for dt in dtypes:
+        Q, K, V = parts.inputs("cpu", dt, N, HEADS, D)
+        calls[dt] = lambda Q=Q, K=K, V=V: F.scaled_dot_product_attention(Q, K, V)
+    with torch.inference_mode():
+        samples = sweep.interleaved(calls, rounds)
+    return {
+        "units": machine.sixteen_bit_units(flags),
+        "flags": flags,
+        "matmul_peak_flops": peaks,
+        "sdpa": {
+            "n": N,
+            "heads": HEADS,
+            "d": D,
+            "load_during": [min(samples["_load"]), max(samples["_load"])],
+            "times": {dt: parts.stats(samples[dt]) for dt in dtypes},
+            "over_float32": {dt: parts.ratio(samples[dt], samples["float32"]) for dt in dtypes if dt != "float32"},
+        },
+    }
+
+
+FRESH_CHILD = r"""
+import json, resource, time
+import numpy as np
+import attnlib
+rng = np.random.default_rng(0)
+Q, K, V = (rng.standard_normal((1, 8, 2048, 64), dtype=np.float32) for _ in range(3))
+attnlib.attention(Q, K, V)
+rows = []
+for _ in range(int(__import__("sys").argv[1])):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    start = time.perf_counter()
+    attnlib.attention(Q, K, V)
+    seconds = time.perf_counter() - start
+    rows.append([seconds, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before])
+print(json.dumps(rows))
+"""
+
+
+def fresh_memory(rounds: int) -> dict:
+    """plain-numpy at 8 × 2048 × 64, call by call, with the page faults of each call: once as it runs
+    (every n×n array is fresh memory from the system) and once with the allocator told to keep its
+    memory (MALLOC_MMAP_THRESHOLD_), each in a fresh process."""
+    keep = {"MALLOC_MMAP_THRESHOLD_": str(2**34), "MALLOC_TRIM_THRESHOLD_": str(2**34), "MALLOC_TOP_PAD_": str(2**30)}
+    out = {"n": N, "heads": HEADS, "d": D, "calls": 2 * rounds}
+    for name, extra in (("fresh memory (as run)", {}), ("memory kept by the allocator", keep)):
+        run = subprocess.run(
+            [sys.executable, "-c", FRESH_CHILD, str(2 * rounds)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **extra},
+            timeout=300,
+            check=False,
+        )
+        rows = json.loads(run.stdout.strip().splitlines()[-1]) if run.returncode == 0 else []
+        out[name] = {"seconds": [r[0] for r in rows], "page_faults": [r[1] for r in rows]}
     return out
 
 
@@ -222,70 +337,93 @@ def main(argv: list[str] | None = None) -> None:
     threads = machine.thread_counts()
     if threads["numpy_blas"] not in (1, None) or threads["torch"] != 1:
         sys.exit(f"benchmarks.cpu_sweep: error: the libraries report {threads}, not one thread each")
-    loads = [load()]
-    if args.require_quiet and loads[0] >= 1:
-        sys.exit(f"benchmarks.cpu_sweep: the load is {loads[0]:.2f} (≥ 1); run again when the machine is quiet")
+    start = load()
+    if args.require_quiet and start >= 1:
+        sys.exit(f"benchmarks.cpu_sweep: the load is {start:.2f} (≥ 1); run again when the machine is quiet")
     system = machine.system_info("cpu")
-    say(f"{system['cpu_model']}; threads reported {threads}; load {loads[0]:.2f}")
+    say(f"{system['cpu_model']}; threads reported {threads}; load {start:.2f}")
     command = " ".join(["PYTHONPATH=. python -m benchmarks.cpu_sweep", *sys.argv[1:]])
     result: dict = {"system": system, "command": command, "rounds": args.rounds, "targets": TARGETS}
-    result["ceilings"] = c = ceilings(args.rounds)
-    peak = max(c["peak_flops"].values())
+    result["ceilings"] = ceilings(args.rounds)
+    say_ceilings(result["ceilings"])
+    result.update(the_sweep(args.rounds, [int(x) for x in args.sizes.split(",")], result["ceilings"]))
+    result.update(the_parts(args.rounds))
+    result["load"] = load_record(result, start)  # before the all-cores part, whose own threads raise the load
+    result["all_cores"] = all_cores(args.rounds)
+    verdicts(result)
+    if args.require_quiet and not result["load"]["quiet"]:
+        sys.exit(f"benchmarks.cpu_sweep: the load reached {result['load']['max']:.2f} (≥ 1); nothing stored, run again")
+    if args.out:
+        write_json(args.out, result)
+        say(f"wrote {args.out}")
+
+
+def say_ceilings(c: dict) -> None:
     say(
         "matmul peak (median): "
         + ", ".join(f"{k} {v / 1e9:.1f} GFLOP/s" for k, v in c["peak_flops"].items())
         + "; copy: "
         + ", ".join(f"{k} {v / 1e9:.1f} GB/s" for k, v in c["bandwidth_bytes_per_s"].items())
+        + "; exp: "
+        + ", ".join(f"{k} {v / 1e9:.2f} G/s" for k, v in c["exp_rate"].items())
+        + "; one call: "
+        + ", ".join(f"{k} {v * 1e6:.2f} µs" for k, v in c["op_overhead_s"].items())
     )
-    sizes = [int(x) for x in args.sizes.split(",")]
-    rows = sweep.run_sweep("cpu", "float32", sizes, d=D, heads=HEADS, repeat=args.rounds, peak_flops=peak, progress=say)
-    result.update(
-        settings={
-            "device": "cpu",
-            "dtype": "float32",
-            "sizes": sizes,
-            "d": D,
-            "batch": 1,
-            "heads": HEADS,
-            "repeat": args.rounds,
-            "warmup": 1,
-            "threads": 1,
-            "implementations": list(sweep.IMPLEMENTATIONS),
-            "peak_size": 2048,
-        },
-        peak_flops=peak,
-        peak_flops_by_library=c["peak_flops"],
-        results=rows,
-    )
-    result["over_sdpa"] = ratios(rows, max(sizes))
+
+
+def the_sweep(rounds: int, sizes: list[int], c: dict) -> dict:
+    """The sweep over n (one peak for all its rows: the larger library's), its settings and the ratios to SDPA."""
+    peak = max(c["peak_flops"].values())
+    rows = sweep.run_sweep("cpu", "float32", sizes, d=D, heads=HEADS, repeat=rounds, peak_flops=peak, progress=say)
+    settings = {
+        **{k: sweep.DEFAULTS[k] for k in ("device", "dtype", "batch", "threads")},
+        "sizes": sizes,
+        "d": D,
+        "heads": HEADS,
+        "repeat": rounds,
+        "warmup": 1,
+        "implementations": list(sweep.IMPLEMENTATIONS),
+        "peak_size": 2048,
+    }
+    over = ratios(rows, max(sizes))
+    say("at the largest n, time / SDPA's: " + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in over.items()))
+    return {
+        "settings": settings,
+        "peak_flops": peak,
+        "peak_flops_by_library": c["peak_flops"],
+        "results": rows,
+        "over_sdpa": over,
+    }
+
+
+def the_parts(rounds: int) -> dict:
+    """Every one-thread part after the sweep: blocks, forward + backward, causal, SDPA's kernel, memory, 16 bits, fresh memory."""
+    out = {"blocks": blocks(rounds)}
+    say("blocks: " + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in out["blocks"]["over_sdpa"].items()))
+    out["forward_backward"] = parts.forward_backward("cpu", "float32", 1024, HEADS, D, rounds)
+    out["causal"] = parts.causal("cpu", "float32", N, HEADS, D, rounds, numpy_too=True)
+    out["sdpa_backends"] = parts.backends("cpu", "float32", N, HEADS, D, rounds)
+    say(f"SDPA ran {out['sdpa_backends']['default_kernel']}")
+    out["memory"] = memory()
+    out["bfloat16"] = bfloat16_errors()
+    out["sixteen_bit"] = sixteen_bit(rounds)
+    peaks = out["sixteen_bit"]["matmul_peak_flops"]
     say(
-        "at the largest n, time / SDPA's: "
-        + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in result["over_sdpa"].items())
+        f"16-bit units: {out['sixteen_bit']['units']}; matmul peak "
+        + ", ".join(f"{k} {v / 1e9:.1f}" for k, v in peaks.items())
+        + " GFLOP/s"
     )
-    result["blocks"] = blocks(args.rounds)
-    say("blocks: " + ", ".join(f"{k} ×{v['median']:.2f}" for k, v in result["blocks"]["over_sdpa"].items()))
-    fb_n = 1024
-    result["forward_backward"] = parts.forward_backward("cpu", "float32", fb_n, HEADS, D, args.rounds)
-    result["causal"] = parts.causal("cpu", "float32", N, HEADS, D, args.rounds, numpy_too=True)
-    result["sdpa_backends"] = parts.backends("cpu", "float32", N, HEADS, D, args.rounds)
-    say(f"SDPA ran {result['sdpa_backends']['default_kernel']}")
-    result["memory"] = memory()
-    result["bfloat16"] = bfloat16_errors()
-    result["all_cores"] = all_cores(args.rounds)
-    loads += [r["load_during"][1] for r in rows if r.get("load_during")]
-    for part in ("blocks", "forward_backward", "causal"):
-        loads.append(result[part]["load_during"][1])
-    loads.append(load())
-    result["load"] = {"start": loads[0], "end": loads[-1], "max": max(loads), "quiet": max(loads) < 1}
-    verdicts(result)
-    if args.require_quiet and not result["load"]["quiet"]:
-        sys.exit(f"benchmarks.cpu_sweep: the load reached {max(loads):.2f} (≥ 1); nothing stored, run again")
-    if args.out:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(result, f, indent=2)
-            f.write("\n")
-        say(f"wrote {args.out}")
+    out["fresh_memory"] = fresh_memory(rounds)
+    return out
+
+
+def load_record(result: dict, start: float) -> dict:
+    """The load at the start, at the end and at most (over every one-thread part's rounds); quiet if below 1 throughout.
+    Read before the all-cores part: its threads are ours, and would raise the load by themselves."""
+    loads = [start] + [r["load_during"][1] for r in result["results"] if r.get("load_during")]
+    loads += [result[part]["load_during"][1] for part in ("blocks", "forward_backward", "causal")]
+    loads += [result["sixteen_bit"]["sdpa"]["load_during"][1], load()]
+    return {"start": start, "end": loads[-1], "max": max(loads), "quiet": max(loads) < 1}
 
 
 def verdicts(result: dict) -> None:

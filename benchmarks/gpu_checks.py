@@ -12,14 +12,14 @@ It needs only the standard library, numpy and torch, and measures three things:
    same device: ‖Z − Z_ref‖ / ‖Z_ref‖. NaN counts as a failure.
 2. clocks: the same calls timed with CUDA events and with perf_counter around synchronize();
    the medians must agree (within 10 %; on a CPU both are perf_counter).
-3. the matmul peak in float32, bfloat16 and float16 (machine.matmul_peak), and the bandwidth of a
-   large device-to-device copy (bytes read plus bytes written), the two ceilings of chapter 15's roofline.
+3. the matmul peak in float32, bfloat16 and float16 (machine.matmul_peak), the bandwidth of a
+   large device-to-device copy (bytes read plus bytes written), the two ceilings of chapter 15's roofline,
+   and two more constants of the time model: the rate of exponentials and the cost of one tiny call.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import sys
@@ -31,6 +31,7 @@ import torch.nn.functional as F
 import attnlib
 from attnlib import bench, machine
 from attnlib.tiled import tiled_attention
+from benchmarks.store import write_json
 
 IMPLEMENTATIONS = {
     "naive-torch": lambda Q, K, V: attnlib.attention(Q, K, V)[0],
@@ -176,11 +177,16 @@ def main(argv: list[str] | None = None) -> None:
         print(f"peak   matmul {dtype:<9} {flops / 1e9:10.1f} GFLOP/s", flush=True)
     report["copy_bytes_per_s"] = copy_bandwidth(args.device, 2.0 if args.device.startswith("cuda") else 0.0625)
     print(f"peak   copy {report['copy_bytes_per_s'] / 1e9:8.1f} GB/s (read + write)", flush=True)
+    big = 2**24 if args.device.startswith("cuda") else 2**12  # exponentials enough to fill the GPU
+    report["exp_rate"] = machine.exp_rate("torch", count=big, repeat=10, device=args.device)
+    report["launch_overhead_s"] = machine.call_overhead("torch", repeat=10, device=args.device)
+    print(
+        f"exp    {report['exp_rate'] / 1e9:10.1f} G/s; one tiny call {report['launch_overhead_s'] * 1e6:.1f} µs",
+        flush=True,
+    )
     report["seconds"] = time.perf_counter() - started
     report["ok"] = all(r["finite"] for r in report["errors"]) and all(r["agree"] is not False for r in report["clocks"])
-    with open(args.out, "w") as f:
-        json.dump(report, f, indent=2)
-        f.write("\n")
+    write_json(args.out, report)
     print(f"checks {'passed' if report['ok'] else 'FAILED'} in {report['seconds']:.1f} s; wrote {args.out}")
 
 

@@ -10,8 +10,6 @@ Needs only numpy and torch. Every timing is a median over shuffled, interleaved 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import sys
 
@@ -22,6 +20,7 @@ import attnlib
 from attnlib import bench, machine, sweep
 from attnlib.fast import naive_attention
 from attnlib.tiled import tiled_attention
+from benchmarks.store import write_json
 
 BACKENDS = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
 
@@ -49,9 +48,9 @@ def forward_backward(device: str, dtype: str, n: int, heads: int, d: int, rounds
     Q, K, V = inputs(device, dtype, n, heads, d, grad=True)
     dZ = torch.ones(1, heads, n, d, device=device, dtype=Q.dtype)
     kernels = {
-        "plain": lambda: attnlib.attention(Q, K, V)[0],
-        "tiled": lambda: tiled_attention(Q, K, V),
-        "sdpa": lambda: F.scaled_dot_product_attention(Q, K, V),
+        "plain-torch": lambda: attnlib.attention(Q, K, V)[0],
+        "tiled-torch": lambda: tiled_attention(Q, K, V),
+        "sdpa-torch": lambda: F.scaled_dot_product_attention(Q, K, V),
     }
 
     def both(kernel):
@@ -91,16 +90,17 @@ def measured(samples: dict, device: str, dtype: str, n: int, heads: int, d: int,
 
 
 def causal(device: str, dtype: str, n: int, heads: int, d: int, rounds: int, numpy_too: bool) -> dict:
-    """Full and causal attention: the naive one masks (all the work, then hide half), tiled and SDPA skip."""
+    """Full and causal attention, each kernel named by its library: the naive one masks (all the work,
+    then hide half), tiled and SDPA skip blocks."""
     Q, K, V = inputs(device, dtype, n, heads, d)
     mask = attnlib.causal_mask(n, like=Q)
     calls = {
-        "naive full": lambda: naive_attention(Q, K, V),
-        "naive causal": lambda: naive_attention(Q, K, V, mask),
-        "tiled full": lambda: tiled_attention(Q, K, V),
-        "tiled causal": lambda: tiled_attention(Q, K, V, causal=True),
-        "sdpa full": lambda: F.scaled_dot_product_attention(Q, K, V),
-        "sdpa causal": lambda: F.scaled_dot_product_attention(Q, K, V, is_causal=True),
+        "naive-torch full": lambda: naive_attention(Q, K, V),
+        "naive-torch causal": lambda: naive_attention(Q, K, V, mask),
+        "tiled-torch full": lambda: tiled_attention(Q, K, V),
+        "tiled-torch causal": lambda: tiled_attention(Q, K, V, causal=True),
+        "sdpa-torch full": lambda: F.scaled_dot_product_attention(Q, K, V),
+        "sdpa-torch causal": lambda: F.scaled_dot_product_attention(Q, K, V, is_causal=True),
     }
     if numpy_too:
         Qn, Kn, Vn = (x.float().numpy() for x in (Q, K, V))
@@ -193,10 +193,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, r in result["causal"]["causal_over_full"].items():
         print(f"{name:12s} causal / full  ×{r['median']:.2f} ({r['min']:.2f}–{r['max']:.2f})")
     print("SDPA ran:", result["sdpa_backends"]["default_kernel"])
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
+    write_json(args.out, result)
     print(f"wrote {args.out}")
 
 

@@ -8,14 +8,14 @@ repository root::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable
 
-from attnlib.bench import _torch, available_devices
+from attnlib.bench import available_devices, torch_or_none
 from attnlib.machine import THREAD_VARIABLES, matmul_peak, system_info
 from attnlib.sweep import DEFAULTS, IMPLEMENTATIONS, NUMPY_DTYPES, command_line, format_table, run_sweep
+from benchmarks.store import write_json
 
 PROG = "python -m benchmarks.sweep"
 DESCRIPTION = (
@@ -71,28 +71,31 @@ def _device(text: str) -> str:
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = _Parser(prog=PROG, description=DESCRIPTION)
-    p.add_argument("--device", type=_device, default="cpu", help="cpu, cuda, cuda:N or mps (default cpu)")
-    p.add_argument("--dtype", default="float32", choices=DTYPES)
+    p.add_argument("--device", type=_device, default=DEFAULTS["device"], help="cpu, cuda, cuda:N or mps (default cpu)")
+    p.add_argument("--dtype", default=DEFAULTS["dtype"], choices=DTYPES)
     p.add_argument("--sizes", type=_sizes, default=DEFAULTS["sizes"], help="sequence lengths n, comma separated")
-    p.add_argument("--d", type=_at_least(1, "d"), default=64, help="d_k = d_v per head (default 64)")
-    p.add_argument("--batch", type=_at_least(1, "the batch"), default=1)
-    p.add_argument("--heads", type=_at_least(1, "the number of heads"), default=8)
+    p.add_argument("--d", type=_at_least(1, "d"), default=DEFAULTS["d"], help="d_k = d_v per head (default 64)")
+    p.add_argument("--batch", type=_at_least(1, "the batch"), default=DEFAULTS["batch"])
+    p.add_argument("--heads", type=_at_least(1, "the number of heads"), default=DEFAULTS["heads"])
     p.add_argument(
         "--repeat",
         type=_at_least(1, "the number of measured runs"),
-        default=5,
+        default=DEFAULTS["repeat"],
         help="measured runs per point (default 5)",
     )
     p.add_argument(
-        "--warmup", type=_at_least(0, "the number of warm-up runs"), default=2, help="unmeasured runs first (default 2)"
+        "--warmup",
+        type=_at_least(0, "the number of warm-up runs"),
+        default=DEFAULTS["warmup"],
+        help="unmeasured runs first (default 2)",
     )
     p.add_argument(
         "--threads",
         type=_at_least(1, "the number of threads"),
-        default=1,
+        default=DEFAULTS["threads"],
         help="CPU threads for torch and numpy's BLAS (default 1)",
     )
-    p.add_argument("--impls", type=_impls, default=list(IMPLEMENTATIONS), help="implementations, comma separated")
+    p.add_argument("--impls", type=_impls, default=DEFAULTS["implementations"], help="implementations, comma separated")
     p.add_argument(
         "--peak-size",
         type=_at_least(16, "the side of the peak matmul"),
@@ -105,7 +108,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 def _refusal(args: argparse.Namespace) -> str | None:
     """Why these arguments cannot run here (checked before anything is measured), or None."""
-    torch = _torch()
+    torch = torch_or_none()
     if args.dtype in SIXTEEN_BIT and torch is None:
         return f"--dtype {args.dtype} needs torch (numpy has no such format), and torch is not installed here"
     kind, _, index = args.device.partition(":")
@@ -132,7 +135,7 @@ def _set_threads(threads: int, may_restart: bool) -> None:
     if may_restart and any(os.environ.get(v) != str(threads) for v in THREAD_VARIABLES):
         os.environ.update({v: str(threads) for v in THREAD_VARIABLES})
         os.execv(sys.executable, [sys.executable, "-m", "benchmarks.sweep", *sys.argv[1:]])
-    torch = _torch()
+    torch = torch_or_none()
     if torch is not None:
         torch.set_num_threads(threads)
 
@@ -140,7 +143,7 @@ def _set_threads(threads: int, may_restart: bool) -> None:
 def _matmul_peaks(device: str, dtype: str, size: int | None) -> dict[str, float]:
     """The matmul peak of torch, and of numpy too on the CPU."""
     peaks = {}
-    if _torch() is not None:
+    if torch_or_none() is not None:
         peaks["torch"] = matmul_peak(device, dtype, size)
     if device == "cpu" and dtype in NUMPY_DTYPES:
         peaks["numpy"] = matmul_peak("cpu", dtype, size, library="numpy")
@@ -206,10 +209,7 @@ def main(argv: list[str] | None = None) -> None:
             "peak_flops_by_library": peaks,
             "results": rows,
         }
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(report, f, indent=2)
-            f.write("\n")
+        write_json(args.out, report)
         say(f"wrote {args.out}")
 
 

@@ -101,8 +101,8 @@ def _outputs(path):
 def test_the_chapter_says_plainly_when_no_gpu_file_is_stored():
     stored_gpu = list((ROOT / "chapters" / "data").glob("gpu_*.json"))
     text = "\n".join(_outputs(CHAPTER))
-    assert ("No GPU file is stored yet" in text) == (not stored_gpu)
-    assert "H200 floors, bfloat16 (ms):" in text  # the written predictions stand next to it
+    assert ("no GPU run stored" in text) == (not stored_gpu)
+    assert "H200 model, bfloat16 (ms):" in text  # the written predictions stand next to it
     assert "SDPA ran its kernel\nflash_attention_for_cpu" in text  # the kernel the stored CPU run recorded
 
 

@@ -100,17 +100,52 @@ def test_the_checks_report_errors_clocks_and_both_ceilings(dry_run):
     assert len(checks["clocks"]) == 3
     assert set(checks["matmul_peak_flops"]) == {"float32", "bfloat16", "float16"}
     assert all(v > 0 for v in checks["matmul_peak_flops"].values()) and checks["copy_bytes_per_s"] > 0
+    assert checks["exp_rate"] > 0 and 0 < checks["launch_overhead_s"] < 1  # the time model's two extra constants
 
 
 def test_the_parts_time_backward_causal_and_name_the_sdpa_kernel(dry_run):
     _, out = dry_run
     parts = json.loads((out / "gpu_parts.json").read_text())
     fb = parts["forward_backward"]["backward_over_forward"]
-    assert set(fb) == {"plain", "tiled", "sdpa"} and all(r["median"] > 0 for r in fb.values())
+    assert set(fb) == {"plain-torch", "tiled-torch", "sdpa-torch"} and all(r["median"] > 0 for r in fb.values())
     causal = parts["causal"]["causal_over_full"]
-    assert {"naive", "tiled", "sdpa"} <= set(causal)
+    assert {"naive-torch", "tiled-torch", "sdpa-torch"} <= set(causal)
     assert parts["sdpa_backends"]["default_kernel"].startswith(("aten::", "math"))
     assert "MATH" in parts["sdpa_backends"]["times"]
+
+
+def _as_gpu_run(run: dict, name: str, factor: dict[int, float]) -> dict:
+    """The dry run's sweep file turned into a synthetic GPU file of the same format: the system names a
+    GPU, and each time is multiplied by factor[n]."""
+    run = json.loads(json.dumps(run))
+    run["system"].update(gpu=name, device="cuda")
+    for r in run["results"]:
+        if r.get("median_s") is not None:
+            for key in ("median_s", "min_s", "max_s"):
+                r[key] *= factor[r["n"]]
+    return run
+
+
+def test_chapter_16_sets_a_stored_gpu_run_beside_the_cpu_run(dry_run, tmp_path):
+    _, out = dry_run
+    cpu = json.loads((out / "gpu_cpu-dryrun_float32.json").read_text())  # the real format, made on the CPU
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "cpu_results.json").write_text(json.dumps(cpu))
+    assert results.side_by_side(cpu, [r for r in results.load_results(folder) if r["system"]["gpu"]]) == (
+        "no GPU run stored"
+    )
+    gpu = _as_gpu_run(cpu, "NVIDIA H200", {16: 2.0, 48: 0.1})  # slower at n = 16, ten times faster at 48
+    (folder / "gpu_nvidia-h200_float32.json").write_text(json.dumps(gpu))
+    bf16 = json.loads((out / "gpu_cpu-dryrun_bfloat16.json").read_text())
+    (folder / "gpu_nvidia-h200_bfloat16.json").write_text(json.dumps(_as_gpu_run(bf16, "NVIDIA H200", {16: 1, 48: 1})))
+    gpu_runs = [r for r in results.load_results(folder) if r["system"]["gpu"]]
+    text = results.side_by_side(cpu, gpu_runs)
+    assert text.count("GPU faster from n = 48 on") == len(IMPLS), text
+    assert "another workload (bfloat16)" in text
+    cpu_ms = next(r for r in cpu["results"] if r["impl"] == "sdpa-torch" and r["n"] == 48)["median_s"] * 1e3
+    assert f"{cpu_ms:9.2f}" in text and f"{cpu_ms * 0.1:9.3f}" in text
+    assert max(len(line) for line in text.splitlines()) <= 40
 
 
 def test_a_missing_out_folder_is_refused_before_anything_runs(tmp_path):

@@ -95,3 +95,33 @@ def test_thread_counts_are_what_the_libraries_report(first):
         assert report == {"numpy_blas": 1, "torch": 1}
     elif (os.cpu_count() or 1) > 1:
         assert report["numpy_blas"] > 1  # too late: the request after import changed nothing
+
+
+def test_sixteen_bit_units_are_read_from_the_flags():
+    assert machine.sixteen_bit_units({"amx_tile": True, "amx_bf16": True, "avx512_bf16": True}) == (
+        "AMX bfloat16, AVX-512 BF16"
+    )
+    assert machine.sixteen_bit_units({"avx512_bf16": True}) == "AVX-512 BF16 (no AMX)"
+    assert machine.sixteen_bit_units({"avx2": True}).startswith("none")
+    info = machine.system_info("cpu")
+    assert info["sixteen_bit_units"] == machine.sixteen_bit_units(info["cpu"]["flags"])
+
+
+def test_cache_sizes_are_bytes_by_level():
+    sizes = machine.cache_sizes()
+    assert all(level.startswith("L") and size > 0 for level, size in sizes.items())
+    if "L2" in sizes and "L1" in sizes:
+        assert sizes["L1"] < sizes["L2"]
+
+
+@pytest.mark.parametrize("library", ["numpy", "torch"])
+def test_the_model_constants_are_positive_and_plausible(library):
+    assert 1e6 < machine.exp_rate(library, count=2**10, repeat=1) < 1e12
+    assert 0 < machine.call_overhead(library, repeat=1) < 1e-3
+    assert 1e6 < machine.cache_bandwidth(library, kibibytes=16, repeat=1) < 1e13
+    assert 1e6 < machine.fresh_memory_rate(library, mebibytes=4, repeat=1) < 1e13
+
+
+def test_per_call_divides_by_the_calls(monkeypatch):
+    monkeypatch.setattr(machine, "time_fn", lambda fn, **kw: {"median_s": 2.0})
+    assert machine.per_call(lambda: None, 100) == pytest.approx(0.02)

@@ -182,8 +182,13 @@ def timings(
     fit_from: float = 256,
     ylabel: str = "seconds per call",
     title: str = "",
+    model: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]] | None = None,
 ) -> Any:
-    """Time against n on log–log axes, one panel per run, each curve labelled with its fitted slope (chapter 15)."""
+    """Time against n on log–log axes, one panel per run, each curve labelled with its fitted slope (chapter 15).
+
+    `model`, keyed like `runs`, adds each implementation's predicted times as a dashed line of the
+    same colour (attnlib.timemodel): where the measured points leave it, the model misses something.
+    """
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
     from ..results import fit_slope
@@ -205,6 +210,8 @@ def timings(
                     p = fit_slope(n[keep], t[keep])
                     label = f"{name}: slope {p:.2f}"
                 ax.plot(n, t, "o-", color=colours[name], lw=1.8, markersize=5, label=label)
+            for name, (n, t) in ((model or {}).get(panel) or {}).items():
+                ax.plot(np.asarray(n, dtype=float), _np(t), "--", color=colours.get(name, BLACK), lw=1.2)
             all_n = np.concatenate([np.asarray(n, dtype=float) for n, _ in curves.values()])
             all_t = np.concatenate([to_numpy(t) for _, t in curves.values()])
             top = all_n.max()
