@@ -28,6 +28,8 @@ REFERENCE_MODULES = [
     "attnlib.machine",
     "attnlib.sweep",
     "attnlib.results",
+    "attnlib.timemodel",
+    "attnlib.trained",
 ]
 #: the most MathJax may add to the built book (the whole es5/ folder would be 24 MB)
 MATHJAX_MAX_BYTES = 12_000_000

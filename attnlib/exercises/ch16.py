@@ -124,12 +124,6 @@ def _wrong_not_shifted(mu, l, z, s, v):
     return _with(mu_new, math.exp(mu - mu_new), s, l, z, v, shift=False)
 
 
-def _wrong_changes_z_in_place(mu, l, z, s, v):
-    mu_new, l_new, z_new = _right_math(mu, l, z, s, v)
-    z[:] = [0.0] * len(z)
-    return mu_new, l_new, z_new
-
-
 def _wrong_no_rescale(mu, l, z, s, v):
     mu_new = max([mu] + list(s))
     return _with(mu_new, 1.0 if mu != -math.inf else 0.0, s, l, z, v)
@@ -158,7 +152,7 @@ def _wrong_returns_old_max(mu, l, z, s, v):
         _wrong_divides_each_step,
     ],
     catches="z not rescaled, no rescale at all, z divided by ℓ at every step, the rescale upside down, a new max that forgets the old one, exponentials not "
-    "shifted by the new max (overflow near 1000), the old max returned, z changed in place",
+    "shifted by the new max (overflow near 1000), the old max returned",
     solution="c = np.exp(mu - mu_new)",
     in_place=True,  # the statement lets z and s be updated in place
 )
