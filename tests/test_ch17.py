@@ -1,0 +1,117 @@
+"""Chapter 16: the online-softmax grader, the memory count, and what the chapter reads from the stored files."""
+
+import json
+import math
+import pathlib
+
+import numpy as np
+import pytest
+
+from attnlib import bench
+from attnlib.exercises import ch16
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CHAPTER = ROOT / "chapters" / "17_cpu_vs_gpu.ipynb"
+
+
+def _hint(capsys, answer, exercise_id="cpu_vs_gpu.online_step"):
+    from attnlib import check
+
+    ok = check(exercise_id, answer)
+    return ok, capsys.readouterr().out
+
+
+def test_memory_constant_agrees_with_attnlib_bench():
+    assert ch16.A_BYTES == bench.attention_matrix_bytes(ch16.N_MEM, heads=ch16.HEADS_MEM, dtype_bytes=2)
+
+
+# --- the online-softmax exercise ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("answer", [ch16._right_numpy, ch16._right_math, ch16._right_torch])
+def test_online_step_accepts_every_right_form(answer, capsys):
+    ok, out = _hint(capsys, answer)
+    assert ok and out.startswith("✓")
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (ch16._wrong_no_rescale_of_z, "as the old ℓ was"),
+        (ch16._wrong_upside_down, "Which way does the rescale go"),
+        (ch16._wrong_forgets_old_max, "cover the old max and the new block"),
+        (ch16._wrong_not_shifted, "raw scores"),
+        (ch16._wrong_returns_old_max, "not the old one"),
+        (lambda mu, l, z, s, v: (mu, l), "Return three things"),
+        (lambda mu, l, z, s, v: None, "return"),
+        (lambda mu, l, z, s, v: (None, None, None), "still None"),
+        (lambda mu, l, z, s, v: (max(mu, max(s)), 1.0, [0.0]), "one entry per column"),
+    ],
+)
+def test_online_step_rejects_each_slip_with_its_hint(answer, words, capsys):
+    ok, out = _hint(capsys, answer)
+    assert not ok and words in out.replace("\n  ", " "), out
+    assert "✗ Not yet. " in out and out.split("Not yet. ")[1][0].isupper()
+
+
+def test_online_step_expected_answers_come_from_private_constants(capsys):
+    """A function that changes its inputs cannot change what the checker expects."""
+
+    def sabotage(mu, l, z, s, v):
+        s[:] = [0.0] * len(s)
+        return ch16._right_math(mu, l, z, s, v)
+
+    assert not _hint(capsys, sabotage)[0]
+    assert _hint(capsys, ch16._right_math)[0]  # the expected values were not touched
+
+
+def test_online_step_reference_is_the_online_softmax():
+    """Run the update block by block over a row; z / ℓ must equal softmax(s) · V computed at once."""
+    rng = np.random.default_rng(3)
+    s, V = rng.normal(0, 3, 11), rng.standard_normal((11, 2))
+    mu, l, z = -math.inf, 0.0, [0.0, 0.0]
+    for start in range(0, 11, 4):
+        mu, l, z = ch16._reference(mu, l, z, s[start : start + 4].tolist(), V[start : start + 4].tolist())
+    weights = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    np.testing.assert_allclose(np.array(z) / l, weights @ V, rtol=1e-12)
+    assert mu == s.max()
+
+
+def test_no_hint_states_the_computation(capsys):
+    from attnlib.exercises import get
+
+    for exercise_id in ("cpu_vs_gpu.memory_of_a", "cpu_vs_gpu.online_step"):
+        ex = get(exercise_id)
+        assert ex.catches and ex.solution and len(ex.right) >= 3 and len(ex.wrong) >= 4
+        for answer in ex.wrong:
+            ok, out = _hint(capsys, answer, exercise_id)
+            assert not ok and ex.solution not in out
+            assert f"{ch16.A_BYTES}" not in out.replace(",", "") and "16384" not in out.replace(",", "")
+            assert out.split("Not yet. ")[1][0].isupper(), out
+
+
+# --- what the chapter reads ----------------------------------------------------------------
+
+
+def _outputs(path):
+    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    return ["".join("".join(o.get("text", "")) for o in c.get("outputs", [])) for c in cells]
+
+
+def test_the_chapter_says_plainly_when_no_gpu_file_is_stored():
+    stored_gpu = list((ROOT / "chapters" / "data").glob("gpu_*.json"))
+    text = "\n".join(_outputs(CHAPTER))
+    assert ("no GPU run stored" in text) == (not stored_gpu)
+    assert "H200 model, bfloat16 (ms):" in text  # the written predictions stand next to it
+    assert "SDPA ran its kernel\nflash_attention_for_cpu" in text  # the kernel the stored CPU run recorded
+
+
+def test_every_printed_table_fits_a_phone():
+    for path in (CHAPTER, ROOT / "chapters" / "16_counting_and_timing.ipynb"):
+        cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+        for c in cells:
+            if "check(" in "".join(c["source"]):  # the checker's verdicts are prose, wrapped by check
+                continue
+            for out in c.get("outputs", []):
+                for line in "".join(out.get("text", "")).splitlines():
+                    assert len(line) <= 40, (path.name, line)
