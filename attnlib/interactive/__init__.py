@@ -1,4 +1,4 @@
-"""Interactive figures that run in the built book itself: plain JavaScript and inline SVG, no kernel (chapters 1-14).
+"""Interactive figures that run in the built book itself: plain JavaScript and inline SVG, no kernel (the live figures of the book's chapters).
 
 Each function returns an `InteractiveFigure`, one self-contained piece of HTML (see `page`). Whatever
 takes real computation (attention, random draws, training) is done by attnlib and embedded as data;

@@ -1,4 +1,4 @@
-"""Chapter 12's figure: choose a head (or both, concatenated and mixed by W_O) and a word; see its A, its z and the output."""
+"""The many heads chapter's figure: choose a head (or both, concatenated and mixed by W_O) and a word; see its A, its z and the output."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def head_explorer(
     X, W_Q, W_K, W_V, W_O, h: int, labels: Sequence[str], names: Sequence[str] | None = None, word: int = 2
 ) -> InteractiveFigure:
     """The h heads of attnlib.multi_head_attention side by side: pick a head to see its A and its z for one word,
-    or "all heads" to see the z's concatenated and mixed by W_O into the output (chapter 12)."""
+    or "all heads" to see the z's concatenated and mixed by W_O into the output (the many heads chapter)."""
     X, W_V, W_O = (np.asarray(M, dtype=float) for M in (X, W_V, W_O))
     output, A = multi_head_attention(X, np.asarray(W_Q, float), np.asarray(W_K, float), W_V, W_O, h)
     A = np.asarray(A)

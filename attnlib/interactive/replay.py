@@ -1,4 +1,4 @@
-"""Chapter 14's figure: replay the real, seeded training; the loss so far and A sharpening onto the previous word.
+"""The learning the lenses chapter's figure: replay the real, seeded training; the loss so far and A sharpening onto the previous word.
 
 attnlib.training records the loss at every step but not the lenses, so the lenses after k steps are
 found by running the same seeded training for k steps: Adam's steps are the same numbers in the same
@@ -40,8 +40,8 @@ def sci(x: float) -> str:
 def replay(
     checkpoints: tuple[int, ...] = CHECKPOINTS, steps: int = 200, lr: float = 0.1, d_k: int = 2, seed: int = 0
 ) -> dict:
-    """Chapter 14's training (128 sentences, seed 0): the loss after every step, and the running sentence's A
-    and the average weight on the word before after each checkpoint (chapter 14)."""
+    """The learning the lenses chapter's training (128 sentences, seed 0): the loss after every step, and the running sentence's A
+    and the average weight on the word before after each checkpoint (the learning the lenses chapter)."""
     from .. import training
 
     if max(checkpoints) != steps:
@@ -62,7 +62,7 @@ def replay(
 
 
 def training_replay(step: int = 0) -> InteractiveFigure:
-    """A slider over the stored steps of chapter 14's training: the loss so far, and the running sentence's A (chapter 14)."""
+    """A slider over the stored steps of that chapter's training: the loss so far, and the running sentence's A (the learning the lenses chapter)."""
     data = replay()
     if step not in data["steps"]:
         raise ValueError(f"training_replay: step must be one of {data['steps']}, not {step}")
