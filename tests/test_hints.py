@@ -65,8 +65,8 @@ def test_no_hint_states_the_computation(exercise_id, capsys):
 
 
 def test_the_generic_number_fallback_says_how_far_and_which_way_only(capsys):
-    low = hint_for("weighted_sum.flops", 1e6, capsys)
-    high = hint_for("weighted_sum.flops", 1.9e9, capsys)
+    low = hint_for("counting_and_timing.flops", 1e8, capsys)  # the count is 8 · 4 · 4096² · 64 ≈ 3.4e10
+    high = hint_for("counting_and_timing.flops", 4.5e10, capsys)
     assert "too small" in low and "factor of 10" in low
     assert "too large" in high and "more than 10%" in high
     assert not FILLED_FORMULA.search(low + high)
@@ -114,14 +114,22 @@ def test_axes_in_another_order_are_named(capsys):
         expect_array(want.transpose(2, 0, 1), want)
 
 
+#: the right answers of the two count exercises below: 8 heads of two n × n × d_k products (n = 4096,
+#: d_k = 64), and the entries a causal mask hides for n = 1000
+FLOPS, MASKED = 8 * 2 * (2 * 4096**2 * 64), 1000 * 999 // 2
+
+
 @pytest.mark.parametrize(
     "exercise_id, answer, words",
     [
-        ("weighted_sum.flops", 1_536_000_000 // 2, "half"),
-        ("weighted_sum.flops", 1_536_000_000 // 7, "too small"),
-        ("many_heads.score_flops", 1_024_000_000 // 8, "one head"),
-        ("many_heads.score_flops", 1_024_000_000 * 3, "too large"),
-        ("weighted_sum.flops", 2 * 2000 * 2000 * (128 + 128), "d_v"),
+        ("counting_and_timing.flops", FLOPS // 2, "half"),
+        ("counting_and_timing.flops", FLOPS // 7, "too small"),
+        ("counting_and_timing.flops", FLOPS // 8, "one head"),
+        ("counting_and_timing.flops", FLOPS * 3, "too large"),
+        ("counting_and_timing.flops", 8 * 4 * 4096 * 64, "grows only like n"),
+        ("masks.masked_count", MASKED // 2, "too small, by more than 10%"),
+        ("masks.masked_count", 1000 * 999, "both triangles"),
+        ("masks.masked_count", 1000**2 // 2, "diagonal belongs to neither half"),
     ],
 )
 def test_counts_name_the_factor_they_are_off_by(exercise_id, answer, words, capsys):
