@@ -22,6 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import rename_exercise_ids as tool
 
+#: today's chapter numbers, read from the real _toc.yml before any test inserts a chapter
+TODAY = {subject: number for number, subject, _ in course.chapters()}
+
 
 @pytest.fixture
 def toc_with_a_new_chapter(tmp_path, monkeypatch):
@@ -47,7 +50,7 @@ def test_a_chapter_inserted_first_moves_the_numbers_hints_name(tmp_path, monkeyp
         before = [ex.id for ex in registry.exercises()]
         unscaled = get("weighted_sum.self_attention").wrong[0]  # no division by √d_k
         assert not attnlib.check("weighted_sum.self_attention", unscaled)
-        assert "(chapter 9)" in capsys.readouterr().out  # the scaling chapter, 8 in today's book
+        assert f"(chapter {TODAY['scaling'] + 1})" in capsys.readouterr().out  # the scaling chapter, moved one on
         assert attnlib.exercise_ids() == before
     finally:
         course.chapters.cache_clear()
@@ -89,15 +92,20 @@ def test_a_new_chapter_changes_no_id_and_the_numbers_shown_follow(toc_with_a_new
     timing = [i for i in before if i.startswith("counting_and_timing.")]
     monkeypatch.setenv("ATTNLIB_PROGRESS", "off")
     numbers = {c.title: c.number for c in attnlib.progress().chapters}
-    assert numbers["Counting and timing"] == 16 and numbers["CPU versus GPU"] == 17  # 15 and 16 before
-    assert numbers["Softmax and the attention matrix A"] == 9
-    assert [e.id for e in attnlib.progress(chapter=16).chapters[0].exercises] == timing
-    assert course.chapter_ref("counting_and_timing") == "chapter 16"
+    after = TODAY["counting_and_timing"] + 1  # the dummy comes before it
+    assert numbers["Counting and timing"] == after and numbers["CPU versus GPU"] == TODAY["cpu_vs_gpu"] + 1
+    assert numbers["Softmax and the attention matrix A"] == TODAY["softmax"]  # before the dummy: unmoved
+    assert [e.id for e in attnlib.progress(chapter=after).chapters[0].exercises] == timing
+    assert course.chapter_ref("counting_and_timing") == f"chapter {after}"
     assert attnlib.exercise_ids() == before
 
 
 def test_without_the_new_chapter_the_numbers_are_as_today():
-    assert course.number("counting_and_timing") == 15 and course.number("cpu_vs_gpu") == 16
+    """The chapter inserted by the tests above is gone again: the numbers are the real _toc.yml's."""
+    listed = re.findall(r"^\s*- file: chapters/(\d\d_\w+)\s*$", course.TOC.read_text(encoding="utf-8"), re.MULTILINE)
+    assert [stem for _, _, stem in course.chapters()] == listed
+    assert {s: course.number(s) for s in TODAY} == TODAY
+    assert "a_new_idea" not in TODAY
 
 
 def test_old_ids_are_read_as_the_new_ones():
@@ -205,8 +213,10 @@ def test_a_grader_for_a_new_chapter_is_found_whatever_its_file_is_called(toc_wit
     try:
         assert "a_new_idea.guess" in attnlib.exercise_ids()
         chapters = {c.number: c for c in attnlib.progress().chapters}
-        assert chapters[15].title == "A new idea" and [e.id for e in chapters[15].exercises] == ["a_new_idea.guess"]
-        assert chapters[16].title == "Counting and timing"
+        new = course.number("a_new_idea")
+        assert chapters[new].title == "A new idea" and [e.id for e in chapters[new].exercises] == ["a_new_idea.guess"]
+        assert new == TODAY["learning_the_lenses"] + 1  # inserted after the fourteenth chapter, as the fixture does
+        assert chapters[TODAY["counting_and_timing"] + 1].title == "Counting and timing"
         assert attnlib.exercise_ids().index("a_new_idea.guess") < attnlib.exercise_ids().index(
             "counting_and_timing.flops"
         )
