@@ -1,9 +1,15 @@
-"""Interactive figures that run in the built book itself: plain JavaScript and inline SVG, no kernel (chapters 1-14).
+"""Interactive figures that run in the built book itself: plain JavaScript and inline SVG, no kernel.
 
 Each function returns an `InteractiveFigure`, one self-contained piece of HTML (see `page`). Whatever
-takes real computation (attention, random draws, training) is done by attnlib and embedded as data;
-the page's JavaScript does only the arithmetic that tests/test_interactive.py checks against attnlib
-in Chromium.
+takes real computation (attention, random draws, training, a trained model's weights) is done by
+attnlib and embedded as data; the page's JavaScript does only the arithmetic that
+tests/test_interactive.py checks against attnlib in Chromium.
+
+The figures, by the chapter they belong to: `word_arrows` (vectors), `matrix_lens` (matrix
+multiplication), `transpose_explorer` (transpose), `dot_product_arrows` (dot product scores),
+`scaling_explorer` (scaling), `softmax_stretch` (softmax), `attention_explorer` (weighted sum),
+`mask_explorer` (masks), `head_explorer` (many heads), `position_clocks` (word order),
+`training_replay` (learning the lenses) and `trained_heads` (trained model).
 """
 
 from .arrows import word_arrows
@@ -17,6 +23,7 @@ from .page import InteractiveFigure
 from .replay import training_replay
 from .scaling import scaling_data, scaling_explorer
 from .stretch import running_scaled_scores, softmax_stretch
+from .trained import trained_heads
 from .transpose import transpose_explorer
 
 __all__ = [
@@ -33,6 +40,7 @@ __all__ = [
     "scaling_data",
     "scaling_explorer",
     "softmax_stretch",
+    "trained_heads",
     "training_replay",
     "transpose_explorer",
     "word_arrows",

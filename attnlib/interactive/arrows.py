@@ -1,4 +1,4 @@
-"""Chapter 1's figure: drag a word's arrow; its numbers, its length and its direction follow, and the angle to another word."""
+"""The vectors chapter's figure: drag a word's arrow; its numbers, its length and its direction follow, and the angle to another word."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ LOW, HIGH, UNIT = -1.0, 4.0, 60  # the plane's range in both numbers, and pixels
 
 
 def direction(v) -> float:
-    """The angle of arrow v in degrees, counter-clockwise from the rightward axis (chapter 1)."""
+    """The angle of arrow v in degrees, counter-clockwise from the rightward axis (the vectors chapter)."""
     return math.degrees(math.atan2(v[1], v[0]))
 
 
@@ -30,7 +30,7 @@ def word_arrows(
     word: str = "kitten", other: str = "cat", position: tuple[float, float] | None = None
 ) -> InteractiveFigure:
     """The drawing vocabulary as arrows: move one word's arrow (drag its tip, or the sliders); read its numbers,
-    length and direction, and the angle to another word's arrow (chapter 1)."""
+    length and direction, and the angle to another word's arrow (the vectors chapter)."""
     _check(word)
     _check(other)
     vocab = {w: [float(x) for x in v] for w, v in VOCAB_2D.items()}

@@ -1,4 +1,4 @@
-"""Chapter 10's figure: one row of A blends the value vectors into that word's z."""
+"""The weighted sum chapter's figure: one row of A blends the value vectors into that word's z."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .page import InteractiveFigure, esc, f2, fig_id, radios, word_span, word_st
 
 
 def running_attention(mask: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """The running example through attnlib.attention: (words, A, V, Z), with an optional mask (chapters 10 and 11)."""
+    """The running example through attnlib.attention: (words, A, V, Z), with an optional mask (the weighted sum and masks chapters)."""
     labels = words(RUNNING_SENTENCE)
     X = sentence_matrix(RUNNING_SENTENCE)
     W_Q, W_K, W_V = running_lenses()
@@ -41,7 +41,7 @@ def summary(labels: Sequence[str], i: int, w: np.ndarray) -> str:
 
 
 def attention_explorer(word: str = "sat") -> InteractiveFigure:
-    """The running example's A as a heatmap: pick a word to see its row blend the value vectors into z (chapter 10)."""
+    """The running example's A as a heatmap: pick a word to see its row blend the value vectors into z (the weighted sum chapter)."""
     labels, A, V, Z = running_attention()
     if word not in labels:
         raise ValueError(f"attention_explorer: word must be one of {labels}, not {word!r}")

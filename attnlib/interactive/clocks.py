@@ -1,4 +1,4 @@
-"""Chapter 13's figure: the sine–cosine pairs of the positional encoding as clock hands, and PE[i] · PE[j] against i − j."""
+"""The word order chapter's figure: the sine–cosine pairs of the positional encoding as clock hands, and PE[i] · PE[j] against i − j."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def _vec(v) -> str:
 
 def position_clocks(i: int = 3, j: int = 1, n: int = 50, d_model: int = 8) -> InteractiveFigure:
     """Two position sliders: each sine–cosine pair of PE[i] and PE[j] drawn as a clock hand, and PE[i] · PE[j],
-    which depends only on the offset i − j (chapter 13)."""
+    which depends only on the offset i − j (the word order chapter)."""
     PE = positional_encoding(n, d_model)
     if not (0 <= i < n and 0 <= j < n):
         raise ValueError(f"position_clocks: i and j must be positions from 0 to {n - 1}, not {i} and {j}")

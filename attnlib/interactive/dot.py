@@ -1,4 +1,4 @@
-"""Chapter 7's figure: a real query against the running example's real keys; q · k is the length of q times the shadow of k on q."""
+"""The dot product scores chapter's figure: a real query against the running example's real keys; q · k is the length of q times the shadow of k on q."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .page import InteractiveFigure, f2, fig_id, radios, slider, word_span, wrap
 
 
 def running_queries_keys() -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The running example's words, its queries Q and its keys K (d_k = 2) (chapters 5 and 7)."""
+    """The running example's words, its queries Q and its keys K (d_k = 2) (the query key value and dot product scores chapters)."""
     labels = words(RUNNING_SENTENCE)
     X = sentence_matrix(RUNNING_SENTENCE)
     W_Q, W_K, _ = running_lenses()
@@ -22,7 +22,7 @@ def running_queries_keys() -> tuple[list[str], np.ndarray, np.ndarray]:
 def arrow_pair(
     theta: float, q_length: float, k_length: float, q_direction: float = 26.57
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Two arrows q and k: q at q_direction degrees, k turned θ degrees further (chapter 7)."""
+    """Two arrows q and k: q at q_direction degrees, k turned θ degrees further (the dot product scores chapter)."""
     aq, ak = math.radians(q_direction), math.radians(q_direction + theta)
     return (
         np.array([q_length * math.cos(aq), q_length * math.sin(aq)]),
@@ -31,7 +31,7 @@ def arrow_pair(
 
 
 def own_key(q: np.ndarray, theta: float, k_length: float) -> np.ndarray:
-    """The key the sliders make: length k_length, turned θ degrees from q (chapter 7)."""
+    """The key the sliders make: length k_length, turned θ degrees from q (the dot product scores chapter)."""
     direction = math.degrees(math.atan2(q[1], q[0]))
     return arrow_pair(theta, 1.0, k_length, direction)[1]
 
@@ -59,7 +59,7 @@ def verdict(r: dict) -> str:
 def dot_product_arrows(
     query: str = "sat", key: str = "sat", theta: float = 40.0, k_length: float = 2.0
 ) -> InteractiveFigure:
-    """A real query q against the running example's keys, or a key of your own: q · k = (length of q) × shadow (chapter 7).
+    """A real query q against the running example's keys, or a key of your own: q · k = (length of q) × shadow (the dot product scores chapter).
 
     Pick a key by its word (positions counted from 0), or choose "your own k" and turn and stretch it.
     """

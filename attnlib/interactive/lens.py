@@ -1,4 +1,4 @@
-"""Chapter 4's figure: a 2×2 matrix W moves every arrow; each moved arrow x W is a weighted sum of W's rows."""
+"""The matrix multiplication chapter's figure: a 2×2 matrix W moves every arrow; each moved arrow x W is a weighted sum of W's rows."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def weighted_sum_text(x, W) -> str:
 
 
 def matrix_lens(W=((1.0, 0.5), (0.0, 1.0)), word: str = "kitten") -> InteractiveFigure:
-    """Edit the four entries of W: the drawing vocabulary's arrows x move to x W, each a weighted sum of W's rows (chapter 4)."""
+    """Edit the four entries of W: the drawing vocabulary's arrows x move to x W, each a weighted sum of W's rows (the matrix multiplication chapter)."""
     W = np.asarray(W, dtype=float)
     if W.shape != (2, 2):
         raise ValueError(f"matrix_lens: W must have shape (2, 2), but it has shape {W.shape}")
@@ -31,7 +31,7 @@ def matrix_lens(W=((1.0, 0.5), (0.0, 1.0)), word: str = "kitten") -> Interactive
         raise ValueError(f"matrix_lens: word must be one of {list(VOCAB_2D)}, not {word!r}")
     words = list(VOCAB_2D)
     X = np.array([VOCAB_2D[w] for w in words], dtype=float)
-    XW = matmul(X, W)  # the course's own loops (chapter 4)
+    XW = matmul(X, W)  # the course's own loops (the matrix multiplication chapter)
     p = fig_id("lens", [W.tolist(), word])
     U = UNIT
     arrows = []

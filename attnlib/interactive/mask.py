@@ -1,4 +1,4 @@
-"""Chapter 11's figure: click score cells to mask them; −∞ before softmax, 0 before softmax, or zeroing after."""
+"""The masks chapter's figure: click score cells to mask them; −∞ before softmax, 0 before softmax, or zeroing after."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ MODES = {
 
 
 def masked_weights(allowed: np.ndarray, mode: str) -> np.ndarray:
-    """The running example's A with the keys where `allowed` is False hidden in one of three ways (chapter 11)."""
+    """The running example's A with the keys where `allowed` is False hidden in one of three ways (the masks chapter)."""
     if mode == "minus_inf":
         return running_attention(mask=allowed)[1]  # attnlib.attention: the course's way
     _, S = running_scaled_scores()
@@ -43,7 +43,7 @@ def sums_note(A: np.ndarray, mode: str) -> str:
 
 
 def mask_explorer(mode: str = "minus_inf", causal: bool = True) -> InteractiveFigure:
-    """The running example's scaled scores as buttons: press one to hide that key from that query; see A re-normalise (chapter 11)."""
+    """The running example's scaled scores as buttons: press one to hide that key from that query; see A re-normalise (the masks chapter)."""
     if mode not in MODES:
         raise ValueError(f"mask_explorer: mode must be one of {list(MODES)}, not {mode!r}")
     labels, S = running_scaled_scores()

@@ -1,4 +1,4 @@
-"""The page every interactive figure is built on: the figure object, stable ids, the shared style (chapters 1-14).
+"""The page every interactive figure is built on: the figure object, stable ids, the shared style.
 
 A figure is one self-contained piece of HTML: its own <style>, its markup and one <script>, with no
 library, no CDN and no network. The style (page.css), the shared JavaScript helpers (helpers.js) and
@@ -31,7 +31,7 @@ MIN_CONTRAST = 4.5  # WCAG 2.1 AA for normal text
 
 
 class InteractiveFigure:
-    """One interactive figure: HTML that a notebook and the book display as it is (chapters 1-14)."""
+    """One interactive figure: HTML that a notebook and the book display as it is."""
 
     def __init__(self, name: str, html_text: str):
         self.name = name

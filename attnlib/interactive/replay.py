@@ -1,4 +1,4 @@
-"""Chapter 14's figure: replay the real, seeded training; the loss so far and A sharpening onto the previous word.
+"""The learning the lenses chapter's figure: replay the real, seeded training; the loss so far and A sharpening onto the previous word.
 
 attnlib.training records the loss at every step but not the lenses, so the lenses after k steps are
 found by running the same seeded training for k steps: Adam's steps are the same numbers in the same
@@ -40,8 +40,8 @@ def sci(x: float) -> str:
 def replay(
     checkpoints: tuple[int, ...] = CHECKPOINTS, steps: int = 200, lr: float = 0.1, d_k: int = 2, seed: int = 0
 ) -> dict:
-    """Chapter 14's training (128 sentences, seed 0): the loss after every step, and the running sentence's A
-    and the average weight on the word before after each checkpoint (chapter 14)."""
+    """The learning the lenses chapter's training (128 sentences, seed 0): the loss after every step, and the running sentence's A
+    and the average weight on the word before after each checkpoint (the learning the lenses chapter)."""
     from .. import training
 
     if max(checkpoints) != steps:
@@ -61,35 +61,51 @@ def replay(
     return {"steps": list(checkpoints), "history": full.history, "loss": losses, "A": A_run, "previous": on_previous}
 
 
-def training_replay(step: int = 0) -> InteractiveFigure:
-    """A slider over the stored steps of chapter 14's training: the loss so far, and the running sentence's A (chapter 14)."""
-    data = replay()
-    if step not in data["steps"]:
-        raise ValueError(f"training_replay: step must be one of {data['steps']}, not {step}")
-    s = data["steps"].index(step)
-    labels = words(RUNNING_SENTENCE)
-    n = len(labels)
-    p = fig_id("replay", [step])
-    # the loss curve: loss after t steps (t = 0 … 200) on a log scale
-    curve_loss = data["history"] + [data["loss"][-1]]
-    W, H, x0, top = 300, 100, 46, 14
-    lo, hi = math.floor(math.log10(min(curve_loss))), math.ceil(math.log10(max(curve_loss)))
-    last = data["steps"][-1]
+#: The loss curve's geometry in the SVG's units: width, height, left edge of the plot, top edge.
+CURVE_W, CURVE_H, CURVE_X0, CURVE_TOP = 300, 100, 46, 14
+#: The heatmap's geometry: left edge, cell width, cell height, top edge.
+HEAT_LEFT, HEAT_CELL, HEAT_CH, HEAT_TOP = 62, 44, 28, 34
 
-    def px(t: float) -> float:
-        return x0 + t / last * W
 
-    def py(v: float) -> float:
-        return top + (hi - math.log10(v)) / (hi - lo) * H
+def _losses(data: dict) -> list[float]:
+    """The loss after t steps, t = 0 … the last step."""
+    return data["history"] + [data["loss"][-1]]
 
-    points = [f"{px(t):.2f},{py(v):.2f}" for t, v in enumerate(curve_loss)]
+
+def _scale(data: dict) -> tuple[int, int]:
+    """The lowest and highest power of ten of the loss curve's log scale."""
+    curve_loss = _losses(data)
+    return math.floor(math.log10(min(curve_loss))), math.ceil(math.log10(max(curve_loss)))
+
+
+def _curve(data: dict) -> tuple[list[str], str]:
+    """The loss after t steps (t = 0 … 200) as SVG points on a log scale, and its tick labels and grid lines."""
+    W, x0 = CURVE_W, CURVE_X0
+    curve_loss = _losses(data)
+    lo, hi = _scale(data)
+    points = [f"{_px(t, data):.2f},{_py(v, lo, hi):.2f}" for t, v in enumerate(curve_loss)]
     ticks = "".join(
-        f'<text x="{x0 - 4}" y="{py(10.0**e) + 4:.2f}" text-anchor="end">{power_of_ten(e)}</text>'
-        f'<line x1="{x0}" y1="{py(10.0**e):.2f}" x2="{x0 + W}" y2="{py(10.0**e):.2f}" stroke="currentColor" stroke-opacity="0.15"/>'
+        f'<text x="{x0 - 4}" y="{_py(10.0**e, lo, hi) + 4:.2f}" text-anchor="end">{power_of_ten(e)}</text>'
+        f'<line x1="{x0}" y1="{_py(10.0**e, lo, hi):.2f}" x2="{x0 + W}" y2="{_py(10.0**e, lo, hi):.2f}" stroke="currentColor" stroke-opacity="0.15"/>'
         for e in range(lo, hi + 1, 2 if hi - lo > 3 else 1)
     )
-    A = np.array(data["A"][s])
-    left, cell, ch, ctop = 62, 44, 28, 34
+    return points, ticks
+
+
+def _px(t: float, data: dict) -> float:
+    """The x of step t on the loss curve."""
+    return CURVE_X0 + t / data["steps"][-1] * CURVE_W
+
+
+def _py(v: float, lo: int, hi: int) -> float:
+    """The y of loss v on the loss curve's log scale from 10**lo to 10**hi."""
+    return CURVE_TOP + (hi - math.log10(v)) / (hi - lo) * CURVE_H
+
+
+def _heat(A: np.ndarray, labels: list[str]) -> str:
+    """The running sentence's A as SVG cells under the causal mask, the keys above, the queries at the left."""
+    left, cell, ch, ctop = HEAT_LEFT, HEAT_CELL, HEAT_CH, HEAT_TOP
+    n = len(labels)
     heat = []
     for j, w in enumerate(labels):  # a key's position above its word: "1 kitten" on one line is wider than a cell
         x = left + (j + 0.5) * cell
@@ -109,8 +125,17 @@ def training_replay(step: int = 0) -> InteractiveFigure:
                 f'<text class="attnfig-ctext" x="{left + (j + 0.5) * cell}" y="{ctop + (i + 0.5) * ch + 5}" '
                 f'text-anchor="middle" style="fill:{ink}">{f2(A[i, j]) if j <= i else ""}</text>'
             )
-    colours = [viridis_hex(x / 100)[0] for x in range(101)]  # the heatmap's colour for weights 0.00 … 1.00
-    body = f"""<div class="attnfig-controls">
+    return "".join(heat)
+
+
+def _body(p: str, data: dict, step: int, points: list[str], ticks: str, heat: str) -> str:
+    """The slider, the readout, the loss curve up to `step` and the heatmap of A after `step` steps."""
+    s = data["steps"].index(step)
+    n = len(words(RUNNING_SENTENCE))
+    W, H, x0, top = CURVE_W, CURVE_H, CURVE_X0, CURVE_TOP
+    left, cell, ch, ctop = HEAT_LEFT, HEAT_CELL, HEAT_CH, HEAT_TOP
+    last = data["steps"][-1]
+    return f"""<div class="attnfig-controls">
 {slider(p, "step", "training step", 0, len(data["steps"]) - 1, 1, s, str(step))}
 </div>
 <div class="attnfig-readout" aria-live="polite">after <output class="attnfig-stepname">{step}</output> steps: loss <output class="attnfig-loss">{sci(data["loss"][s])}</output>; average weight on the word before (rows 1–5): <output class="attnfig-prev">{f2(data["previous"][s])}</output></div>
@@ -118,14 +143,29 @@ def training_replay(step: int = 0) -> InteractiveFigure:
 <desc id="{p}-ldesc" class="attnfig-ldesc">The loss over the first {step} steps, on a log scale</desc>
 {ticks}
 <polyline class="attnfig-curve" points="{" ".join(points[: step + 1])}" fill="none" stroke="var(--attnfig-q)" stroke-width="2"/>
-<circle class="attnfig-now" cx="{px(step):.2f}" cy="{py(data["loss"][s]):.2f}" r="5" fill="var(--attnfig-mark)"/>
+<circle class="attnfig-now" cx="{_px(step, data):.2f}" cy="{_py(data["loss"][s], *_scale(data)):.2f}" r="5" fill="var(--attnfig-mark)"/>
 <text x="{x0}" y="{top + H + 18}">0</text><text x="{x0 + W}" y="{top + H + 18}" text-anchor="end">{last}</text>
 <text x="{x0 + W / 2}" y="{top + H + 32}" text-anchor="middle">step (loss on a log scale)</text>
 </svg>
 <svg viewBox="0 0 {left + n * cell + 4} {ctop + n * ch + 4}" role="img" aria-labelledby="{p}-hdesc" class="attnfig-heat">
 <desc id="{p}-hdesc" class="attnfig-hdesc">The running sentence's A after {step} steps, causal mask; the word before gets {f2(data["previous"][s])} on average</desc>
-{"".join(heat)}
+{heat}
 </svg>"""
+
+
+def training_replay(step: int = 0) -> InteractiveFigure:
+    """A slider over the stored steps of the learning the lenses chapter's training: the loss so far, and the running
+    sentence's A (the learning the lenses chapter)."""
+    data = replay()
+    if step not in data["steps"]:
+        raise ValueError(f"training_replay: step must be one of {data['steps']}, not {step}")
+    s = data["steps"].index(step)
+    p = fig_id("replay", [step])
+    points, ticks = _curve(data)
+    lo, hi = _scale(data)
+    heat = _heat(np.array(data["A"][s]), words(RUNNING_SENTENCE))
+    colours = [viridis_hex(x / 100)[0] for x in range(101)]  # the heatmap's colour for weights 0.00 … 1.00
+    body = _body(p, data, step, points, ticks, heat)
     payload = {
         "steps": data["steps"],
         "loss": data["loss"],
@@ -133,12 +173,12 @@ def training_replay(step: int = 0) -> InteractiveFigure:
         "previous": data["previous"],
         "points": points,
         "colours": colours,
-        "x0": x0,
-        "W": W,
-        "top": top,
-        "H": H,
+        "x0": CURVE_X0,
+        "W": CURVE_W,
+        "top": CURVE_TOP,
+        "H": CURVE_H,
         "lo": lo,
         "hi": hi,
-        "last": last,
+        "last": data["steps"][-1],
     }
     return wrap(p, "replay", "Replay the training: the lenses learn to look one word back", body, payload, "replay.js")

@@ -1,4 +1,4 @@
-"""Chapter 8's figure: the spread of q · k grows like √d_k; dividing by √d_k brings it back to 1."""
+"""The scaling chapter's figure: the spread of q · k grows like √d_k; dividing by √d_k brings it back to 1."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ def histogram(x: np.ndarray, reach: float, bins: int = HIST_BINS) -> list[int]:
 
 
 def scaling_data(d_ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512), n_keys: int = 8, seed: int = 0) -> dict:
-    """What chapter 8's interactive figure embeds: per d_k, the unclipped histogram and spread of 10,000
-    seeded dot products, raw and divided by √d_k, one row of n_keys raw scores and the average largest weight (chapter 8)."""
+    """What the scaling chapter's interactive figure embeds: per d_k, the unclipped histogram and spread of 10,000
+    seeded dot products, raw and divided by √d_k, one row of n_keys raw scores and the average largest weight (the scaling chapter)."""
     from ..scaling import dot_products, largest_weight, random_scores
 
     out: dict = {
@@ -83,7 +83,7 @@ def _panel(p: str, mode: str, title: str, counts: list[int], reach: float, mark:
 
 
 def scaling_explorer(d_k: int = 64, divide: bool = False, seed: int = 0) -> InteractiveFigure:
-    """A d_k slider (1 … 512): 10,000 random q · k raw and divided by √d_k side by side, and one softmax row (chapter 8)."""
+    """A d_k slider (1 … 512): 10,000 random q · k raw and divided by √d_k side by side, and one softmax row (the scaling chapter)."""
     data = scaling_data(seed=seed)
     if d_k not in data["dks"]:
         raise ValueError(f"scaling_explorer: d_k must be one of {data['dks']}, not {d_k}")

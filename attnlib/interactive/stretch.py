@@ -1,4 +1,4 @@
-"""Chapter 9's figure: multiply a row of scores by t = 1/temperature and watch softmax sharpen or even out."""
+"""The softmax chapter's figure: multiply a row of scores by t = 1/temperature and watch softmax sharpen or even out."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ T_MAX = 2.5  # past this the running example's rows are already 1.00 / 0.00
 
 
 def running_scaled_scores() -> tuple[list[str], np.ndarray]:
-    """The running example's words and its scaled scores S / √d_k, d_k = 2 (chapters 9 and 10)."""
+    """The running example's words and its scaled scores S / √d_k, d_k = 2 (the softmax and weighted sum chapters)."""
     labels = words(RUNNING_SENTENCE)
     X = sentence_matrix(RUNNING_SENTENCE)
     W_Q, W_K, _ = running_lenses()
@@ -55,7 +55,7 @@ def softmax_stretch(
     stretch: float = 1.0,
     word: str = "sat",
 ) -> InteractiveFigure:
-    """A slider multiplies a row of scores by t = 1/temperature: the shares softmax makes, as a pie and a table (chapter 9).
+    """A slider multiplies a row of scores by t = 1/temperature: the shares softmax makes, as a pie and a table (the softmax chapter).
 
     By default the rows are the running example's scaled scores, starting at `word`'s row ("sat"),
     and any row can be chosen; pass `row_scores` (and `labels`) to show one row of your own.

@@ -1,4 +1,4 @@
-"""Chapter 6's figure: point at a cell of Q Kᵀ; its row of Q, its column of Kᵀ and its mirror cell in the transpose light up."""
+"""The transpose chapter's figure: point at a cell of Q Kᵀ; its row of Q, its column of Kᵀ and its mirror cell in the transpose light up."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ def cell_text(Q: np.ndarray, K: np.ndarray, i: int, j: int) -> str:
 
 
 def transpose_explorer(Q=None, K=None, labels=None, cell: tuple[int, int] = (2, 1)) -> InteractiveFigure:
-    """Q Kᵀ with Q at its left and Kᵀ above it; point at (or tab to) a cell to light its row, its column and its mirror cell in (Q Kᵀ)ᵀ (chapter 6).
+    """Q Kᵀ with Q at its left and Kᵀ above it; point at (or tab to) a cell to light its row, its column and its mirror cell in (Q Kᵀ)ᵀ (the transpose chapter).
 
-    By default Q and K are the running example's (chapter 5's lenses).
+    By default Q and K are the running example's (the query key value chapter's lenses).
     """
     if Q is None and K is None:
         labels = words(RUNNING_SENTENCE) if labels is None else labels

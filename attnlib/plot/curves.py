@@ -211,7 +211,7 @@ def timings(
                     label = f"{name}: slope {p:.2f}"
                 ax.plot(n, t, "o-", color=colours[name], lw=1.8, markersize=5, label=label)
             for name, (n, t) in ((model or {}).get(panel) or {}).items():
-                ax.plot(np.asarray(n, dtype=float), _np(t), "--", color=colours.get(name, BLACK), lw=1.2)
+                ax.plot(np.asarray(n, dtype=float), to_numpy(t), "--", color=colours.get(name, BLACK), lw=1.2)
             all_n = np.concatenate([np.asarray(n, dtype=float) for n, _ in curves.values()])
             all_t = np.concatenate([to_numpy(t) for _, t in curves.values()])
             top = all_n.max()

@@ -1,4 +1,4 @@
-"""Figures of the learner's toolbox: the two axes of a numpy sum (chapter 2), the page's grid under a 2×2 matrix (chapter 4)."""
+"""Figures of the learner's toolbox: the two axes of a numpy sum (the matrix x chapter), the page's grid under a 2×2 matrix (the matrix multiplication chapter)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def sum_axes(M: Any, row_labels: Sequence[str], col_labels: Sequence[str], fmt: 
 
 
 def page_grid(W: Any, reach: int = 3, title: str = "") -> Any:
-    """The page's grid lines before (left) and after (right) every point x of it is moved to xW, W a 2×2 matrix (chapter 4).
+    """The page's grid lines before (left) and after (right) every point x of it is moved to xW, W a 2×2 matrix (the matrix multiplication chapter).
 
     Before: the lines x[0] = k and x[1] = k for k from -reach to reach, and the two arrows [1, 0]
     and [0, 1]. After: the same lines and arrows, every point moved to xW; the two arrows land on
@@ -121,7 +121,7 @@ def page_grid(W: Any, reach: int = 3, title: str = "") -> Any:
 
 
 def cosine_triangle(q: Sequence[float], k: Sequence[float], title: str = "") -> Any:
-    """The triangle of the law of cosines: q and k from one start, the angle θ between them, and q − k joining the tips (chapter 7)."""
+    """The triangle of the law of cosines: q and k from one start, the angle θ between them, and q − k joining the tips (the dot product scores chapter)."""
     q, k = to_numpy(q)[:2], to_numpy(k)[:2]
     fig, ax = figure(4.6, 3.6)
     with plt.rc_context(STYLE):

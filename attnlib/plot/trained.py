@@ -12,6 +12,84 @@ from matplotlib.patches import Rectangle
 from ..arrays import to_numpy
 from .style import HEATMAP, STYLE, colour_words, figure, wrap
 
+#: The layout, in inches: figure width, height of a row of small maps, a small map's side, left margin,
+#: the large map's side. Placed by hand: a layout engine takes seconds over 73 axes.
+WIDTH, ROW, CELL, LEFT, BIG = 5.4, 0.62, 0.55, 0.85, 2.7
+
+
+def _placer(fig: Any, height: float) -> Any:
+    """place(x, y, w, h): axes at x inches from the left and y inches from the top, w by h inches."""
+
+    def place(x: float, y: float, w: float, h: float) -> Any:
+        return fig.add_axes((x / WIDTH, 1 - (y + h) / height, w / WIDTH, h / height))
+
+    return place
+
+
+def _big_map(fig: Any, place: Any, A: np.ndarray, tokens: Sequence[str], top: float) -> Any:
+    """The large map A (n, n) on top, its rows and columns labelled by word in the words' colours, and its colour bar."""
+    n = len(A)
+    big = place(1.45, top + 0.35, BIG, BIG)
+    im = big.imshow(A, cmap=HEATMAP, vmin=0.0, vmax=1.0)
+    big.set_xticks(range(n))
+    big.set_yticks(range(n))
+    big.set_xticklabels(tokens, rotation=90)
+    big.set_yticklabels(tokens)
+    colour_words(big.get_xticklabels(), tokens)
+    colour_words(big.get_yticklabels(), tokens)
+    big.tick_params(length=0)
+    big.set_xlabel("key (word $j$)")
+    big.set_ylabel("query (word $i$)")
+    bar = fig.colorbar(im, cax=place(1.45 + BIG + 0.2, top + 0.35, 0.15, BIG))
+    bar.set_label(r"weight $A_{ij}$")
+    return big
+
+
+def _mosaic(A: np.ndarray, block: int) -> np.ndarray:
+    """Every head's map in one image, a column per layer, a row per head, `block` cells apart: fast to draw."""
+    layers, heads, n, _ = A.shape
+    gap = block - n
+    mosaic = np.full((heads * block - gap, layers * block - gap), np.nan)
+    for layer in range(layers):
+        for head in range(heads):
+            mosaic[head * block : head * block + n, layer * block : layer * block + n] = A[layer, head]
+    return mosaic
+
+
+def _grid(place: Any, A: np.ndarray, grid_top: float, block: int) -> Any:
+    """The small maps, unlabelled, with "layer k" above each column and "head k" left of each row."""
+    layers, heads, n, _ = A.shape
+    ax = place(LEFT, grid_top, WIDTH - LEFT - 0.1, heads * ROW - (ROW - CELL))
+    ax.imshow(
+        np.ma.masked_invalid(_mosaic(A, block)),
+        cmap=HEATMAP,
+        vmin=0.0,
+        vmax=1.0,
+        aspect="auto",
+        interpolation="nearest",
+    )
+    centres = [k * block + (n - 1) / 2 for k in range(max(layers, heads))]
+    ax.set_xticks(centres[:layers], [f"layer {k}" for k in range(layers)], fontsize=10)
+    ax.set_yticks(centres[:heads], [f"head {k}" for k in range(heads)], fontsize=10)
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    return ax
+
+
+def _frame(fig: Any, ax: Any, marked: dict[str, tuple[tuple[int, int], str]], n: int, block: int) -> None:
+    """A frame in its colour round each marked head's small map, and a legend of the frames."""
+    for (m_layer, m_head), colour in marked.values():
+        ax.add_patch(
+            Rectangle(
+                (m_layer * block - 0.5, m_head * block - 0.5), n, n, fill=False, edgecolor=colour, lw=3.5, clip_on=False
+            )
+        )
+    handles = [Rectangle((0, 0), 1, 1, fill=False, edgecolor=c, lw=3) for _, c in marked.values()]
+    if handles:
+        fig.legend(handles, list(marked), loc="lower center", ncols=2, fontsize=10, frameon=False)
+
 
 def all_heads(
     A: Any,
@@ -30,66 +108,18 @@ def all_heads(
     layers, heads, n, _ = A.shape
     marked = marked or {}
     big_layer, big_head = next(iter(marked.values()))[0] if marked else (0, 0)
-    # placed by hand, in inches: a layout engine takes seconds over 73 axes
-    width, top, row, cell, left = 5.4, 0.45 if title else 0.1, 0.62, 0.55, 0.85
-    big_size, legend = 2.7, 0.7 if marked else 0.2
-    height = top + big_size + 1.5 + 0.3 + heads * row + legend
-    fig, ax = figure(width, height)
+    top, legend = 0.45 if title else 0.1, 0.7 if marked else 0.2
+    height = top + BIG + 1.5 + 0.3 + heads * ROW + legend
+    fig, ax = figure(WIDTH, height)
     fig.set_layout_engine("none")
     ax.remove()
-
-    def place(x: float, y: float, w: float, h: float) -> Any:
-        """Axes at x inches from the left and y inches from the top, w by h inches."""
-        return fig.add_axes((x / width, 1 - (y + h) / height, w / width, h / height))
-
+    place = _placer(fig, height)
+    block = n + max(1, round(n * (ROW - CELL) / CELL))  # a map and the empty cells before the next
     with plt.rc_context(STYLE):
-        big = place(1.45, top + 0.35, big_size, big_size)
-        im = big.imshow(A[big_layer, big_head], cmap=HEATMAP, vmin=0.0, vmax=1.0)
-        big.set_xticks(range(n))
-        big.set_yticks(range(n))
-        big.set_xticklabels(tokens, rotation=90)
-        big.set_yticklabels(tokens)
-        colour_words(big.get_xticklabels(), tokens)
-        colour_words(big.get_yticklabels(), tokens)
-        big.tick_params(length=0)
+        big = _big_map(fig, place, A[big_layer, big_head], tokens, top)
         big.set_title(f"layer {big_layer}, head {big_head}, and every map below:", fontsize=11)
-        big.set_xlabel("key (word $j$)")
-        big.set_ylabel("query (word $i$)")
-        bar = fig.colorbar(im, cax=place(1.45 + big_size + 0.2, top + 0.35, 0.15, big_size))
-        bar.set_label(r"weight $A_{ij}$")
-        grid_top = top + big_size + 1.5 + 0.3
-        gap = max(1, round(n * (row - cell) / cell))  # empty cells between two maps
-        block = n + gap
-        mosaic = np.full((heads * block - gap, layers * block - gap), np.nan)  # one image: fast to draw
-        for layer in range(layers):
-            for head in range(heads):
-                mosaic[head * block : head * block + n, layer * block : layer * block + n] = A[layer, head]
-        ax = place(left, grid_top, width - left - 0.1, heads * row - (row - cell))
-        ax.imshow(
-            np.ma.masked_invalid(mosaic), cmap=HEATMAP, vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest"
-        )
-        centres = [k * block + (n - 1) / 2 for k in range(max(layers, heads))]
-        ax.set_xticks(centres[:layers], [f"layer {k}" for k in range(layers)], fontsize=10)
-        ax.set_yticks(centres[:heads], [f"head {k}" for k in range(heads)], fontsize=10)
-        ax.xaxis.tick_top()
-        ax.tick_params(length=0)
-        for spine in ax.spines.values():
-            spine.set_visible(False)
-        for (m_layer, m_head), colour in marked.values():
-            ax.add_patch(
-                Rectangle(
-                    (m_layer * block - 0.5, m_head * block - 0.5),
-                    n,
-                    n,
-                    fill=False,
-                    edgecolor=colour,
-                    lw=3.5,
-                    clip_on=False,
-                )
-            )
-        handles = [Rectangle((0, 0), 1, 1, fill=False, edgecolor=c, lw=3) for _, c in marked.values()]
-        if handles:
-            fig.legend(handles, list(marked), loc="lower center", ncols=2, fontsize=10, frameon=False)
+        grid = _grid(place, A, top + BIG + 1.5 + 0.3, block)
+        _frame(fig, grid, marked, n, block)
         if title:
             fig.suptitle(wrap(title, 44), y=1 - 0.05 / height, va="top")
     return fig
