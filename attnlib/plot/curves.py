@@ -110,7 +110,7 @@ def blend(
     target: str = "z",
     size: tuple[float, float] | None = None,
 ) -> Any:
-    """One output row z_i = Σ_j A_ij v_j drawn as value rows flowing in with their weights on the arrows (chapter 10).
+    """One output row z_i = Σ_j A_ij v_j drawn as value rows flowing in with their weights on the arrows (the weighted sum chapter).
 
     Each value row is written in its word's colour; an arrow's thickness is its weight.
     `target` is the name of the output, e.g. a mathtext label that draws z with the subscript "sat".
@@ -125,37 +125,7 @@ def blend(
         ax.axis("off")
         mid = (n - 1) / 2
         for j in range(n):
-            y = n - 1 - j
-            colour = word_colour(labels[j])
-            ax.text(
-                0.0,
-                y,
-                f"{labels[j]}  {vec_text(np.round(V[j], 2))}",
-                va="center",
-                fontsize=11,
-                color=colour,
-                fontweight="bold",
-            )
-            ax.add_patch(
-                FancyArrowPatch(
-                    (5.5, y),
-                    (7.3, mid),
-                    arrowstyle="-|>",
-                    mutation_scale=12,
-                    color=colour,
-                    lw=0.6 + 7 * w[j],
-                )
-            )
-            ax.text(
-                5.35,
-                y,
-                f"{w[j]:.2f}",
-                fontsize=11,
-                color=colour,
-                va="center",
-                ha="right",
-                fontweight="bold",
-            )
+            _blend_row(ax, n - 1 - j, labels[j], V[j], w[j], mid)
         ax.text(7.45, mid + 0.35, target, va="bottom", fontsize=13, fontweight="bold")
         ax.text(
             7.45,
@@ -175,6 +145,16 @@ def blend(
         )
         ax.set_title(f"{target}: a weighted average of the value rows", fontsize=12)
     return fig
+
+
+def _blend_row(ax: Any, y: float, label: str, v: Any, weight: float, mid: float) -> None:
+    """One value row of `blend`: the word and its numbers, its arrow as thick as its weight, the weight."""
+    colour = word_colour(label)
+    ax.text(0.0, y, f"{label}  {vec_text(np.round(v, 2))}", va="center", fontsize=11, color=colour, fontweight="bold")
+    ax.add_patch(
+        FancyArrowPatch((5.5, y), (7.3, mid), arrowstyle="-|>", mutation_scale=12, color=colour, lw=0.6 + 7 * weight)
+    )
+    ax.text(5.35, y, f"{weight:.2f}", fontsize=11, color=colour, va="center", ha="right", fontweight="bold")
 
 
 def timings(
