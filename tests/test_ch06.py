@@ -158,5 +158,5 @@ def test_each_registered_solution_is_the_notebooks_solution_line():
     text = "\n".join(solution_codes("chapters/06_transpose.ipynb"))
     for exercise_id in CH06:
         assert get(exercise_id).solution in text, exercise_id
-    checked = {m for c in nb["cells"] for m in re.findall(r'check\("(ch06\.\w+)"', "".join(c["source"]))}
+    checked = {m for c in nb["cells"] for m in re.findall(r'check\("(transpose\.\w+)"', "".join(c["source"]))}
     assert checked == set(CH06)
