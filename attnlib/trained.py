@@ -10,6 +10,10 @@ The forward pass is written out plainly in numpy float32: the embeddings and a n
 then, in each layer, self-attention (attnlib's `attention`, with the biases a real lens has),
 and the steps the course treats as a box (the residual sum, a normalisation, a small network per
 word, again the residual sum and a normalisation). torch is not needed.
+
+`reference` reads what Hugging Face transformers' BertModel computed on the same files, stored
+(hash-checked) by tools/reference_outputs.py, so that a chapter can compare with the real model
+without that heavy library.
 """
 
 from __future__ import annotations
