@@ -10,6 +10,10 @@ The forward pass is written out plainly in numpy float32: the embeddings and a n
 then, in each layer, self-attention (attnlib's `attention`, with the biases a real lens has),
 and the steps the course treats as a box (the residual sum, a normalisation, a small network per
 word, again the residual sum and a normalisation). torch is not needed.
+
+`reference` reads what Hugging Face transformers' BertModel computed on the same files, stored
+(hash-checked) by tools/reference_outputs.py, so that a chapter can compare with the real model
+without that heavy library.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ SHA256 = {
     "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
 }
+#: what transformers' BertModel computes on these files, stored by tools/reference_outputs.py
+REFERENCE = Path(__file__).resolve().parents[1] / "chapters" / "data" / "minilm_reference.npz"
+REFERENCE_SHA256 = "5b7459f65b8efefee1ec6291ec66001b252c3230ea135f8eabd86d4a6b27c2c7"
 LAYERS, HEADS, D_MODEL, D_K = 6, 12, 384, 32
 MAX_TOKENS = 512  # the model has learned positions 0 to 511
 _EPS = 1e-12  # the normalisation's epsilon, from the model's config.json
@@ -87,18 +94,21 @@ def model_folder(distribution: str = DISTRIBUTION) -> Path:
     raise FileNotFoundError(f"{distribution} is installed but lists no model.safetensors; reinstall it: {INSTALL}")
 
 
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def verify(folder: str | Path) -> None:
     """Raise unless the three files in `folder` are the upstream release's, byte for byte (sha256)."""
     for name, want in SHA256.items():
         path = Path(folder) / name
         if not path.is_file():
             raise FileNotFoundError(f"{name} is missing from the trained model's folder; reinstall it: {INSTALL}")
-        digest = hashlib.sha256()
-        with path.open("rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                digest.update(chunk)
-        got = digest.hexdigest()
-        if got != want:
+        if _sha256(path) != want:
             raise ValueError(
                 f"{name} does not match the release's sha256 (a corrupted or altered file); "
                 f"reinstall it: {INSTALL} --force-reinstall"
@@ -237,3 +247,19 @@ def hidden_states(sentence: str, layer: int) -> tuple[list[str], np.ndarray]:
         raise ValueError(f"layer must be a whole number from 0 to {LAYERS} (the last hidden states), not {layer!r}")
     result = run(sentence)
     return result.tokens, result.H[layer]
+
+
+def reference(sentence: str, path: str | Path = REFERENCE) -> Run:
+    """Hugging Face transformers' BertModel on `sentence`, as stored (hash-checked) by tools/reference_outputs.py."""
+    path = Path(path)
+    remake = "write it with: PYTHONPATH=. python tools/reference_outputs.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"the stored reference {path.name} is missing; {remake}")
+    if _sha256(path) != REFERENCE_SHA256:
+        raise ValueError(f"{path.name} does not match its recorded sha256 (altered or stale); {remake}")
+    with np.load(path) as data:
+        stored = [str(s) for s in data["sentences"]]
+        if sentence not in stored:
+            raise ValueError(f"no stored reference for {sentence!r}; stored: {stored}")
+        k = stored.index(sentence)
+        return Run([str(t) for t in data[f"tokens_{k}"]], data[f"H_{k}"], data[f"A_{k}"])

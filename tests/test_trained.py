@@ -8,6 +8,7 @@ and head's attention weights and every hidden state agree to 1e-5, on sentences 
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,43 @@ def test_every_head_and_hidden_state_agree_with_transformers(sentence, reference
     assert np.abs(result.A - A_ref).max() <= 1e-5
     assert np.abs(result.H - H_ref).max() <= 1e-5
     assert np.abs(result.H[-1] - last_ref).max() <= 1e-5
+
+
+def test_the_stored_reference_is_what_transformers_computes_now(reference):
+    # the chapter compares the learner's formula with this file: it must not go stale
+    assert hashlib.sha256(trained.REFERENCE.read_bytes()).hexdigest() == trained.REFERENCE_SHA256
+    assert trained.REFERENCE.stat().st_size < 300_000
+    with np.load(trained.REFERENCE) as data:
+        sentences = [str(s) for s in data["sentences"]]
+    assert SENTENCES[0] in sentences  # the chapter's running sentence
+    for sentence in sentences:
+        stored = trained.reference(sentence)
+        A_ref, H_ref, last_ref = reference(sentence)
+        assert stored.tokens == trained.tokens(sentence)
+        assert stored.A.dtype == stored.H.dtype == np.float32
+        assert stored.A.shape == A_ref.shape and stored.H.shape == H_ref.shape == (7, len(stored.tokens), 384)
+        assert np.abs(stored.A - A_ref).max() <= 1e-6
+        assert np.abs(stored.H - H_ref).max() <= 1e-6
+        assert np.abs(stored.H[-1] - last_ref).max() <= 1e-6
+
+
+def test_an_altered_or_missing_reference_is_refused(tmp_path):
+    copy = tmp_path / trained.REFERENCE.name
+    shutil.copy(trained.REFERENCE, copy)
+    assert trained.reference(SENTENCES[0], copy).tokens[2] == "kitten"  # the untouched copy loads
+    with pytest.raises(ValueError) as excinfo:
+        trained.reference("a sentence it does not hold", copy)
+    assert "no stored reference" in _one_line(excinfo)
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 1  # one bit flipped
+    copy.write_bytes(bytes(data))
+    with pytest.raises(ValueError) as excinfo:
+        trained.reference(SENTENCES[0], copy)
+    assert "sha256" in _one_line(excinfo) and "tools/reference_outputs.py" in _one_line(excinfo)
+    copy.unlink()
+    with pytest.raises(FileNotFoundError) as excinfo:
+        trained.reference(SENTENCES[0], copy)
+    assert "missing" in _one_line(excinfo) and "tools/reference_outputs.py" in _one_line(excinfo)
 
 
 def test_attention_maps_and_hidden_states_are_the_run():
