@@ -1,4 +1,4 @@
-"""The timing lesson (chapter 15): an honest stopwatch, synchronising with a GPU, and counting
+"""The timing lesson (the counting and timing chapter): an honest stopwatch, synchronising with a GPU, and counting
 the FLOPs and bytes of attention.
 
 A GPU runs asynchronously: a call returns as soon as the work is *queued*. So every
@@ -18,7 +18,7 @@ from .arrays import is_torch
 
 
 def torch_or_none() -> Any:
-    """torch, or None when it is not installed (imported only when first needed) (chapter 15)."""
+    """torch, or None when it is not installed (imported only when first needed) (the counting and timing chapter)."""
     try:
         import torch
     except ImportError:
@@ -37,7 +37,7 @@ def _device_of(args: tuple) -> str:
 
 
 def synchronize(device: str) -> None:
-    """Wait until every queued GPU kernel has finished (does nothing on the CPU) (chapter 15)."""
+    """Wait until every queued GPU kernel has finished (does nothing on the CPU) (the counting and timing chapter)."""
     if device.startswith("cuda"):
         torch_or_none().cuda.synchronize()
     elif device.startswith("mps"):
@@ -47,7 +47,7 @@ def synchronize(device: str) -> None:
 def time_fn(
     fn: Callable, *args: Any, warmup: int = 2, repeat: int = 7, device: str | None = None, events: bool = True
 ) -> dict:
-    """Run fn(*args) `warmup` times unmeasured, then `repeat` times measured; seconds per run (chapter 15).
+    """Run fn(*args) `warmup` times unmeasured, then `repeat` times measured; seconds per run (the counting and timing chapter).
 
     On an NVIDIA GPU each run is timed with CUDA events; events=False times it with
     perf_counter and synchronize instead (the two must agree).
@@ -63,7 +63,7 @@ def time_fn(
 
 
 def time_once(fn: Callable, args: tuple, device: str, events: bool = True) -> float:
-    """Seconds of one call fn(*args), fenced by synchronisation (CUDA events on NVIDIA GPUs) (chapter 15)."""
+    """Seconds of one call fn(*args), fenced by synchronisation (CUDA events on NVIDIA GPUs) (the counting and timing chapter)."""
     if device.startswith("cuda") and events:  # CUDA events time the work on the GPU itself
         torch = torch_or_none()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -86,14 +86,14 @@ def time_once(fn: Callable, args: tuple, device: str, events: bool = True) -> fl
 def attention_flops(
     n: int, d_k: int, d_v: int | None = None, batch: int = 1, heads: int = 1, m: int | None = None
 ) -> int:
-    """FLOPs of attention: 2·n·m·d_k for QKᵀ plus 2·n·m·d_v for AV, per head (chapter 15)."""
+    """FLOPs of attention: 2·n·m·d_k for QKᵀ plus 2·n·m·d_v for AV, per head (the counting and timing chapter)."""
     d_v = d_k if d_v is None else d_v
     m = n if m is None else m
     return batch * heads * (2 * n * m * d_k + 2 * n * m * d_v)
 
 
 def attention_matrix_bytes(n: int, m: int | None = None, batch: int = 1, heads: int = 1, dtype_bytes: int = 4) -> int:
-    """Bytes of one n×m weight matrix A per head, for all heads and the whole batch (chapter 15)."""
+    """Bytes of one n×m weight matrix A per head, for all heads and the whole batch (the counting and timing chapter)."""
     m = n if m is None else m
     return batch * heads * n * m * dtype_bytes
 
@@ -101,7 +101,7 @@ def attention_matrix_bytes(n: int, m: int | None = None, batch: int = 1, heads: 
 def attention_bytes(
     n: int, d: int, kind: str, dtype_bytes: int = 4, heads: int = 1, batch: int = 1, query_block: int | None = None
 ) -> int:
-    """Bytes attention moves to and from memory, counted pass by pass (chapter 15).
+    """Bytes attention moves to and from memory, counted pass by pass (the counting and timing chapter).
 
     "naive": Q and K read, the n×n scores written, then six passes over them (scale,
     row max, shift, exp, row sum, divide: 10 reads or writes of n² numbers), A read again
@@ -124,17 +124,17 @@ def attention_bytes(
 
 
 def matmul_bytes(side: int, dtype_bytes: int = 4) -> int:
-    """Bytes a side×side matmul moves at least: two matrices read, one written (chapter 15)."""
+    """Bytes a side×side matmul moves at least: two matrices read, one written (the counting and timing chapter)."""
     return 3 * side * side * dtype_bytes
 
 
 def dtype_bytes(dtype: str) -> int:
-    """Bytes of one number of this dtype ('float32' -> 4) (chapter 15)."""
+    """Bytes of one number of this dtype ('float32' -> 4) (the counting and timing chapter)."""
     return {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[dtype]
 
 
 def available_devices() -> list[str]:
-    """'cpu', plus 'cuda' and 'mps' when torch can reach such a GPU (chapter 15)."""
+    """'cpu', plus 'cuda' and 'mps' when torch can reach such a GPU (the counting and timing chapter)."""
     devices = ["cpu"]
     torch = torch_or_none()
     if torch is not None:

@@ -1,4 +1,4 @@
-"""Naive attention written for speed: one n×m array, every step in place (chapters 15 and 16).
+"""Naive attention written for speed: one n×m array, every step in place (the counting and timing and cpu vs gpu chapters).
 
 `attnlib.attention` reads like the formula: each step makes a new array. This module is the
 same algorithm as the timing chapters measure it: the scores S = QKᵀ are a fresh array that
@@ -18,7 +18,7 @@ from .masks import apply_mask, hide
 
 
 def naive_attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Array]:
-    """(Z, A) as attnlib.attention returns them, computed in one n×m array (chapter 15).
+    """(Z, A) as attnlib.attention returns them, computed in one n×m array (the counting and timing chapter).
 
     With torch recording gradients, in-place steps are not allowed, so the steps
     then make new arrays, exactly like attnlib.attention.

@@ -1,4 +1,4 @@
-"""Attention one block of keys at a time, so the n×m weight matrix A is never stored (chapter 16).
+"""Attention one block of keys at a time, so the n×m weight matrix A is never stored (the cpu vs gpu chapter).
 
 This is the idea behind FlashAttention. Softmax needs two numbers per query row: the
 largest score (to stay stable) and the sum of the exponentials (to normalise). Both can be
@@ -38,7 +38,7 @@ def tiled_attention(
     query_block: int | None = None,
     causal: bool = False,
 ) -> Array:
-    """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (chapter 16).
+    """Attention over blocks of `block` keys with a running (online) softmax; returns Z only (the cpu vs gpu chapter).
 
     On a CPU the queries go in chunks of `query_block` rows (default QUERY_BLOCK) and, unless
     the scores of all heads together fit in one block, the heads go one at a time: one block

@@ -1,4 +1,4 @@
-"""Checks before the GPU sweep of chapter 16: are the numbers right, is the stopwatch right, what is the peak?
+"""Checks before the GPU sweep of the cpu vs gpu chapter: are the numbers right, is the stopwatch right, what is the peak?
 
 Run by benchmarks/gpu_run.sh; by hand, from the repository root:
 
@@ -13,7 +13,7 @@ It needs only the standard library, numpy and torch, and measures three things:
 2. clocks: the same calls timed with CUDA events and with perf_counter around synchronize();
    the medians must agree (within 10 %; on a CPU both are perf_counter).
 3. the matmul peak in float32, bfloat16 and float16 (machine.matmul_peak), the bandwidth of a
-   large device-to-device copy (bytes read plus bytes written), the two ceilings of chapter 15's roofline,
+   large device-to-device copy (bytes read plus bytes written), the two ceilings of the counting and timing chapter's roofline,
    and two more constants of the time model: the rate of exponentials and the cost of one tiny call.
 """
 

@@ -1,4 +1,4 @@
-"""Forward and backward, causal, and which SDPA kernel ran: the measurements of chapters 15 and 16
+"""Forward and backward, causal, and which SDPA kernel ran: the measurements of the counting and timing and cpu vs gpu chapters
 that the sweep does not make. Used by benchmarks/cpu_sweep.py (CPU) and benchmarks/gpu_run.sh (GPU).
 
     PYTHONPATH=. python -m benchmarks.parts --device cuda --dtype bfloat16 --n 4096 --out parts.json

@@ -1,4 +1,4 @@
-"""The sweep's command line (chapter 15): check the arguments, use the threads asked for, measure
+"""The sweep's command line (the counting and timing chapter): check the arguments, use the threads asked for, measure
 the matmul peak once, run `attnlib.sweep.run_sweep`, print a table and save JSON. From the
 repository root::
 
@@ -20,7 +20,7 @@ from benchmarks.store import write_json
 PROG = "python -m benchmarks.sweep"
 DESCRIPTION = (
     "Timing attention on CPU and GPU: honest stopwatches, FLOP and byte counts, the machine's two ceilings, "
-    "a sweep (chapter 15)."
+    "a sweep (the counting and timing chapter)."
 )
 DTYPES = ("float32", "float64", "float16", "bfloat16")
 SIXTEEN_BIT = {"float16", "bfloat16"}
@@ -156,7 +156,7 @@ def say(line: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Check the arguments, measure the matmul peak once, run the sweep, print a table, save JSON (chapter 15)."""
+    """Check the arguments, measure the matmul peak once, run the sweep, print a table, save JSON (the counting and timing chapter)."""
     args = _parse(argv)
     refusal = _refusal(args)
     if refusal:

@@ -34,7 +34,7 @@ def lines(
     logy: bool = False,
     styles: dict[str, str] | None = None,
 ) -> Any:
-    """Several labelled curves over one x axis, markers on the measured points (chapters 8 and 11).
+    """Several labelled curves over one x axis, markers on the measured points (the scaling and masks chapters).
 
     A curve styled ":" is a reference line (say, even shares): it is drawn in grey, apart from the data.
     """
@@ -70,7 +70,7 @@ def softmax_shares(
     title: str = "",
     size: tuple[float, float] = (5.4, 5.6),
 ) -> Any:
-    """One row of scores above the shares softmax makes of it, as bars that add up to 1 (chapter 9).
+    """One row of scores above the shares softmax makes of it, as bars that add up to 1 (the softmax chapter).
 
     The two panels are stacked (not side by side), so the figure stays narrow and legible on a phone.
     """
@@ -164,7 +164,7 @@ def timings(
     title: str = "",
     model: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]] | None = None,
 ) -> Any:
-    """Time against n on log–log axes, one panel per run, each curve labelled with its fitted slope (chapter 15).
+    """Time against n on log–log axes, one panel per run, each curve labelled with its fitted slope (the counting and timing chapter).
 
     `model`, keyed like `runs`, adds each implementation's predicted times as a dashed line of the
     same colour (attnlib.timemodel): where the measured points leave it, the model misses something.
@@ -228,7 +228,7 @@ def timings(
 
 
 def position_waves(PE: Any, title: str = "Sinusoidal positional encoding") -> Any:
-    """The positional encoding as a heatmap: one row per position, one column per dimension (chapter 13)."""
+    """The positional encoding as a heatmap: one row per position, one column per dimension (the word order chapter)."""
     PE = to_numpy(PE)
     n, d = PE.shape
     fig, ax = figure(5.6, 4.8)
@@ -247,7 +247,7 @@ def loss_curve(
     title: str = "Training: the loss falls",
     ylabel: str = "loss (mean squared error)",
 ) -> Any:
-    """The loss at every training step, on a log scale so the late, small improvements stay visible (chapter 14)."""
+    """The loss at every training step, on a log scale so the late, small improvements stay visible (the learning the lenses chapter)."""
     y = to_numpy(history)
     fig, ax = figure(5.4, 4.0)
     with plt.rc_context(STYLE):

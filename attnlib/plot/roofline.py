@@ -1,4 +1,4 @@
-"""The roofline: achieved FLOP/s against arithmetic intensity, under a machine's two ceilings (chapter 15)."""
+"""The roofline: achieved FLOP/s against arithmetic intensity, under a machine's two ceilings (the counting and timing chapter)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def roofline(
     ceilings: dict[str, tuple[float, float]],
     title: str = "",
 ) -> object:
-    """Kernels as points (FLOPs per byte, achieved FLOP/s) under each machine's roof (chapter 15).
+    """Kernels as points (FLOPs per byte, achieved FLOP/s) under each machine's roof (the counting and timing chapter).
 
     `points` maps a kernel's name to (intensity, FLOP/s); `ceilings` maps a machine's
     label to (peak FLOP/s, bandwidth in bytes/s). Each roof is drawn as the slanted memory
