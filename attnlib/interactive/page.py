@@ -66,6 +66,21 @@ def f2(x: float) -> str:
     return f"{0.0 if abs(x) < 0.005 else x:.2f}".replace("-", "−")
 
 
+def rounded(value: Any) -> Any:
+    """The figure's numbers to 6 significant digits, in the same lists and dicts.
+
+    A page shows at most two decimals; the last bits of a float differ between processors (their
+    matrix routines add in different orders), and a stored output must not.
+    """
+    if isinstance(value, float):
+        return float(f"{value:.6g}")
+    if isinstance(value, dict):
+        return {key: rounded(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [rounded(item) for item in value]
+    return value
+
+
 def esc(text: Any) -> str:
     return html.escape(str(text))
 
@@ -144,9 +159,9 @@ def wrap(figure_id: str, name: str, title: str, body: str, data: dict, script: s
     """One figure: the shared style, its markup, the static note and a script that finds its own figure.
 
     `script` names the package file holding the figure's JavaScript (e.g. "dot.js"); it reads its
-    numbers from `D`, the JSON of `data`.
+    numbers from `D`, the JSON of `data` with its floats `rounded`.
     """
-    payload = json.dumps(data, sort_keys=True, ensure_ascii=True).replace("</", "<\\/")
+    payload = json.dumps(rounded(data), sort_keys=True, ensure_ascii=True).replace("</", "<\\/")
     js = (
         "(function(){\nvar here = document.currentScript, root = (here && here.closest && here.closest('.attnfig')) || "
         f"document.getElementById({json.dumps(figure_id)});\n"
