@@ -69,9 +69,11 @@ def test_the_stored_reference_is_what_transformers_computes_now(reference):
         assert stored.tokens == trained.tokens(sentence)
         assert stored.A.dtype == stored.H.dtype == np.float32
         assert stored.A.shape == A_ref.shape and stored.H.shape == H_ref.shape == (7, len(stored.tokens), 384)
-        assert np.abs(stored.A - A_ref).max() <= 1e-6
-        assert np.abs(stored.H - H_ref).max() <= 1e-6
-        assert np.abs(stored.H[-1] - last_ref).max() <= 1e-6
+        # float32 on another processor: its matrix routines add in another order (1.9e-06 seen on the
+        # rows passed between layers); the chapter promises its reader 1e-5
+        assert np.abs(stored.A - A_ref).max() <= 1e-5
+        assert np.abs(stored.H - H_ref).max() <= 1e-5
+        assert np.abs(stored.H[-1] - last_ref).max() <= 1e-5
 
 
 def test_an_altered_or_missing_reference_is_refused(tmp_path):
