@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU run of chapters 15 and 16: one command, every step under its own timeout, everything to $OUT.
+# The GPU run of the counting-and-timing and CPU-versus-GPU chapters (16 and 17): one command, every step under its own timeout, everything to $OUT.
 #
 # On an NVIDIA GPU machine with Python 3.12, torch, numpy and matplotlib (no package registry needed),
 # from the repository root:
@@ -12,10 +12,10 @@
 #                                 matmul peaks and copy bandwidth (the two ceilings of the roofline)
 #     gpu_parts.json              forward+backward, causal, and each SDPA backend pinned in turn
 #     gpu_<gpu>_float32.json      the sweep in float32   } copy these four into chapters/data/:
-#     gpu_<gpu>_bfloat16.json     the sweep in bfloat16  } chapter 16 reads them as they are
+#     gpu_<gpu>_bfloat16.json     the sweep in bfloat16  } the CPU-versus-GPU chapter reads them as they are
 #     gpu_run.log                 everything printed
 # The timeouts add up to 8 min 50 s (60 + 30 + 100 + 120 + 2 × 110 s); on an H200 the run should take
-# 3 to 4 minutes. After copying the four files, re-execute chapter 16 (see benchmarks/README.md).
+# 3 to 4 minutes. After copying the four files, re-execute the CPU-versus-GPU chapter (see benchmarks/README.md).
 #
 # CPU dry run (tests/test_gpu_run.py runs it, so a typo cannot cost GPU time):
 #     DEVICE=cpu SIZES=16,32 REPEAT=2 WARMUP=1 CHECK_N=64 PARTS_N=64 OUT=$(mktemp -d) bash benchmarks/gpu_run.sh

@@ -1,4 +1,4 @@
-"""Chapter 15: its set-up's threads, attnlib.results (stored runs, slopes, tables), the roofline figure, its graders.
+"""Chapter 16 (counting and timing): its set-up's threads, attnlib.results (stored runs, slopes, tables), the roofline figure, its graders.
 
 No timing is asserted.
 """

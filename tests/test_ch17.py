@@ -1,4 +1,4 @@
-"""Chapter 16: the online-softmax grader, the memory count, and what the chapter reads from the stored files."""
+"""Chapter 17 (CPU versus GPU): the online-softmax grader, the memory count, and what the chapter reads from the stored files."""
 
 import json
 import math

@@ -128,7 +128,7 @@ def test_missing_file_and_folders_are_created(tmp_path, monkeypatch, capsys):
 def test_placeholders_typos_and_solution_cells_are_not_attempts(record, monkeypatch, capsys):
     def softmax(x): ...  # the exercise's placeholder, unfilled
 
-    def online_step(m, l, z, s, v):  # a stub with lines to fill in, as chapter 16 has
+    def online_step(m, l, z, s, v):  # a stub with lines to fill in, as chapter 17 has
         m_new = None  # replace each None
         l_new = None
         z_new = None

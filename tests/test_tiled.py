@@ -1,4 +1,4 @@
-"""attnlib.tiled and attnlib.fast (chapters 15 and 16): the same Z as attention and SDPA, causal blocks skipped, gradients, errors."""
+"""attnlib.tiled and attnlib.fast (chapters 16 and 17): the same Z as attention and SDPA, causal blocks skipped, gradients, errors."""
 
 import tracemalloc
 
