@@ -1,7 +1,8 @@
 """The exercise checker: `check(exercise_id, answer)` prints ✓ or a kind hint, and never raises.
 
-Each chapter registers its exercises in a module of its own (`ch01.py`, …, `trained_model.py`:
-any module of this package, whatever its name): `CHAPTER = subject, title` once, then the
+Each chapter registers its exercises in a module of its own, named by the chapter's subject
+(`vectors.py`, …, `trained_model.py`; the registry reads every module of this package, whatever
+its name): `CHAPTER = subject, title` once, then the
 `exercise` decorator per exercise; an id is "subject.name" (`softmax.by_hand`), see `registry`
 (which also says how a grader written with an old `chNN.` id ports). A registration carries right
 answers in several forms, plausible wrong answers, one line on what the hidden cases catch, and

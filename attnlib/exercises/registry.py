@@ -3,7 +3,7 @@
 An id names its chapter by subject, never by number (`"softmax.by_hand"` for an exercise of
 `chapters/09_softmax.ipynb`), so no id changes when a chapter is inserted or renumbered: the
 chapter's number is read from `_toc.yml` when it is shown. Any module of this package may register
-exercises (`ch09.py`, `trained_model.py`: none is found by its file name). It names its chapter
+exercises (`softmax.py`, `trained_model.py`, named by subject as the ids are; none is found by its file name). It names its chapter
 once, as data: the subject (the chapter file's name without its number, as `_toc.yml` has it) and
 the title. Then it registers each exercise in the order the chapter asks them:
 

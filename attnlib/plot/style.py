@@ -43,7 +43,7 @@ HEATMAP = "viridis"
 # Every colour is a mid tone (relative luminance 0.13 to 0.26): contrast at least 3.4 : 1 on white
 # and at least 3.3 : 1 on a near-black page, so a bold word label reads in light and dark mode.
 # Words that share a sentence in the course ("the kitten sat on the mat", "the dog drove a truck",
-# "a puppy drove the car", ...) differ by at least 22 in CIELAB ΔE; tests/test_ch01.py checks both.
+# "a puppy drove the car", ...) differ by at least 22 in CIELAB ΔE; tests/test_chapter_vectors.py checks both.
 WORD_COLOURS: dict[str, str] = {
     "cat": "#0072B2",
     "kitten": "#C2408A",

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import attnlib
 from attnlib import check, plot
 from attnlib.exercises import Wrong
-from attnlib.exercises.ch03 import parse_tag
+from attnlib.exercises.shapes_in_r import parse_tag
 
 
 def test_shape_blocks_draws_one_cell_per_entry():
@@ -105,7 +105,7 @@ def test_the_true_tags_are_the_true_ones():
     c = attnlib.sentence_matrix("the cat sat")[:, 3:4]
     n, d_model = 3, 4
     tags = {"a": (3, 1), "b": (3,), "c": (1, 3), "d": (n, 1), "e": (n, d_model)}
-    from attnlib.exercises.ch03 import TRUE_TAGS
+    from attnlib.exercises.shapes_in_r import TRUE_TAGS
 
     assert TRUE_TAGS == {k for k, shape in tags.items() if shape == c.shape}
 

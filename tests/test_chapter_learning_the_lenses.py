@@ -5,7 +5,7 @@ import pytest
 from helpers import hint_for
 
 from attnlib import check
-from attnlib.exercises import ch14
+from attnlib.exercises import learning_the_lenses as graders
 
 
 @pytest.mark.parametrize(
@@ -33,13 +33,13 @@ def test_expected_key_accepts_a_torch_number():
 @pytest.mark.parametrize(
     "wrong, words",
     [
-        (ch14._transposed, "swapped"),
-        (ch14._whole_columns, "whole columns"),
-        (ch14._strongest, "strongest weight"),
-        (ch14._sum_not_mean, "total"),
-        (ch14._hit_rate, "counts the rows"),
-        (ch14._mutating, "changed its input"),
-        (ch14._skips_first_row, "row 0 included"),
+        (graders._transposed, "swapped"),
+        (graders._whole_columns, "whole columns"),
+        (graders._strongest, "strongest weight"),
+        (graders._sum_not_mean, "total"),
+        (graders._hit_rate, "counts the rows"),
+        (graders._mutating, "changed its input"),
+        (graders._skips_first_row, "row 0 included"),
     ],
 )
 def test_weight_on_hints(wrong, words, capsys):
@@ -47,12 +47,12 @@ def test_weight_on_hints(wrong, words, capsys):
 
 
 def test_weight_on_hidden_cases_are_soft_and_varied():
-    sizes = [A.shape[0] for A, _ in ch14._HIDDEN]
+    sizes = [A.shape[0] for A, _ in graders._HIDDEN]
     assert 1 in sizes and 6 in sizes
-    for A, keys in ch14._HIDDEN[1:]:
+    for A, keys in graders._HIDDEN[1:]:
         assert A.max() < 0.99  # soft: the strongest weight is not the answer
         assert isinstance(keys, list)  # the statement promises a list of positions
-    assert np.allclose(ch14._WANT, [ch14._weight_on(A, k) for A, k in ch14._HIDDEN])
+    assert np.allclose(graders._WANT, [graders._weight_on(A, k) for A, k in graders._HIDDEN])
 
 
 def test_weight_on_rejects_a_function_whose_answer_is_a_row(capsys):

@@ -11,7 +11,8 @@ from helpers import hint_for
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from attnlib import check, plot
-from attnlib.exercises import ch06, get
+from attnlib.exercises import get
+from attnlib.exercises import transpose as graders
 
 CH06 = ["transpose.by_hand", "transpose.pair_cell", "transpose.transpose_order", "transpose.trap"]
 
@@ -24,10 +25,10 @@ def test_the_chapter_has_the_exercises_the_notebook_checks():
 @pytest.mark.parametrize(
     "answer, words",
     [
-        (ch06._P, "unchanged"),
-        (ch06._P_RESHAPED, "reshape"),
-        (ch06._P_COLUMNS_SWAPPED, "wrong order"),
-        (ch06._P_ROTATED, "quarter turn"),
+        (graders._P, "unchanged"),
+        (graders._P_RESHAPED, "reshape"),
+        (graders._P_COLUMNS_SWAPPED, "wrong order"),
+        (graders._P_ROTATED, "quarter turn"),
         ([[2, -1], [0, 5], [7, -3]], "(2, 1) is off"),
         ([2, -1, 0, 5, 7, 3], "as a grid"),
     ],
@@ -53,14 +54,14 @@ def test_transpose_order_hints_name_the_mistake(answer, words, capsys):
 
 
 def test_the_transpose_order_answer_is_what_numpy_says():
-    M, N = np.ones(ch06._M_SHAPE), np.ones(ch06._N_SHAPE)
-    assert (M @ N).T.shape == ch06._MN_T_SHAPE == (N.T @ M.T).shape
+    M, N = np.ones(graders._M_SHAPE), np.ones(graders._N_SHAPE)
+    assert (M @ N).T.shape == graders._MN_T_SHAPE == (N.T @ M.T).shape
     with pytest.raises(ValueError):
         M.T @ N.T
 
 
 def test_trap_qk_runs_and_gives_wrong_numbers(capsys):
-    Q, K = ch06._TRAP_Q, ch06._TRAP_K
+    Q, K = graders._TRAP_Q, graders._TRAP_K
     assert Q.shape == K.shape == (2, 2)  # n = d_k: Q @ K is legal
     assert not np.allclose(Q @ K, Q @ K.T)  # and wrong
     assert np.isclose((Q @ K.T)[1, 0], Q[1] @ K[0])
@@ -107,7 +108,7 @@ def test_pair_cell_hints_name_the_mistake(answer, words, capsys):
 
 
 def test_trap_names_the_slots_against_slots_slip(capsys):
-    Q, K = ch06._TRAP_Q, ch06._TRAP_K
+    Q, K = graders._TRAP_Q, graders._TRAP_K
     assert "slots against slots" in hint_for("transpose.trap", (Q.T @ K).tolist(), capsys)
 
 
@@ -119,9 +120,9 @@ def test_pair_cell_answers_agree_with_the_running_example():
     W_Q, W_K, _ = attnlib.running_lenses()
     table = (X @ W_Q) @ (X @ W_K).T
     on, kitten = words.index("on"), words.index("kitten")
-    assert ch06._ON_KITTEN == (on, kitten) and ch06._KITTEN_ON == (kitten, on)
-    assert np.isclose(table[ch06._ON_KITTEN], (X @ W_Q)[on] @ (X @ W_K)[kitten])
-    assert ch06._CELLS_WITH_THE_KEY == words.count("the") * len(words)
+    assert graders._ON_KITTEN == (on, kitten) and graders._KITTEN_ON == (kitten, on)
+    assert np.isclose(table[graders._ON_KITTEN], (X @ W_Q)[on] @ (X @ W_K)[kitten])
+    assert graders._CELLS_WITH_THE_KEY == words.count("the") * len(words)
 
 
 # --- the reflection figure ---------------------------------------------------------------

@@ -6,7 +6,7 @@ from helpers import said
 
 import attnlib
 from attnlib import check
-from attnlib.exercises import ch11 as ch
+from attnlib.exercises import masks as ch
 
 
 @pytest.mark.parametrize(

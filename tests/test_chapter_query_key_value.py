@@ -12,10 +12,8 @@ from helpers import hint_for
 
 import attnlib
 from attnlib import check, plot
-from attnlib.exercises import (
-    ch05,
-    get,
-)
+from attnlib.exercises import get
+from attnlib.exercises import query_key_value as graders
 
 CH05 = [
     "query_key_value.q_by_hand",
@@ -123,9 +121,9 @@ def test_wrong_hints_start_with_a_capital_and_never_give_the_solution(exercise_i
 @pytest.mark.parametrize(
     "answer, fragment",
     [
-        (ch05.HAND_W_Q @ ch05.HAND_X, "W_Q times X"),
-        ((ch05.HAND_X @ ch05.HAND_W_Q).T, "swapped"),
-        (ch05.HAND_X[:, :2] @ ch05.HAND_W_Q[:2, :], "three products"),
+        (graders.HAND_W_Q @ graders.HAND_X, "W_Q times X"),
+        ((graders.HAND_X @ graders.HAND_W_Q).T, "swapped"),
+        (graders.HAND_X[:, :2] @ graders.HAND_W_Q[:2, :], "three products"),
         ([3, 2, 1, 3], "arranged in shape (4,)"),
         ([[3, 2]], "one row"),
         ([[3, 2], [1, 2]], "row 1, column 1"),
@@ -178,9 +176,10 @@ def test_torch_forms_are_accepted(capsys):
     torch = pytest.importorskip("torch")
     for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.int64):
         assert bool(check("query_key_value.q_by_hand", torch.tensor([[3, 2], [1, 3]], dtype=dtype))) is True, dtype
-    assert bool(check("query_key_value.cat_changes", torch.from_numpy(ch05._CHANGES.copy()))) is True
+    assert bool(check("query_key_value.cat_changes", torch.from_numpy(graders._CHANGES.copy()))) is True
     assert (
-        bool(check("query_key_value.cat_changes", torch.tensor(ch05._CHANGES.tolist(), dtype=torch.bfloat16))) is True
+        bool(check("query_key_value.cat_changes", torch.tensor(graders._CHANGES.tolist(), dtype=torch.bfloat16)))
+        is True
     )
     assert bool(check("query_key_value.w_shapes", [torch.Size([6, 3]), torch.Size([6, 3]), torch.Size([6, 4])])) is True
     assert bool(check("query_key_value.head_w_q", torch.zeros(768, 64).shape)) is True
@@ -236,7 +235,7 @@ def test_cat_changes_hints(answer, fragment, capsys):
 
 
 def test_checking_neither_changes_the_answer_nor_the_expected_one(capsys):
-    expected = {name: getattr(ch05, name).copy() for name in ("_HAND_Q", "_CHANGES")}
+    expected = {name: getattr(graders, name).copy() for name in ("_HAND_Q", "_CHANGES")}
     mine = np.array([[3.0, 2.0], [1.0, 3.0]])
     assert bool(check("query_key_value.q_by_hand", mine)) is True
     assert mine.tolist() == [[3.0, 2.0], [1.0, 3.0]]
@@ -244,7 +243,7 @@ def test_checking_neither_changes_the_answer_nor_the_expected_one(capsys):
     assert bool(check("query_key_value.cat_changes", grid)) is False
     assert grid.all()
     for name, value in expected.items():
-        assert np.array_equal(getattr(ch05, name), value), f"{name} changed"
+        assert np.array_equal(getattr(graders, name), value), f"{name} changed"
 
 
 def test_an_oversized_answer_gets_a_short_hint(capsys):
@@ -267,7 +266,7 @@ def test_without_lenses_the_strong_words_fit_themselves_best_and_the_table_is_sy
 
 
 def test_swap_slots_answer_follows_from_slot_meets_slot(capsys):
-    from attnlib.exercises import ch05 as graders
+    from attnlib.exercises import query_key_value as graders
 
     assert graders._SWAPPED_BEST == "sat"
     assert check("query_key_value.swap_slots", "sat")

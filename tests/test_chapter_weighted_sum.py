@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlib
-from attnlib.exercises import ch10, get
+from attnlib.exercises import get
+from attnlib.exercises import weighted_sum as graders
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -66,9 +67,9 @@ def test_the_running_example_z_borrows_what_chapter_10_says():
 
 
 def test_exercise_constants_match_the_text():
-    assert np.allclose(ch10.A_EX.sum(axis=1), 1.0)
-    assert np.allclose(ch10.A_EX[ch10.ROW] @ ch10.V_EX, [0.9, 1.5])
-    assert ch10.FLOPS_FACTOR == 3  # n doubles (×4 for both products), AV's d_v halves: (4·64 + 2·64) / 128
+    assert np.allclose(graders.A_EX.sum(axis=1), 1.0)
+    assert np.allclose(graders.A_EX[graders.ROW] @ graders.V_EX, [0.9, 1.5])
+    assert graders.FLOPS_FACTOR == 3  # n doubles (×4 for both products), AV's d_v halves: (4·64 + 2·64) / 128
 
 
 # --- the graders -------------------------------------------------------------------------
@@ -77,16 +78,16 @@ def test_exercise_constants_match_the_text():
 @pytest.mark.parametrize(
     "wrong, words",
     [
-        (ch10._no_scaling, "not scaled"),
-        (ch10._divide_by_d_k, "d_k itself"),
-        (ch10._scale_by_d_model, "√d_model"),
-        (ch10._softmax_down_columns, "columns"),
-        (ch10._transposed_scores, "transposed"),
-        (ch10._no_max_shift, "overflows"),
-        (ch10._returns_weights, "weights A"),
-        (ch10._zeroes_W_V, "changed its input W_V"),
-        (ch10._shifts_X_in_place, "changed its input X"),
-        (ch10._no_return, "return"),
+        (graders._no_scaling, "not scaled"),
+        (graders._divide_by_d_k, "d_k itself"),
+        (graders._scale_by_d_model, "√d_model"),
+        (graders._softmax_down_columns, "columns"),
+        (graders._transposed_scores, "transposed"),
+        (graders._no_max_shift, "overflows"),
+        (graders._returns_weights, "weights A"),
+        (graders._zeroes_W_V, "changed its input W_V"),
+        (graders._shifts_X_in_place, "changed its input X"),
+        (graders._no_return, "return"),
     ],
 )
 def test_self_attention_hints_name_the_mistake(wrong, words, capsys):
@@ -98,40 +99,44 @@ def test_self_attention_hints_name_the_mistake(wrong, words, capsys):
 
 
 def test_self_attention_hidden_cases_cover_the_space():
-    shapes = [(X.shape[0], X.shape[1], W_Q.shape[1], W_V.shape[1]) for X, W_Q, _, W_V in ch10._SA_CASES]
+    shapes = [(X.shape[0], X.shape[1], W_Q.shape[1], W_V.shape[1]) for X, W_Q, _, W_V in graders._SA_CASES]
     assert any(n == 1 for n, *_ in shapes)
     assert all(d_k != d_v for _, _, d_k, d_v in shapes[:2])
     n, d_model, d_k, d_v = shapes[0]
     assert len({n, d_model, d_k, d_v, np.sqrt(d_model)}) == 5
     with np.errstate(all="ignore"):
-        overflowing = [c for c in ch10._SA_CASES if not np.isfinite(ch10._no_max_shift(*c)).all()]
+        overflowing = [c for c in graders._SA_CASES if not np.isfinite(graders._no_max_shift(*c)).all()]
     assert overflowing, "no hidden case overflows without the max-subtraction"
     # ... and that case is not saturated, so it still tells scaled from unscaled scores apart
     X, W_Q, W_K, W_V = overflowing[0]
-    _, A = ch10._solution(X, W_Q, W_K, W_V)
+    _, A = graders._solution(X, W_Q, W_K, W_V)
     assert A.max() < 0.9
 
 
 def test_the_learner_cannot_change_the_hidden_cases(capsys):
-    before = [tuple(M.copy() for M in case) for case in ch10._SA_CASES]
-    attnlib.check("weighted_sum.self_attention", ch10._zeroes_W_V)
-    attnlib.check("weighted_sum.self_attention", ch10._shifts_X_in_place)
-    for old, case in zip(before, ch10._SA_CASES):
+    before = [tuple(M.copy() for M in case) for case in graders._SA_CASES]
+    attnlib.check("weighted_sum.self_attention", graders._zeroes_W_V)
+    attnlib.check("weighted_sum.self_attention", graders._shifts_X_in_place)
+    for old, case in zip(before, graders._SA_CASES):
         assert all(np.array_equal(a, b) for a, b in zip(old, case))
-    assert all(np.allclose(want, ch10._solution(*case)[0]) for want, case in zip(ch10._SA_WANT, ch10._SA_CASES))
+    assert all(
+        np.allclose(want, graders._solution(*case)[0]) for want, case in zip(graders._SA_WANT, graders._SA_CASES)
+    )
 
 
 def test_self_attention_accepts_a_list_pair_and_tensors(capsys):
-    passes("weighted_sum.self_attention", lambda *a: list(ch10._solution(*a)), capsys)
-    passes("weighted_sum.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]), capsys)
-    passes("weighted_sum.self_attention", lambda *a: torch.as_tensor(ch10._solution(*a)[0]).to(torch.float32), capsys)
+    passes("weighted_sum.self_attention", lambda *a: list(graders._solution(*a)), capsys)
+    passes("weighted_sum.self_attention", lambda *a: torch.as_tensor(graders._solution(*a)[0]), capsys)
+    passes(
+        "weighted_sum.self_attention", lambda *a: torch.as_tensor(graders._solution(*a)[0]).to(torch.float32), capsys
+    )
 
 
 def test_self_attention_demands_the_value_error(capsys):
     def no_check(X, W_Q, W_K, W_V):
         if W_Q.shape[0] != X.shape[1]:
             return np.zeros((X.shape[0], W_V.shape[1]))
-        return ch10._solution(X, W_Q, W_K, W_V)
+        return graders._solution(X, W_Q, W_K, W_V)
 
     assert "ValueError" in hint_for("weighted_sum.self_attention", no_check, capsys)
 
@@ -160,14 +165,14 @@ def test_flops_names_each_slip_and_a_count_is_not_a_factor(capsys):
 
 
 def test_self_attention_rejects_a_shift_by_the_whole_matrix_max(capsys):
-    hint = hint_for("weighted_sum.self_attention", ch10._global_max_shift, capsys)
+    hint = hint_for("weighted_sum.self_attention", graders._global_max_shift, capsys)
     assert "whole matrix" in hint and "+1,000" in hint, hint
 
 
 def test_z_row_and_self_attention_name_the_slips_of_the_review(capsys):
     assert "row 2" in hint_for("weighted_sum.z_row", [1.3, 1.3], capsys)
-    assert "A transposed" in hint_for("weighted_sum.self_attention", ch10._blends_with_transpose, capsys)
-    assert "√d_v" in hint_for("weighted_sum.self_attention", ch10._scale_by_d_v, capsys)
+    assert "A transposed" in hint_for("weighted_sum.self_attention", graders._blends_with_transpose, capsys)
+    assert "√d_v" in hint_for("weighted_sum.self_attention", graders._scale_by_d_v, capsys)
     assert "weighted_sum.causal_mask" not in attnlib.exercise_ids()  # the causal mask is chapter 11's
 
 

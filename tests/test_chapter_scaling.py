@@ -103,7 +103,7 @@ def test_experiments_reject_empty_sizes(bad):
 def test_hints_name_the_mistake(capsys):
     check("scaling.spread", 400)
     assert "variance" in capsys.readouterr().out
-    from attnlib.exercises.ch08 import SCALE_K, SCALE_Q
+    from attnlib.exercises.scaling import SCALE_K, SCALE_Q
 
     check("scaling.scale", SCALE_Q @ SCALE_K.T / 4)
     assert "square root" in capsys.readouterr().out
@@ -180,7 +180,7 @@ def test_ninefold_answer_is_what_the_experiment_shows(capsys):
 
 
 def test_scale_hints(capsys):
-    from attnlib.exercises.ch08 import SCALED
+    from attnlib.exercises.scaling import SCALED
 
     for answer, says in [(np.round(SCALED), "rounded"), (SCALED.ravel(), "arranged in shape"), (SCALED.T, "swapped")]:
         assert not check("scaling.scale", answer)

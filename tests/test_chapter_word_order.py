@@ -6,13 +6,13 @@ from helpers import hint_for
 
 import attnlib
 from attnlib import check
-from attnlib.exercises import ch13
+from attnlib.exercises import word_order as graders
 
 
 def test_the_experiment_in_the_statement_holds():
-    Z_old, Z_new = ch13._Z_OLD, ch13._Z_NEW
-    assert np.allclose(Z_new, Z_old[ch13._ORDER])
-    assert not np.allclose(Z_new, Z_old[ch13._INVERSE])
+    Z_old, Z_new = graders._Z_OLD, graders._Z_NEW
+    assert np.allclose(Z_new, Z_old[graders._ORDER])
+    assert not np.allclose(Z_new, Z_old[graders._INVERSE])
 
 
 @pytest.mark.parametrize(
@@ -34,12 +34,12 @@ def test_shuffled_rows_hints(answer, words, capsys):
 @pytest.mark.parametrize(
     "wrong, words",
     [
-        (ch13._swapped, "swapped"),
-        (ch13._halves, "alternate"),
-        (ch13._off_by_one, "count from 0"),
-        (ch13._column_index_exponent, "speeds are off"),
-        (ch13._i_not_2i, "speeds are off"),
-        (ch13._times_not_divided, "differ"),
+        (graders._swapped, "swapped"),
+        (graders._halves, "alternate"),
+        (graders._off_by_one, "count from 0"),
+        (graders._column_index_exponent, "speeds are off"),
+        (graders._i_not_2i, "speeds are off"),
+        (graders._times_not_divided, "differ"),
     ],
 )
 def test_pe_row_hints(wrong, words, capsys):
@@ -47,23 +47,25 @@ def test_pe_row_hints(wrong, words, capsys):
 
 
 def test_pe_row_far_position_and_tiny_d_model_are_hidden_cases():
-    assert (1000, 10) in ch13._CASES and (3, 2) in ch13._CASES and (0, 4) in ch13._CASES
+    assert (1000, 10) in graders._CASES and (3, 2) in graders._CASES and (0, 4) in graders._CASES
 
 
 def test_pe_row_expected_is_the_library_table():
-    for (pos, d), want in zip(ch13._CASES, ch13._EXPECTED):
+    for (pos, d), want in zip(graders._CASES, graders._EXPECTED):
         assert np.allclose(attnlib.positional_encoding(pos + 1, d)[pos], want)
 
 
 def test_pe_row_accepts_float32_tensors_and_rejects_a_function_that_returns_nothing(capsys):
     torch = pytest.importorskip("torch")
-    assert bool(check("word_order.pe_row", lambda p, d: torch.tensor(ch13._pe_row(p, d), dtype=torch.float32))) is True
+    assert (
+        bool(check("word_order.pe_row", lambda p, d: torch.tensor(graders._pe_row(p, d), dtype=torch.float32))) is True
+    )
     capsys.readouterr()
     assert "return" in hint_for("word_order.pe_row", lambda p, d: None, capsys)
 
 
 def test_degrees_get_a_radians_hint(capsys):
-    assert bool(check("word_order.pe_row", ch13._degrees)) is False
+    assert bool(check("word_order.pe_row", graders._degrees)) is False
     assert "radians" in capsys.readouterr().out
 
 
@@ -103,7 +105,7 @@ def test_the_part_iv_figures_read_on_a_phone():
 
 def test_a_wrong_column_is_named_as_a_column_not_a_position(capsys):
     def one_column_off(pos, d_model):
-        row = ch13._pe_row(pos, d_model)
+        row = graders._pe_row(pos, d_model)
         row[-1] += 0.5
         return row
 

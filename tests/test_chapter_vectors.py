@@ -9,7 +9,7 @@ from helpers import said
 
 import attnlib
 from attnlib import check, plot
-from attnlib.exercises import ch01
+from attnlib.exercises import vectors as graders
 
 # --- figures ------------------------------------------------------------------------------
 
@@ -113,9 +113,9 @@ def test_word_colour_is_one_colour_per_word_whatever_the_spelling():
 
 
 def test_angle_between_cases_cover_two_three_and_four_numbers_and_every_edge():
-    cases = ch01.BETWEEN_CASES
+    cases = graders.BETWEEN_CASES
     assert {len(a) for a, _ in cases} == {2, 3, 4}
-    cosines = [ch01._cosine(a, b) for a, b in cases]
+    cosines = [graders._cosine(a, b) for a, b in cases]
     assert any(abs(c) < 1e-12 for c in cosines)  # a right angle
     assert any(c > 1 for c in cosines)  # rounding past 1
     assert any(c < -0.999 for c in cosines)  # opposite arrows
@@ -124,10 +124,10 @@ def test_angle_between_cases_cover_two_three_and_four_numbers_and_every_edge():
 @pytest.mark.parametrize(
     "fn",
     [
-        ch01._between_solution,
-        ch01._between_numpy,
-        ch01._between_hypot,
-        lambda a, b: np.float32(ch01._between_solution(a, b)),
+        graders._between_solution,
+        graders._between_numpy,
+        graders._between_hypot,
+        lambda a, b: np.float32(graders._between_solution(a, b)),
         lambda a, b: np.degrees(np.arccos(np.clip(np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b), -1, 1))),
     ],
 )
@@ -138,19 +138,19 @@ def test_angle_between_accepts_every_right_form(fn, capsys):
 @pytest.mark.parametrize(
     "fn, hint",
     [
-        (ch01._between_radians, "radians"),
-        (ch01._between_cosine, "cosine of the angle"),
-        (ch01._between_no_lengths, "division by both lengths"),
-        (ch01._between_a_twice, "length of one arrow twice"),  # uses every entry: not "only the first two"
-        (ch01._between_asin, "math.asin"),
-        (ch01._between_clips_top_only, "between -1 and 1"),
-        (ch01._between_catches_domain, "180°"),
-        (ch01._between_first_two, "only the first two"),
-        (ch01._between_unclipped, "between -1 and 1"),
-        (ch01._between_atan2, "only the first two"),
-        (ch01._between_no_return, "return"),
-        (ch01._between_mutates, "changed"),
-        (lambda a, b: [ch01._between_solution(a, b)], "one number"),
+        (graders._between_radians, "radians"),
+        (graders._between_cosine, "cosine of the angle"),
+        (graders._between_no_lengths, "division by both lengths"),
+        (graders._between_a_twice, "length of one arrow twice"),  # uses every entry: not "only the first two"
+        (graders._between_asin, "math.asin"),
+        (graders._between_clips_top_only, "between -1 and 1"),
+        (graders._between_catches_domain, "180°"),
+        (graders._between_first_two, "only the first two"),
+        (graders._between_unclipped, "between -1 and 1"),
+        (graders._between_atan2, "only the first two"),
+        (graders._between_no_return, "return"),
+        (graders._between_mutates, "changed"),
+        (lambda a, b: [graders._between_solution(a, b)], "one number"),
     ],
 )
 def test_angle_between_rejects_plausible_wrong_functions_with_a_pointed_hint(fn, hint, capsys):
@@ -160,9 +160,9 @@ def test_angle_between_rejects_plausible_wrong_functions_with_a_pointed_hint(fn,
 
 def test_angle_between_agrees_with_the_chapter_s_picture():
     cat, car = attnlib.VOCAB_2D["cat"], attnlib.VOCAB_2D["car"]
-    assert round(ch01._between_solution(cat, car)) == 71
-    assert round(ch01._between_solution(attnlib.embed("cat"), attnlib.embed("kitten"))) == 30
-    assert round(ch01._between_solution(attnlib.embed("cat"), attnlib.embed("car"))) == 85
+    assert round(graders._between_solution(cat, car)) == 71
+    assert round(graders._between_solution(attnlib.embed("cat"), attnlib.embed("kitten"))) == 30
+    assert round(graders._between_solution(attnlib.embed("cat"), attnlib.embed("car"))) == 85
 
 
 # --- vectors.closest_to_sat ----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnlib import bench, machine, plot, results
-from attnlib.exercises import ch15
+from attnlib.exercises import counting_and_timing as graders
 from benchmarks import sweep as sweep_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -340,8 +340,8 @@ def test_the_stored_output_shows_one_thread_each():
 
 
 def test_exercise_constants_agree_with_attnlib_bench():
-    assert ch15.FLOPS == bench.attention_flops(ch15.N, ch15.D, heads=ch15.HEADS)
-    assert ch15.INTENSITY == 2 * ch15.SIDE**3 / bench.matmul_bytes(ch15.SIDE, ch15.BYTES)
+    assert graders.FLOPS == bench.attention_flops(graders.N, graders.D, heads=graders.HEADS)
+    assert graders.INTENSITY == 2 * graders.SIDE**3 / bench.matmul_bytes(graders.SIDE, graders.BYTES)
 
 
 def _hint(capsys, answer, exercise_id):
@@ -355,8 +355,8 @@ def _hint(capsys, answer, exercise_id):
     "exercise_id, answer, words",
     [
         ("counting_and_timing.intensity", 2 * 1536**3 / (2 * 1536**2 * 4), "the one written"),
-        ("counting_and_timing.intensity", 1 / ch15.INTENSITY, "upside down"),
-        ("counting_and_timing.flops", ch15.FLOPS // 8, "one head"),
+        ("counting_and_timing.intensity", 1 / graders.INTENSITY, "upside down"),
+        ("counting_and_timing.flops", graders.FLOPS // 8, "one head"),
         ("counting_and_timing.time_at_2n", 0.12, "seconds"),
     ],
 )
@@ -370,9 +370,9 @@ def test_no_hint_states_the_computation(capsys):
     from attnlib.exercises import get
 
     expected = {
-        "counting_and_timing.flops": ch15.FLOPS,
+        "counting_and_timing.flops": graders.FLOPS,
         "counting_and_timing.time_at_2n": 120,
-        "counting_and_timing.intensity": ch15.INTENSITY,
+        "counting_and_timing.intensity": graders.INTENSITY,
     }
     for exercise_id, value in expected.items():
         ex = get(exercise_id)

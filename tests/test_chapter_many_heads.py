@@ -5,7 +5,7 @@ import pytest
 from helpers import said
 
 from attnlib import check
-from attnlib.exercises import ch12 as ch
+from attnlib.exercises import many_heads as ch
 from attnlib.heads import split_heads
 
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 import attnlib
 from attnlib import check, plot
-from attnlib.exercises import ch04, get, mentions_shape
+from attnlib.exercises import get, mentions_shape
+from attnlib.exercises import matrix_multiplication as graders
 
 CH04 = [
     "matrix_multiplication.by_hand",
@@ -37,9 +38,9 @@ def test_loop_matmul_matches_numpy(rows, inner, cols, seed):
 @pytest.mark.parametrize(
     "answer, words",
     [
-        (ch04._HAND_MN.T, "swapped"),
-        (ch04._HAND_N @ ch04._HAND_M, "N times M"),
-        (ch04._HAND_SHORT, "short of a term"),
+        (graders._HAND_MN.T, "swapped"),
+        (graders._HAND_N @ graders._HAND_M, "N times M"),
+        (graders._HAND_SHORT, "short of a term"),
         ([[2, 9], [16, -1]], "cell (1, 1) is off"),
         ([2, 9, 16, -5], "grid of 2 rows"),
         ([["2", "9"], ["16", "-5"]], "text"),
@@ -67,18 +68,18 @@ def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
 @pytest.mark.parametrize(
     "fn, words",
     [
-        (ch04._matmul_no_shape_check, "returned a result"),
-        (ch04._matmul_numpy, "does not name the shape"),
-        (ch04._matmul_vague_message, "does not name the shape"),
-        (ch04._matmul_one_shape, "does not name the shape (4, 5)"),
-        (ch04._matmul_type_error, "raised TypeError"),
-        (ch04._matmul_square_only, "(1, 4) and (4, 3)"),
-        (ch04._matmul_wrong_index, "cell (0, 1)"),
-        (ch04._matmul_off_by_one, "how far t runs"),
-        (ch04._matmul_transposed, "flipped"),
-        (ch04._matmul_no_return, "return"),
-        (ch04._matmul_zeroes_input, "changed its input `M`"),
-        (ch04._matmul_scribbles_after, "changed its input `N`"),
+        (graders._matmul_no_shape_check, "returned a result"),
+        (graders._matmul_numpy, "does not name the shape"),
+        (graders._matmul_vague_message, "does not name the shape"),
+        (graders._matmul_one_shape, "does not name the shape (4, 5)"),
+        (graders._matmul_type_error, "raised TypeError"),
+        (graders._matmul_square_only, "(1, 4) and (4, 3)"),
+        (graders._matmul_wrong_index, "cell (0, 1)"),
+        (graders._matmul_off_by_one, "how far t runs"),
+        (graders._matmul_transposed, "flipped"),
+        (graders._matmul_no_return, "return"),
+        (graders._matmul_zeroes_input, "changed its input `M`"),
+        (graders._matmul_scribbles_after, "changed its input `N`"),
     ],
 )
 def test_my_matmul_catches_each_plausible_mistake(fn, words, capsys):
@@ -86,21 +87,21 @@ def test_my_matmul_catches_each_plausible_mistake(fn, words, capsys):
 
 
 def test_my_matmul_cases_cover_one_row_one_column_inner_one_and_square():
-    shapes = [(M.shape, N.shape) for M, N, _ in ch04._MATMUL_PAIRS]
+    shapes = [(M.shape, N.shape) for M, N, _ in graders._MATMUL_PAIRS]
     assert any(m[0] == 1 for m, _ in shapes)  # one row
     assert any(n[1] == 1 for _, n in shapes)  # one column
     assert any(m[1] == 1 for m, _ in shapes)  # inner number 1
     assert any(m[0] != n[1] for m, n in shapes)  # non-square result
     assert any(m == n and m[0] == m[1] for m, n in shapes)  # square
-    for a, b in ch04._MATMUL_BAD:
+    for a, b in graders._MATMUL_BAD:
         assert a[1] != b[0] and a != b  # really illegal, and the two shapes can be told apart
 
 
 def test_the_expected_products_cannot_be_touched_by_the_learner(capsys):
-    before = [want.copy() for _, _, want in ch04._MATMUL_PAIRS]
-    check("matrix_multiplication.my_matmul", ch04._matmul_zeroes_input)
-    check("matrix_multiplication.my_matmul", ch04._matmul_scribbles_after)
-    for (M, N, want), saved in zip(ch04._MATMUL_PAIRS, before):
+    before = [want.copy() for _, _, want in graders._MATMUL_PAIRS]
+    check("matrix_multiplication.my_matmul", graders._matmul_zeroes_input)
+    check("matrix_multiplication.my_matmul", graders._matmul_scribbles_after)
+    for (M, N, want), saved in zip(graders._MATMUL_PAIRS, before):
         assert np.array_equal(want, saved) and np.array_equal(M @ N, want)
 
 
@@ -179,11 +180,11 @@ def test_each_registered_solution_is_the_notebooks_solution_line():
 @pytest.mark.parametrize(
     "answer, words",
     [
-        (ch04._W_DESIGN.T, "rows and columns swapped"),
-        (ch04._W_DESIGN[:, ::-1], "other order"),
+        (graders._W_DESIGN.T, "rows and columns swapped"),
+        (graders._W_DESIGN[:, ::-1], "other order"),
         ([[0, 1], [1, 1], [0, 0], [1, 0]], "column 1 (creature) of W, the row for 'vehicle' is"),
         ([[1, 0], [0, -1], [0, 0], [1, 0]], "the rows for 'animal', 'vehicle' are"),
-        (ch04._CHAPTER_W, "chapter's W"),
+        (graders._CHAPTER_W, "chapter's W"),
         ([0, 1, 1, -1, 0, 0, 1, 0], "arranged in shape (8,)"),
     ],
 )
@@ -194,8 +195,8 @@ def test_design_w_hints_name_the_entry(answer, words, capsys):
 def test_design_w_means_what_the_statement_says():
     X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)
     animal, vehicle, small, action = X.T
-    assert np.allclose(X @ ch04._W_DESIGN, np.stack([vehicle + action, animal - vehicle], axis=1))
-    assert list(ch04._FEATURES) == list(attnlib.FEATURES)
+    assert np.allclose(X @ graders._W_DESIGN, np.stack([vehicle + action, animal - vehicle], axis=1))
+    assert list(graders._FEATURES) == list(attnlib.FEATURES)
 
 
 # --- the geometry figures: a matrix moves arrows, a row of XW is a sum of W's rows ------------
@@ -228,7 +229,7 @@ def test_row_combination_ends_on_the_row_of_xw():
 
 
 def test_row_view_exercise_is_the_weighted_sum_of_rows():
-    from attnlib.exercises import ch04 as graders
+    from attnlib.exercises import matrix_multiplication as graders
 
     rows = [sum(graders._ROW_X[i, t] * graders._ROW_W[t] for t in range(3)) for i in range(3)]
     assert np.allclose(rows, graders._ROW_X @ graders._ROW_W)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attnlib import bench
-from attnlib.exercises import ch16
+from attnlib.exercises import cpu_vs_gpu as graders
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "17_cpu_vs_gpu.ipynb"
@@ -22,13 +22,13 @@ def _hint(capsys, answer, exercise_id="cpu_vs_gpu.online_step"):
 
 
 def test_memory_constant_agrees_with_attnlib_bench():
-    assert ch16.A_BYTES == bench.attention_matrix_bytes(ch16.N_MEM, heads=ch16.HEADS_MEM, dtype_bytes=2)
+    assert graders.A_BYTES == bench.attention_matrix_bytes(graders.N_MEM, heads=graders.HEADS_MEM, dtype_bytes=2)
 
 
 # --- the online-softmax exercise ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("answer", [ch16._right_numpy, ch16._right_math, ch16._right_torch])
+@pytest.mark.parametrize("answer", [graders._right_numpy, graders._right_math, graders._right_torch])
 def test_online_step_accepts_every_right_form(answer, capsys):
     ok, out = _hint(capsys, answer)
     assert ok and out.startswith("✓")
@@ -37,11 +37,11 @@ def test_online_step_accepts_every_right_form(answer, capsys):
 @pytest.mark.parametrize(
     "answer, words",
     [
-        (ch16._wrong_no_rescale_of_z, "as the old ℓ was"),
-        (ch16._wrong_upside_down, "Which way does the rescale go"),
-        (ch16._wrong_forgets_old_max, "cover the old max and the new block"),
-        (ch16._wrong_not_shifted, "raw scores"),
-        (ch16._wrong_returns_old_max, "not the old one"),
+        (graders._wrong_no_rescale_of_z, "as the old ℓ was"),
+        (graders._wrong_upside_down, "Which way does the rescale go"),
+        (graders._wrong_forgets_old_max, "cover the old max and the new block"),
+        (graders._wrong_not_shifted, "raw scores"),
+        (graders._wrong_returns_old_max, "not the old one"),
         (lambda mu, l, z, s, v: (mu, l), "Return three things"),
         (lambda mu, l, z, s, v: None, "return"),
         (lambda mu, l, z, s, v: (None, None, None), "still None"),
@@ -59,10 +59,10 @@ def test_online_step_expected_answers_come_from_private_constants(capsys):
 
     def sabotage(mu, l, z, s, v):
         s[:] = [0.0] * len(s)
-        return ch16._right_math(mu, l, z, s, v)
+        return graders._right_math(mu, l, z, s, v)
 
     assert not _hint(capsys, sabotage)[0]
-    assert _hint(capsys, ch16._right_math)[0]  # the expected values were not touched
+    assert _hint(capsys, graders._right_math)[0]  # the expected values were not touched
 
 
 def test_online_step_reference_is_the_online_softmax():
@@ -71,7 +71,7 @@ def test_online_step_reference_is_the_online_softmax():
     s, V = rng.normal(0, 3, 11), rng.standard_normal((11, 2))
     mu, l, z = -math.inf, 0.0, [0.0, 0.0]
     for start in range(0, 11, 4):
-        mu, l, z = ch16._reference(mu, l, z, s[start : start + 4].tolist(), V[start : start + 4].tolist())
+        mu, l, z = graders._reference(mu, l, z, s[start : start + 4].tolist(), V[start : start + 4].tolist())
     weights = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
     np.testing.assert_allclose(np.array(z) / l, weights @ V, rtol=1e-12)
     assert mu == s.max()
@@ -86,7 +86,7 @@ def test_no_hint_states_the_computation(capsys):
         for answer in ex.wrong:
             ok, out = _hint(capsys, answer, exercise_id)
             assert not ok and ex.solution not in out
-            assert f"{ch16.A_BYTES}" not in out.replace(",", "") and "16384" not in out.replace(",", "")
+            assert f"{graders.A_BYTES}" not in out.replace(",", "") and "16384" not in out.replace(",", "")
             assert out.split("Not yet. ")[1][0].isupper(), out
 
 

@@ -7,8 +7,8 @@ from helpers import said
 
 import attnlib
 from attnlib import check, plot
-from attnlib.exercises import ch02
-from attnlib.exercises.ch02 import _make_x
+from attnlib.exercises import the_matrix_x as graders
+from attnlib.exercises.the_matrix_x import _make_x
 
 # --- figures ---------------------------------------------------------------------------------
 
@@ -99,7 +99,7 @@ def test_make_x_reference_solution_names_both_lengths():
 
 def test_ragged_cases_put_the_odd_vector_in_every_position():
     positions = set()
-    for case in ch02.RAGGED_CASES:
+    for case in graders.RAGGED_CASES:
         lengths = [len(v) for v in case]
         odd = [i for i, n in enumerate(lengths) if lengths.count(n) == 1]
         assert len(odd) == 1 or len(case) == 2
@@ -112,13 +112,13 @@ def test_ragged_cases_put_the_odd_vector_in_every_position():
     "fn, hint",
     [
         (lambda vs: np.array(vs, dtype=float), "does not name the lengths"),  # numpy's message
-        (ch02._make_x_first_vs_last, "in the middle"),
-        (ch02._make_x_first_two, "last"),
-        (ch02._make_x_wrong_error, "raised TypeError"),
-        (ch02._make_x_columns, "COLUMN"),
-        (ch02._make_x_flat, "flat list"),
-        (ch02._make_x_no_return, "return"),
-        (ch02._make_x_mutates, "changed its input `vectors`"),
+        (graders._make_x_first_vs_last, "in the middle"),
+        (graders._make_x_first_two, "last"),
+        (graders._make_x_wrong_error, "raised TypeError"),
+        (graders._make_x_columns, "COLUMN"),
+        (graders._make_x_flat, "flat list"),
+        (graders._make_x_no_return, "return"),
+        (graders._make_x_mutates, "changed its input `vectors`"),
     ],
 )
 def test_make_x_rejects_plausible_wrong_functions(fn, hint, capsys):

@@ -2,8 +2,8 @@
 
 Every expected answer is computed here, from private module-level constants, when the module is
 imported: before any learner code runs, and never from an object the learner handed in.
-Torch tensors and torch.Size are accepted as answers, but torch is never imported here (tests/test_ch05.py
-tries those forms), so `check` stays fast without it.
+Torch tensors and torch.Size are accepted as answers, but torch is never imported here
+(tests/test_chapter_query_key_value.py tries those forms), so `check` stays fast without it.
 """
 
 from __future__ import annotations

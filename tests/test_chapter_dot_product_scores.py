@@ -108,11 +108,11 @@ def test_distance_hints_name_the_slip(answer, says, capsys):
 
 
 def test_distance_answer_is_the_identity_on_a_real_pair():
-    from attnlib.exercises import ch07
+    from attnlib.exercises import dot_product_scores as graders
 
     q, k = np.array([2.0, 1.0]), np.array([4.0, 1.0])
-    assert (q @ q, k @ k, q @ k) == (ch07.Q_SQ, ch07.K_SQ, ch07.QK)
-    assert np.isclose(np.sum((q - k) ** 2), ch07.DISTANCE_SQ)
+    assert (q @ q, k @ k, q @ k) == (graders.Q_SQ, graders.K_SQ, graders.QK)
+    assert np.isclose(np.sum((q - k) ** 2), graders.DISTANCE_SQ)
 
 
 @pytest.mark.parametrize("answer, says", [(-2, "swapped"), (4, "Count from 0"), (3, "S[2, 2]"), (0, "KEY")])
@@ -192,9 +192,9 @@ def test_key_design_grader_keeps_its_own_copies(capsys):
     """A learner who overwrites the running example's lenses cannot change what the grader expects."""
     W_Q, W_K, _ = attnlib.running_lenses()
     W_Q[:] = 0
-    from attnlib.exercises import ch07
+    from attnlib.exercises import dot_product_scores as graders
 
-    assert not np.shares_memory(ch07._W_Q, W_Q)
+    assert not np.shares_memory(graders._W_Q, W_Q)
     assert not check("dot_product_scores.key_design", np.zeros((4, 2)))  # still a tie, not a pass
 
 
