@@ -22,9 +22,11 @@ report), float32, 8 heads, d = 64. It measures, each part in shuffled, interleav
    allocator keeping its memory, each in a fresh process;
 9. the same forward at n = 2048 with every core, in a child process, labelled as such.
 
-The load average is read before every round and stored with each row; a run with a load of
-1 or more anywhere is marked "quiet": false (the chapters then say so). With --require-quiet
-the command refuses to start, and to store, unless the load stays below 1.
+The load average is read before every round and stored with each row. It counts the sweep's own
+thread too, so the other programs' load is the load less 1 while the sweep measures (and all of it
+before it starts); a run where theirs reached 1 anywhere is marked "quiet": false (the chapters
+then say so). With --require-quiet the command refuses to start unless the load is below 1, and
+to store unless the others' stayed below 1.
 Nothing is asserted: targets are printed with a verdict (tests never check a timing).
 """
 
@@ -327,7 +329,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", default=None, help="the JSON file to write (e.g. chapters/data/cpu_results.json)")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--sizes", default=",".join(map(str, SIZES)))
-    p.add_argument("--require-quiet", action="store_true", help="refuse unless the load stays below 1")
+    p.add_argument("--require-quiet", action="store_true", help="refuse unless the other programs' load stays below 1")
     p.add_argument("--part", default="all", choices=["all", "forward-once"])
     args = p.parse_args(argv)
     if args.part == "forward-once":
@@ -352,7 +354,10 @@ def main(argv: list[str] | None = None) -> None:
     result["all_cores"] = all_cores(args.rounds)
     verdicts(result)
     if args.require_quiet and not result["load"]["quiet"]:
-        sys.exit(f"benchmarks.cpu_sweep: the load reached {result['load']['max']:.2f} (≥ 1); nothing stored, run again")
+        sys.exit(
+            f"benchmarks.cpu_sweep: other programs' load reached {result['load']['others']:.2f} (≥ 1); "
+            "nothing stored, run again"
+        )
     if args.out:
         write_json(args.out, result)
         say(f"wrote {args.out}")
@@ -418,12 +423,16 @@ def the_parts(rounds: int) -> dict:
 
 
 def load_record(result: dict, start: float) -> dict:
-    """The load at the start, at the end and at most (over every one-thread part's rounds); quiet if below 1 throughout.
-    Read before the all-cores part: its threads are ours, and would raise the load by themselves."""
-    loads = [start] + [r["load_during"][1] for r in result["results"] if r.get("load_during")]
-    loads += [result[part]["load_during"][1] for part in ("blocks", "forward_backward", "causal")]
-    loads += [result["sixteen_bit"]["sdpa"]["load_during"][1], load()]
-    return {"start": start, "end": loads[-1], "max": max(loads), "quiet": max(loads) < 1}
+    """The load at the start, at the end and at most (over every one-thread part's rounds), and the
+    load of the other programs: while the run measures, the load counts our own thread too (1 from
+    us alone), so theirs is the load less ours; before the run started it was all theirs. Quiet if
+    theirs stayed below 1 throughout: the other programs wanted less than one core between them and
+    never needed ours. Read before the all-cores part, whose threads would raise the load by themselves."""
+    during = [r["load_during"][1] for r in result["results"] if r.get("load_during")]
+    during += [result[part]["load_during"][1] for part in ("blocks", "forward_backward", "causal")]
+    during += [result["sixteen_bit"]["sdpa"]["load_during"][1], load()]
+    others = max(start, max(during) - int(THREADS))
+    return {"start": start, "end": during[-1], "max": max(start, *during), "others": others, "quiet": others < 1}
 
 
 def verdicts(result: dict) -> None:
@@ -441,6 +450,7 @@ def verdicts(result: dict) -> None:
         say(f"target {name} ≤ {target}: {verdict}")
     say(
         f"load: {result['load']['start']:.2f} at the start, {result['load']['max']:.2f} at most, "
+        f"other programs' load {result['load']['others']:.2f}, "
         f"{'quiet' if result['load']['quiet'] else 'NOT quiet (≥ 1): these numbers are provisional'}"
     )
 
