@@ -254,6 +254,26 @@ def test_outline_follows_the_toc(pdf, pages):
         )
 
 
+def test_contents_give_the_page_each_part_and_chapter_begins_on(pdf):
+    """On paper the contents are read by page number: each part's and chapter's line ends with the
+    page (as the footer numbers it, from 1) where Chromium put its heading."""
+    docs = toc_files()
+    expected = []
+    for p, part in enumerate(build_pdf.book_parts()):
+        if part["caption"]:
+            expected.append(pdf["dests"][f"pdf-part-{p + 1}"] + 1)
+        expected += [pdf["dests"][key(doc)] + 1 for doc in part["docs"]]
+    width = float(pdf["reader"].pages[0].mediabox.width)
+    contents = range(1, pdf["dests"][key(docs[0])])  # after the title page, before the first chapter
+    shown = [
+        int(text)
+        for index in contents
+        for x, _end, _size, text in pdf["runs"][index]
+        if text.strip().isdigit() and x > 0.8 * width  # a number at the right of its line
+    ]
+    assert shown == expected, f"the contents show the pages {shown}, the parts and chapters begin on {expected}"
+
+
 def test_every_chapter_title_and_figure_is_in_the_pdf(pdf, pages):
     """Each page of the book starts where its title is printed; each of its figures (pictures and
     live figures) stands on one of its own pages, as many as the web page has."""

@@ -9,7 +9,8 @@ those ids, moves Recall answers and solutions to the end of their chapter (linke
 that hides no answer prints open in place) and
 shows each live figure at its starting setting. MathJax typesets the whole document once, and
 Chromium prints it with the book's print style plus `pdf.css` (A4, page numbers in the footer),
-making every link inside the document a link inside the PDF. pypdf then writes the outline
+making every link inside the document a link inside the PDF; it prints twice, so that the contents
+can show the page each part and chapter begins on, read from the first print. pypdf then writes the outline
 (parts, chapters, sections), found through the named destinations Chromium makes for the targets
 of those links, and the document's title.
 
@@ -68,6 +69,16 @@ FOOTER = (
     '<span class="pageNumber"></span></div>'
 )
 TIMEOUT_MS = 120_000
+#: each contents line's page number, from {id: page}; returns the ids it found no page for
+FILL_CONTENTS = """(starts) => {
+    const unplaced = [];
+    for (const span of document.querySelectorAll('.pdf-contents-page')) {
+        const page = starts[span.dataset.for];
+        if (page === undefined) unplaced.push(span.dataset.for);
+        else span.textContent = String(page);
+    }
+    return unplaced;
+}"""
 #: the text column in CSS px: (210 mm - 2 x 15 mm) / 0.85 at 96 px per inch
 COLUMN_PX = 800
 #: every box of the book that could run past the margin (code, outputs, math, tables, figures)
@@ -217,20 +228,42 @@ def print_book(html_dir: Path, out: Path, chromium: str) -> dict:
             if errors:
                 raise RuntimeError(f"the assembled book raised: {errors[:3]}")
             out.parent.mkdir(parents=True, exist_ok=True)
-            page.pdf(
-                path=str(out),
-                print_background=True,
-                display_header_footer=True,
-                header_template="<span></span>",
-                footer_template=FOOTER,
+            options = {
+                "print_background": True,
+                "display_header_footer": True,
+                "header_template": "<span></span>",
+                "footer_template": FOOTER,
                 **PAGE,
-            )
+            }
+            # printed twice: the first print says on which page each part and chapter begins, the
+            # contents show those numbers (in placeholders as wide, so no line moves), the second is kept
+            starts = {name: place[0] + 1 for name, place in destinations(page.pdf(**options)).items()}
+            unplaced = page.evaluate(FILL_CONTENTS, starts)
+            if unplaced:
+                raise RuntimeError(f"no page for {len(unplaced)} contents line(s): {unplaced[:5]}")
+            page.pdf(path=str(out), **options)
             meta["seconds"] = {"assemble and typeset": assembled - clock, "print": time.perf_counter() - assembled}
             browser.close()
     finally:
         httpd.shutdown()
         httpd.server_close()
     return meta
+
+
+def destinations(pdf: bytes) -> dict:
+    """Every named destination Chromium made (the target of a link inside the book): its page
+    (from 0) and where on the page it is, as pypdf's fit for a bookmark."""
+    from io import BytesIO
+
+    from pypdf import PdfReader
+    from pypdf.generic import Fit
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # Chromium's trailer size is off by a few objects
+    reader = PdfReader(BytesIO(pdf))
+    return {
+        name.lstrip("/"): (reader.get_destination_page_number(dest), Fit.xyz(left=dest.left, top=dest.top))
+        for name, dest in reader.named_destinations.items()
+    }
 
 
 def plain_title(fragment: str) -> str:
@@ -250,21 +283,14 @@ def write_outline(printed: Path, out: Path, meta: dict) -> None:
     put it on, and the book's title, as `out`."""
     from io import BytesIO
 
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import Fit
+    from pypdf import PdfWriter
 
-    logging.getLogger("pypdf").setLevel(logging.ERROR)  # Chromium's trailer size is off by a few objects
     data = printed.read_bytes()
-    reader = PdfReader(BytesIO(data))
     # incremental: the printed file stays as it is, the outline and title are appended (seconds,
     # where rewriting Chromium's tens of thousands of structure elements takes half a minute)
     writer = PdfWriter(BytesIO(data), incremental=True)
-    dests = reader.named_destinations
     # each bookmark goes where Chromium's named destination for that heading does: page and height
-    place = {
-        name.lstrip("/"): (reader.get_destination_page_number(dest), Fit.xyz(left=dest.left, top=dest.top))
-        for name, dest in dests.items()
-    }
+    place = destinations(data)
     missing = []
 
     def mark(title: str, name: str, parent=None):

@@ -58,7 +58,7 @@ async function assemble(book) {
       );
       contents.insertAdjacentHTML(
         "beforeend",
-        `<li class="pdf-contents-part"><a href="#${id}">${part.caption}</a><ol></ol></li>`,
+        `<li class="pdf-contents-part">${line(id, part.caption)}<ol></ol></li>`,
       );
       partItem = contents.lastElementChild.querySelector("ol");
       meta.docs.push({ part: part.caption, id });
@@ -72,7 +72,7 @@ async function assemble(book) {
       // is what makes Chromium give it a named destination, which the outline points to
       const sections = info.sections.map((s) => `<a href="#${s.id}">${s.html}</a>`).join(" · ");
       const li =
-        `<li class="pdf-contents-doc"><a href="#${key(doc)}">${info.titleHtml}</a>` +
+        `<li class="pdf-contents-doc">${line(key(doc), info.titleHtml)}` +
         (sections ? `<p class="pdf-contents-sections">${sections}</p>` : "") +
         "</li>";
       (partItem || contents).insertAdjacentHTML("beforeend", li);
@@ -82,6 +82,15 @@ async function assemble(book) {
   const figureLinks = meta.docs.flatMap((d) => d.figures || []).map((id) => `<a href="#${id}"></a>`);
   body.insertAdjacentHTML("beforeend", `<nav class="pdf-figure-index" hidden>${figureLinks.join("")}</nav>`);
   return meta;
+
+  // a contents line: the title, linked, and at the right its page number, a placeholder as wide as
+  // any number of the book until build_pdf.py fills it in from the first print
+  function line(id, titleHtml) {
+    return (
+      `<p class="pdf-contents-line"><a href="#${id}">${titleHtml}</a>` +
+      `<span class="pdf-contents-page" data-for="${id}">000</span></p>`
+    );
+  }
 
   // a Recall question (its answer folded under it): "Recall: ...", or a question ("...?", "... because…")
   function isQuestion(details) {
