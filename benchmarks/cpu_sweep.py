@@ -1,4 +1,4 @@
-"""The stored CPU run of the counting and timing and cpu vs gpu chapters, one command (about 4 minutes on a quiet 2-core machine,
+"""The stored CPU run of the counting and timing and cpu vs gpu chapters, one command (about 2.5 minutes on a quiet 2-core machine,
 up to 11 on a loaded one; run it on a quiet machine):
 
     PYTHONPATH=. python -m benchmarks.cpu_sweep --require-quiet --out chapters/data/cpu_results.json
