@@ -4,9 +4,10 @@ The math works on numpy arrays and torch tensors (CPU or GPU) through one code p
 `attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.machine` (the machine's facts and
 ceilings), `attnlib.sweep` (the timing sweep), `attnlib.results` (stored timings) and
 `attnlib.scaling` (the scaling chapter's experiments) and `attnlib.interactive` (figures that run
-in the book's pages), `attnlib.trained` (a real trained transformer) load only when first used, and so does the exercise checker (`check`,
-`exercise_ids`, and `progress()`, the learner's record of the exercises checked); torch is
-imported only when a tensor is actually passed in.
+in the book's pages), `attnlib.trained` (a real trained transformer) load only when first used;
+torch is imported only when a tensor is actually passed in. The exercise checker (`check`,
+`exercise_ids`, `progress()`) is a package of its own beside it, `attncheck`, which imports
+attnlib and never the other way.
 """
 
 from __future__ import annotations
@@ -41,13 +42,13 @@ __all__ = [
     "VOCAB", "VOCAB_2D", "FEATURES", "RUNNING_SENTENCE", "running_lenses", "embed", "sentence_matrix", "words", "random_weights",
     "causal_mask", "padding_mask", "apply_mask", "split_heads", "merge_heads", "multi_head_attention",
     "positional_encoding", "learned_position_table",
-    "check", "exercise_ids", "progress", "plot", "bench", "machine", "sweep", "results", "scaling", "interactive",
+    "plot", "bench", "machine", "sweep", "results", "scaling", "interactive",
     "training", "trained",
 ]
 # fmt: on
 
 _LAZY_MODULES = {"plot", "bench", "machine", "sweep", "results", "scaling", "interactive", "training", "trained"}
-_CHECKER = {"check", "exercise_ids", "progress"}  # functions of attnlib.exercises.learner
+_CHECKER = {"check", "exercise_ids", "progress"}  # the checker's, in the package attncheck
 
 
 def __getattr__(name: str) -> Any:
@@ -55,10 +56,10 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _CHECKER:
-        return getattr(importlib.import_module(f"{__name__}.exercises.learner"), name)
+        raise ImportError(f"{name} lives in the course's checker package now: write `from attncheck import {name}`")
     raise AttributeError(f"module 'attnlib' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    """attnlib's names, with `check` and `exercise_ids` (loaded on first use, listed always, so the reference documents them here; `progress` has its own section)."""
-    return sorted(set(globals()) | {"check", "exercise_ids"})
+    """attnlib's names."""
+    return sorted(globals())

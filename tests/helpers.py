@@ -6,7 +6,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-from attnlib import check
+from attncheck import check
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -224,7 +224,7 @@ def test_reference_is_in_the_toc():
 def test_reference_documents_every_public_function(built_book):
     documented = reference_entries(built_book.html_dir)
     expected = public_functions()
-    assert {"attnlib.check", "attnlib.exercise_ids"} <= set(expected)
+    assert {"attncheck.check", "attncheck.exercise_ids"} <= set(expected)
     missing = [name for name in expected if name not in documented]
     assert not missing, f"reference.md does not document {missing}"
 

@@ -17,8 +17,8 @@ from helpers import said
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from attncheck import counting_and_timing as graders
 from attnlib import bench, machine, plot, results
-from attnlib.exercises import counting_and_timing as graders
 from benchmarks import sweep as sweep_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -346,7 +346,7 @@ def test_exercise_constants_agree_with_attnlib_bench():
 
 
 def _hint(capsys, answer, exercise_id):
-    from attnlib import check
+    from attncheck import check
 
     ok = check(exercise_id, answer)
     return ok, said(capsys)
@@ -368,7 +368,7 @@ def test_each_slip_gets_its_own_hint(exercise_id, answer, words, capsys):
 
 def test_no_hint_states_the_computation(capsys):
     """No hint holds the expected value, the solution line, or the statement's numbers filled in."""
-    from attnlib.exercises import get
+    from attncheck import get
 
     expected = {
         "counting_and_timing.flops": graders.FLOPS,

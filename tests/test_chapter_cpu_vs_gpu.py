@@ -7,15 +7,15 @@ import pathlib
 import numpy as np
 import pytest
 
+from attncheck import cpu_vs_gpu as graders
 from attnlib import bench
-from attnlib.exercises import cpu_vs_gpu as graders
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "17_cpu_vs_gpu.ipynb"
 
 
 def _hint(capsys, answer, exercise_id="cpu_vs_gpu.online_step"):
-    from attnlib import check
+    from attncheck import check
 
     ok = check(exercise_id, answer)
     return ok, capsys.readouterr().out
@@ -78,7 +78,7 @@ def test_online_step_reference_is_the_online_softmax():
 
 
 def test_no_hint_states_the_computation(capsys):
-    from attnlib.exercises import get
+    from attncheck import get
 
     for exercise_id in ("cpu_vs_gpu.memory_of_a", "cpu_vs_gpu.online_step"):
         ex = get(exercise_id)

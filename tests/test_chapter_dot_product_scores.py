@@ -4,16 +4,17 @@ import numpy as np
 import pytest
 from helpers import said
 
+import attncheck
 import attnlib
-from attnlib import check, plot
-from attnlib.exercises import get
+from attncheck import check, get
+from attnlib import plot
 
-IDS = [i for i in attnlib.exercise_ids() if i.startswith("dot_product_scores.")]
+IDS = [i for i in attncheck.exercise_ids() if i.startswith("dot_product_scores.")]
 WORD_ANSWERS = {
     "dot_product_scores.changed_key",
     "dot_product_scores.most_aligned",
 }  # answered with words, so text is not junk there
-ALL = [i for i in attnlib.exercise_ids() if i.startswith(("dot_product_scores.", "scaling."))]
+ALL = [i for i in attncheck.exercise_ids() if i.startswith(("dot_product_scores.", "scaling."))]
 
 
 def verdict(exercise_id, answer, capsys):
@@ -108,7 +109,7 @@ def test_distance_hints_name_the_slip(answer, says, capsys):
 
 
 def test_distance_answer_is_the_identity_on_a_real_pair():
-    from attnlib.exercises import dot_product_scores as graders
+    from attncheck import dot_product_scores as graders
 
     q, k = np.array([2.0, 1.0]), np.array([4.0, 1.0])
     assert (q @ q, k @ k, q @ k) == (graders.Q_SQ, graders.K_SQ, graders.QK)
@@ -192,7 +193,7 @@ def test_key_design_grader_keeps_its_own_copies(capsys):
     """A learner who overwrites the running example's lenses cannot change what the grader expects."""
     W_Q, W_K, _ = attnlib.running_lenses()
     W_Q[:] = 0
-    from attnlib.exercises import dot_product_scores as graders
+    from attncheck import dot_product_scores as graders
 
     assert not np.shares_memory(graders._W_Q, W_Q)
     assert not check("dot_product_scores.key_design", np.zeros((4, 2)))  # still a tie, not a pass

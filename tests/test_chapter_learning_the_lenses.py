@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from helpers import hint_for
 
-from attnlib import check
-from attnlib.exercises import learning_the_lenses as graders
+from attncheck import check
+from attncheck import learning_the_lenses as graders
 
 
 @pytest.mark.parametrize(

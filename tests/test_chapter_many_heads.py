@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from helpers import said
 
-from attnlib import check
-from attnlib.exercises import many_heads as ch
+from attncheck import check
+from attncheck import many_heads as ch
 from attnlib.heads import split_heads
 
 

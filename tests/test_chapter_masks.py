@@ -5,8 +5,8 @@ import pytest
 from helpers import said
 
 import attnlib
-from attnlib import check
-from attnlib.exercises import masks as ch
+from attncheck import check
+from attncheck import masks as ch
 
 
 @pytest.mark.parametrize(

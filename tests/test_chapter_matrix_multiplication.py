@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlib
-from attnlib import check, plot
-from attnlib.exercises import get, mentions_shape
-from attnlib.exercises import matrix_multiplication as graders
+from attncheck import check, get, mentions_shape
+from attncheck import matrix_multiplication as graders
+from attnlib import plot
 
 CH04 = [
     "matrix_multiplication.by_hand",
@@ -229,7 +229,7 @@ def test_row_combination_ends_on_the_row_of_xw():
 
 
 def test_row_view_exercise_is_the_weighted_sum_of_rows():
-    from attnlib.exercises import matrix_multiplication as graders
+    from attncheck import matrix_multiplication as graders
 
     rows = [sum(graders._ROW_X[i, t] * graders._ROW_W[t] for t in range(3)) for i in range(3)]
     assert np.allclose(rows, graders._ROW_X @ graders._ROW_W)

@@ -11,9 +11,9 @@ import pytest
 from helpers import hint_for
 
 import attnlib
-from attnlib import check, plot
-from attnlib.exercises import get
-from attnlib.exercises import query_key_value as graders
+from attncheck import check, get
+from attncheck import query_key_value as graders
+from attnlib import plot
 
 CH05 = [
     "query_key_value.q_by_hand",
@@ -266,7 +266,7 @@ def test_without_lenses_the_strong_words_fit_themselves_best_and_the_table_is_sy
 
 
 def test_swap_slots_answer_follows_from_slot_meets_slot(capsys):
-    from attnlib.exercises import query_key_value as graders
+    from attncheck import query_key_value as graders
 
     assert graders._SWAPPED_BEST == "sat"
     assert check("query_key_value.swap_slots", "sat")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import attnlib
-from attnlib import check
+from attncheck import check
 from attnlib.scaling import dot_products, jacobian_size, largest_weight, random_scores, softmax_jacobian
 
 rows = arrays(np.float64, st.integers(1, 6), elements=st.floats(-20, 20))
@@ -103,7 +103,7 @@ def test_experiments_reject_empty_sizes(bad):
 def test_hints_name_the_mistake(capsys):
     check("scaling.spread", 400)
     assert "variance" in capsys.readouterr().out
-    from attnlib.exercises.scaling import SCALE_K, SCALE_Q
+    from attncheck.scaling import SCALE_K, SCALE_Q
 
     check("scaling.scale", SCALE_Q @ SCALE_K.T / 4)
     assert "square root" in capsys.readouterr().out
@@ -180,7 +180,7 @@ def test_ninefold_answer_is_what_the_experiment_shows(capsys):
 
 
 def test_scale_hints(capsys):
-    from attnlib.exercises.scaling import SCALED
+    from attncheck.scaling import SCALED
 
     for answer, says in [(np.round(SCALED), "rounded"), (SCALED.ravel(), "arranged in shape"), (SCALED.T, "swapped")]:
         assert not check("scaling.scale", answer)

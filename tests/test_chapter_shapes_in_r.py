@@ -7,10 +7,11 @@ from helpers import said
 from hypothesis import given
 from hypothesis import strategies as st
 
+import attncheck
 import attnlib
-from attnlib import check, plot
-from attnlib.exercises import Wrong
-from attnlib.exercises.shapes_in_r import parse_tag
+from attncheck import Wrong, check
+from attncheck.shapes_in_r import parse_tag
+from attnlib import plot
 
 
 def test_shape_blocks_draws_one_cell_per_entry():
@@ -105,7 +106,7 @@ def test_the_true_tags_are_the_true_ones():
     c = attnlib.sentence_matrix("the cat sat")[:, 3:4]
     n, d_model = 3, 4
     tags = {"a": (3, 1), "b": (3,), "c": (1, 3), "d": (n, 1), "e": (n, d_model)}
-    from attnlib.exercises.shapes_in_r import TRUE_TAGS
+    from attncheck.shapes_in_r import TRUE_TAGS
 
     assert TRUE_TAGS == {k for k, shape in tags.items() if shape == c.shape}
 
@@ -118,7 +119,7 @@ def test_attention_shapes_solution_hint_works_on_real_arrays():
     assert Z.shape == (6, 3) and A.shape == (6, 6)
 
 
-CH03 = [i for i in attnlib.exercise_ids() if i.startswith("shapes_in_r.")]
+CH03 = [i for i in attncheck.exercise_ids() if i.startswith("shapes_in_r.")]
 
 
 def test_chapter_3_has_the_exercises_the_notebook_uses():

@@ -5,9 +5,8 @@ import pytest
 from helpers import hint_for, passes
 
 import attnlib
-from attnlib import check
-from attnlib.exercises import get
-from attnlib.exercises import softmax as graders
+from attncheck import check, get
+from attncheck import softmax as graders
 
 WORDS = attnlib.words(attnlib.RUNNING_SENTENCE)
 
@@ -106,7 +105,7 @@ def test_gap_accepts_two_decimals_as_the_statement_says(capsys):
 )
 def test_stable_softmax_hints_name_the_mistake(wrong, words, capsys):
     hint = hint_for("softmax.stable_softmax", wrong, capsys)
-    if words == "changed its input":  # attnlib.exercises.call may word this itself
+    if words == "changed its input":  # attncheck.call may word this itself
         assert "input" in hint and "chang" in hint.lower(), hint
     else:
         assert words in hint, hint

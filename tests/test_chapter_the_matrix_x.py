@@ -5,10 +5,12 @@ import numpy as np
 import pytest
 from helpers import said
 
+import attncheck
 import attnlib
-from attnlib import check, plot
-from attnlib.exercises import the_matrix_x as graders
-from attnlib.exercises.the_matrix_x import _make_x
+from attncheck import check
+from attncheck import the_matrix_x as graders
+from attncheck.the_matrix_x import _make_x
+from attnlib import plot
 
 # --- figures ---------------------------------------------------------------------------------
 
@@ -142,7 +144,7 @@ def test_make_x_accepts_other_right_forms(capsys):
 
 # --- every chapter 2 grader keeps the contract ---------------------------------------------------
 
-CH02 = [i for i in attnlib.exercise_ids() if i.startswith("the_matrix_x.")]
+CH02 = [i for i in attncheck.exercise_ids() if i.startswith("the_matrix_x.")]
 
 
 def test_chapter_2_has_the_exercises_the_notebook_uses():

@@ -10,9 +10,9 @@ import pytest
 from helpers import hint_for
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from attnlib import check, plot
-from attnlib.exercises import get
-from attnlib.exercises import transpose as graders
+from attncheck import check, get
+from attncheck import transpose as graders
+from attnlib import plot
 
 CH06 = ["transpose.by_hand", "transpose.pair_cell", "transpose.transpose_order", "transpose.trap"]
 

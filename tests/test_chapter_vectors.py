@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from helpers import said
 
+import attncheck
 import attnlib
-from attnlib import check, plot
-from attnlib.exercises import vectors as graders
+from attncheck import check
+from attncheck import vectors as graders
+from attnlib import plot
 
 # --- figures ------------------------------------------------------------------------------
 
@@ -214,7 +216,7 @@ def test_longer_arrow_rejects_with_a_hint(answer, hint, capsys):
 
 # --- every chapter 1 grader keeps the contract -------------------------------------------------
 
-CH01 = [i for i in attnlib.exercise_ids() if i.startswith("vectors.")]
+CH01 = [i for i in attncheck.exercise_ids() if i.startswith("vectors.")]
 
 
 def test_chapter_1_has_the_exercises_the_notebook_uses():

@@ -5,8 +5,8 @@ import pytest
 from helpers import hint_for
 
 import attnlib
-from attnlib import check
-from attnlib.exercises import word_order as graders
+from attncheck import check
+from attncheck import word_order as graders
 
 
 def test_the_experiment_in_the_statement_holds():

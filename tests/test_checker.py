@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import torch
 
-from attnlib import exercises as X
-from attnlib.exercises import Wrong, check, registry
+import attncheck as X
+from attncheck import Wrong, check, registry
 
 
 @pytest.fixture

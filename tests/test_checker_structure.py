@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "attnlib"
-CHECKER = [PACKAGE / "exercises", PACKAGE / "exercise_record"]
+CHECKER = [PACKAGE / "exercises", PACKAGE / "record"]
 
 
 def _module_name(path: Path) -> str:
@@ -86,8 +86,8 @@ def test_the_cycle_test_finds_a_cycle():
 
 def test_the_record_imports_nothing_of_the_checker():
     graph = import_graph()
-    record = [m for m in graph if m.startswith("attnlib.exercise_record")]
-    assert record and all(not t.startswith("attnlib.exercises") for m in record for t in graph[m])
+    record = [m for m in graph if m.startswith("attncheck.record")]
+    assert record and all(not t.startswith("attncheck") for m in record for t in graph[m])
 
 
 def _fresh(code: str) -> str:
@@ -102,9 +102,9 @@ LOADED = "import sys; print(sorted(m for m in sys.modules if m.startswith(('attn
 
 def test_import_attnlib_loads_no_checker_until_it_is_used():
     assert _fresh(f"import attnlib; {LOADED}") == "[]"
-    for first_use in ("attnlib.exercise_ids()", "attnlib.progress", "from attnlib import check"):
+    for first_use in ("attncheck.exercise_ids()", "attncheck.progress", "from attnlib import check"):
         loaded = _fresh(f"import attnlib; {first_use}; {LOADED}")
-        assert "'attnlib.exercises.learner'" in loaded, first_use
+        assert "'attncheck.learner'" in loaded, first_use
 
 
 def test_one_guard_against_what_learner_code_raises():
@@ -115,7 +115,7 @@ def test_one_guard_against_what_learner_code_raises():
         for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
         if "except BaseException" in line
     ]
-    assert len(found) == 1 and found[0].startswith("attnlib/exercises/hints.py"), found
+    assert len(found) == 1 and found[0].startswith("attncheck/hints.py"), found
 
 
 def test_no_module_of_the_checker_is_over_500_lines():
@@ -137,7 +137,7 @@ def test_no_chapter_number_is_typed_into_the_checker():
 
 
 def test_judge_is_pure_and_check_is_judge_print_record(capsys):
-    from attnlib.exercises import get, judge
+    from attncheck import get, judge
 
     ex = get("softmax.by_hand")
     verdict = judge(ex, ex.wrong[0])

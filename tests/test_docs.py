@@ -61,8 +61,8 @@ def test_every_file_a_document_names_exists(doc):
 
 
 def is_one_chapters_graders(module: str) -> bool:
-    """A module of attnlib.exercises that registers one chapter's graders: it names its `CHAPTER`."""
-    if not module.startswith("attnlib.exercises."):
+    """A module of attncheck that registers one chapter's graders: it names its `CHAPTER`."""
+    if not module.startswith("attncheck."):
         return False
     path = Path(attnlib.__file__).parent.joinpath(*module.split(".")[1:]).with_suffix(".py")
     return path.is_file() and re.search(r"^CHAPTER = ", path.read_text(encoding="utf-8"), re.MULTILINE) is not None

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
+from attncheck import judge, registry
+from attncheck.hints import fmt
+from attncheck.record.ids import current_id
 from attnlib import course
-from attnlib.exercise_record.ids import current_id
-from attnlib.exercises import judge, registry
-from attnlib.exercises.hints import fmt
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -268,7 +268,7 @@ def test_a_near_miss_is_echoed_with_the_digits_that_tell_it_apart():
         assert f"{answer}" in hint.replace(",", ""), hint
         assert "4.995e+05" not in hint
     assert fmt(0.30001, 0.3) == "0.30001" and fmt(2.5, 3.0) == "2.5" and fmt(1 / 3) == "0.3333"
-    from attnlib.exercises import vectors as graders
+    from attncheck import vectors as graders
 
     long = _fails("vectors.longer_arrow", [x * 6.0149 / 6 for x in graders._LORRY])  # 0.0149 too long
     assert "6.015 long" in long, long

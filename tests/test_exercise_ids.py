@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-import attnlib
+import attncheck
+from attncheck import get, registry
+from attncheck.record import ids, recording
 from attnlib import course
-from attnlib.exercise_record import ids, recording
-from attnlib.exercises import get, registry
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -47,9 +47,9 @@ def test_a_chapter_inserted_first_moves_the_numbers_hints_name(tmp_path, monkeyp
     try:
         before = [ex.id for ex in registry.exercises()]
         unscaled = get("weighted_sum.self_attention").wrong[0]  # no division by √d_k
-        assert not attnlib.check("weighted_sum.self_attention", unscaled)
+        assert not attncheck.check("weighted_sum.self_attention", unscaled)
         assert "(chapter 9)" in capsys.readouterr().out  # the scaling chapter, 8 in today's book
-        assert attnlib.exercise_ids() == before
+        assert attncheck.exercise_ids() == before
     finally:
         course.chapters.cache_clear()
 
@@ -72,31 +72,31 @@ def test_each_grader_registers_ids_of_its_own_chapter():
 
 
 def test_an_id_may_name_its_chapter_by_a_shorter_word(toc_with_a_new_chapter, tmp_path, monkeypatch):
-    import attnlib.exercises as package
+    import attncheck as package
 
     (tmp_path / "a_new_idea.py").write_text(NEW_GRADER.replace('"a_new_idea.guess"', '"new.guess"'))
     monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
     monkeypatch.setattr(registry, "_loaded", False)
     try:
         assert get("new.guess").subject == "a_new_idea" and registry.chapter_number("a_new_idea") == 15
-        assert attnlib.exercise_ids().index("new.guess") < attnlib.exercise_ids().index("counting_and_timing.flops")
+        assert attncheck.exercise_ids().index("new.guess") < attncheck.exercise_ids().index("counting_and_timing.flops")
     finally:
         registry._REGISTRY.pop("new.guess", None)
-        sys.modules.pop("attnlib.exercises.a_new_idea", None)
+        sys.modules.pop("attncheck.a_new_idea", None)
 
 
 def test_a_new_chapter_changes_no_id_and_the_numbers_shown_follow(toc_with_a_new_chapter, monkeypatch):
-    before = attnlib.exercise_ids()
+    before = attncheck.exercise_ids()
     timing = [i for i in before if i.startswith("counting_and_timing.")]
     monkeypatch.setenv("ATTNLIB_PROGRESS", "off")
-    numbers = {c.title: c.number for c in attnlib.progress().chapters}
+    numbers = {c.title: c.number for c in attncheck.progress().chapters}
     today = toc_with_a_new_chapter
     assert numbers["Counting and timing"] == today["counting_and_timing"] + 1  # one place later
     assert numbers["CPU versus GPU"] == today["cpu_vs_gpu"] + 1
     assert numbers["Softmax and the attention matrix A"] == 9
-    assert [e.id for e in attnlib.progress(chapter=numbers["Counting and timing"]).chapters[0].exercises] == timing
+    assert [e.id for e in attncheck.progress(chapter=numbers["Counting and timing"]).chapters[0].exercises] == timing
     assert course.chapter_ref("counting_and_timing") == f"chapter {today['counting_and_timing'] + 1}"
-    assert attnlib.exercise_ids() == before
+    assert attncheck.exercise_ids() == before
 
 
 def test_without_the_new_chapter_the_numbers_are_as_today():
@@ -115,8 +115,8 @@ def test_old_ids_are_read_as_the_new_ones():
 
 
 def test_an_old_id_in_a_learners_notebook_is_still_checked(capsys):
-    assert bool(attnlib.check("ch09.by_hand", get("softmax.by_hand").right[0]))
-    assert not attnlib.check("ch09.by_hnad", [1.0])
+    assert bool(attncheck.check("ch09.by_hand", get("softmax.by_hand").right[0]))
+    assert not attncheck.check("ch09.by_hnad", [1.0])
     assert "this chapter has: softmax.by_hand" in " ".join(capsys.readouterr().out.split())
 
 
@@ -154,20 +154,20 @@ def test_a_record_with_old_ids_shows_every_solved_exercise_under_the_new_ids(tmp
     path.write_text(json.dumps(TODAYS_RECORD))
     monkeypatch.setenv("ATTNLIB_PROGRESS", str(path))
     monkeypatch.setattr(recording, "off", {})
-    shown = attnlib.progress()
+    shown = attncheck.progress()
     solved = {i for i, e in shown.exercises.items() if e.status == "solved"}
     assert solved == {"softmax.by_hand", "cpu_vs_gpu.online_step", "weighted_sum.z_row"}
     z_row = shown.exercises["weighted_sum.z_row"]  # an old and a new entry of one exercise, merged
     assert (z_row.attempts, z_row.first, z_row.last) == (4, "2026-11-02T10:00:00Z", "2026-12-02T08:00:00Z")
     assert shown.unknown == []
-    attnlib.check("softmax.doubled", get("softmax.doubled").wrong[0])  # the next write keeps only new ids
+    attncheck.check("softmax.doubled", get("softmax.doubled").wrong[0])  # the next write keeps only new ids
     saved = json.loads(path.read_text())["exercises"]
     assert sorted(saved) == ["cpu_vs_gpu.online_step", "softmax.by_hand", "softmax.doubled", "weighted_sum.z_row"]
     assert saved["softmax.by_hand"] == TODAYS_RECORD["exercises"]["ch09.by_hand"]
 
 
 def test_the_rename_tool_rewrites_registered_ids_only_and_twice_is_once():
-    known = set(attnlib.exercise_ids())
+    known = set(attncheck.exercise_ids())
     text = 'check("ch09.by_hand", x)  # see ch09.py, ch09._helper, "ch09.", ch09.by_hnad, `check("ch01.…")`'
     once = tool.renamed(text, known)
     assert (
@@ -178,7 +178,7 @@ def test_the_rename_tool_rewrites_registered_ids_only_and_twice_is_once():
 
 
 def test_no_old_id_is_left_in_the_repository():
-    known = set(attnlib.exercise_ids())
+    known = set(attncheck.exercise_ids())
     left = [
         str(p.relative_to(ROOT))
         for p in tool.files()
@@ -188,7 +188,7 @@ def test_no_old_id_is_left_in_the_repository():
 
 
 NEW_GRADER = """
-from attnlib.exercises import Wrong, exercise
+from attncheck import Wrong, exercise
 
 CHAPTER = "a_new_idea", "a new idea"
 
@@ -201,20 +201,20 @@ def _guess(answer):
 
 
 def test_a_grader_for_a_new_chapter_is_found_whatever_its_file_is_called(toc_with_a_new_chapter, tmp_path, monkeypatch):
-    import attnlib.exercises as package
+    import attncheck as package
 
     (tmp_path / "a_new_idea.py").write_text(NEW_GRADER)
     monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
     monkeypatch.setattr(registry, "_loaded", False)
     monkeypatch.setenv("ATTNLIB_PROGRESS", "off")
     try:
-        assert "a_new_idea.guess" in attnlib.exercise_ids()
-        chapters = {c.number: c for c in attnlib.progress().chapters}
+        assert "a_new_idea.guess" in attncheck.exercise_ids()
+        chapters = {c.number: c for c in attncheck.progress().chapters}
         assert chapters[15].title == "A new idea" and [e.id for e in chapters[15].exercises] == ["a_new_idea.guess"]
         assert chapters[toc_with_a_new_chapter["counting_and_timing"] + 1].title == "Counting and timing"
-        assert attnlib.exercise_ids().index("a_new_idea.guess") < attnlib.exercise_ids().index(
+        assert attncheck.exercise_ids().index("a_new_idea.guess") < attncheck.exercise_ids().index(
             "counting_and_timing.flops"
         )
     finally:
         registry._REGISTRY.pop("a_new_idea.guess", None)
-        sys.modules.pop("attnlib.exercises.a_new_idea", None)
+        sys.modules.pop("attncheck.a_new_idea", None)

@@ -1,4 +1,4 @@
-"""Every registered exercise, held to the exercise contract (attnlib/exercises/__init__.py) and the checker's promises.
+"""Every registered exercise, held to the exercise contract (attncheck/__init__.py) and the checker's promises.
 
 For each exercise: every registered right answer passes and there are at least three of them;
 at least four registered wrong answers fail, each with a short, capitalised hint; a function
@@ -18,9 +18,8 @@ import numpy as np
 import pytest
 import torch
 
-import attnlib
-from attnlib import check, exercise_ids
-from attnlib.exercises import get
+import attncheck
+from attncheck import check, exercise_ids, get
 
 IDS = exercise_ids()
 PREFIX = "✗ Not yet. "
@@ -174,8 +173,8 @@ def test_every_chapter_registers_exercises():
 
 
 def test_exercise_ids_are_listed_in_the_package():
-    assert len(set(attnlib.exercise_ids())) == len(attnlib.exercise_ids())
-    assert "vectors.angle_between" in attnlib.exercise_ids()
+    assert len(set(attncheck.exercise_ids())) == len(attncheck.exercise_ids())
+    assert "vectors.angle_between" in attncheck.exercise_ids()
 
 
 # --- the contract, exercise by exercise ------------------------------------------------
@@ -355,8 +354,8 @@ def test_numbers_pass_in_every_dtype(exercise_id, capsys):
         if isinstance(answer, str) or _is_function_exercise(ex):
             continue
         try:
-            values = attnlib.exercises.to_numpy(answer)
-        except attnlib.exercises.Wrong:
+            values = attncheck.to_numpy(answer)
+        except attncheck.Wrong:
             continue
         if not check(exercise_id, values.astype(np.float64)):  # not an answer made of numbers (a shape, say)
             capsys.readouterr()

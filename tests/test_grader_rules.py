@@ -11,7 +11,7 @@ import tempfile
 
 import pytest
 
-import attnlib.exercises as framework
+import attncheck as framework
 
 # a grader module is any module of the package that names its chapter, whatever its file is called
 GRADERS = sorted(p for p in pathlib.Path(framework.__file__).parent.glob("*.py") if "\nCHAPTER = " in p.read_text())
@@ -166,7 +166,7 @@ def _violations(path: pathlib.Path) -> list[str]:
             if node.level == 1 and node.module and node.module.startswith("ch"):
                 found.append(f"imports from the chapter module {module}")
             if node.level == 1 and node.module:
-                found.append(f"imports from the framework's inner module {module}; use attnlib.exercises")
+                found.append(f"imports from the framework's inner module {module}; use attncheck")
             if node.level == 1 and not node.module:
                 found += [
                     f"imports {n}, which the framework does not export" for n in names if n not in framework.__all__

@@ -11,8 +11,7 @@ import pytest
 import torch
 from helpers import hint_for, said
 
-from attnlib import check, exercise_ids
-from attnlib.exercises import Wrong, get, to_numpy
+from attncheck import Wrong, check, exercise_ids, get, to_numpy
 
 IDS = exercise_ids()
 # A formula with numbers filled in, or a recipe in symbols: "2 · 64", "2·n²·d_k", "768 / 12", "(2n)²/n²",
@@ -107,7 +106,7 @@ def test_the_right_numbers_in_the_wrong_structure_are_named(exercise_id, make, w
 
 
 def test_axes_in_another_order_are_named(capsys):
-    from attnlib.exercises import expect_array
+    from attncheck import expect_array
 
     want = np.arange(24.0).reshape(2, 3, 4)
     with pytest.raises(Wrong, match="axes in another order"):
@@ -197,7 +196,7 @@ def test_the_design_hint_uses_no_undefined_symbol(capsys):
 
 
 def test_a_fair_guess_never_leaves_one_candidate():
-    from attnlib.exercises import Wrong, expect_word
+    from attncheck import Wrong, expect_word
 
     def hint(answer, options):
         with pytest.raises(Wrong) as raised:

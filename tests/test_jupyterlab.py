@@ -10,7 +10,7 @@ on a copy of the chapters, nothing trusted. For each chapter of the sample:
 3. one click on a solution's bar shows the whole solution: its code and what it prints;
 4. a wrong and a right answer typed into one exercise read ✗ and ✓;
 5. a live figure's slider moves by keyboard (and the notebook keeps its active cell) and by pointer;
-6. `attnlib.progress()` shows the exercise solved in 2 attempts.
+6. `attncheck.progress()` shows the exercise solved in 2 attempts.
 
 The sample is chapters 1, 9 and 14 and one more from chapters 2-13 that changes with the day of the
 year (ATTNLIB_LAB_CHAPTERS="1 9" names others). What each chapter showed, and how long each step
@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 from jupyterlab_session import LabServer, chromium
 
-from attnlib.exercises import exercise_ids, get
+from attncheck import exercise_ids, get
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the course folder under test: this one, or another checkout (to watch the checks fail on older notebooks)
@@ -326,7 +326,7 @@ def test_a_learner_in_jupyterlab(browser, chapter):
             page.keyboard.press("Escape")
             page.keyboard.press("b")  # a new cell below, in command mode
             page.keyboard.press("Enter")
-            page.keyboard.insert_text("attnlib.progress()")
+            page.keyboard.insert_text("attncheck.progress()")
             page.keyboard.press("Shift+Enter")
             page.wait_for_selector(".jp-OutputArea-output >> text=Next to try", timeout=60_000)
             report = page.locator(".jp-OutputArea-output", has_text="Your exercises").last.inner_text()

@@ -1,4 +1,4 @@
-"""The learner's record of exercises: `check` records each verdict, `attnlib.progress()` reads it.
+"""The learner's record of exercises: `check` records each verdict, `attncheck.progress()` reads it.
 
 The suite runs with ATTNLIB_PROGRESS=off (tests/conftest.py); each test here points it at a
 file of its own. The tests that matter most run in a fresh process, as a fresh kernel would.
@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
+import attncheck
 import attnlib
+from attncheck import check, exercise_ids, get, verdicts
+from attncheck import record as R
+from attncheck.record import attempts, recording, store
 from attnlib import course
-from attnlib import exercise_record as R
-from attnlib.exercise_record import attempts, recording, store
-from attnlib.exercises import check, exercise_ids, get, verdicts
 
 ROOT = Path(__file__).resolve().parents[1]
 ID = "softmax.by_hand"  # an exercise whose answers are plain lists
@@ -65,11 +66,11 @@ def run_python(code: str, record_file: Path | str, timeout: int = 120) -> str:
 
 FRESH_KERNEL = f"""
     import attnlib
-    from attnlib.exercises import get
+    from attncheck import get
     ex = get({ID!r})
-    print("WRONG", bool(attnlib.check({ID!r}, ex.wrong[0])))
-    print("RIGHT", bool(attnlib.check({ID!r}, ex.right[0])))
-    shown = attnlib.progress()
+    print("WRONG", bool(attncheck.check({ID!r}, ex.wrong[0])))
+    print("RIGHT", bool(attncheck.check({ID!r}, ex.right[0])))
+    shown = attncheck.progress()
     e = shown.exercises[{ID!r}]
     print("STATUS", e.status, e.attempts)
     print(shown)
@@ -167,7 +168,7 @@ def test_recording_off_writes_nothing(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     check(ID, get(ID).right[0])
     assert list(tmp_path.rglob("*.json")) == []
-    assert "off" in attnlib.progress().note
+    assert "off" in attncheck.progress().note
 
 
 def test_default_file_follows_each_platform(monkeypatch, tmp_path):
@@ -193,7 +194,7 @@ def test_default_file_follows_each_platform(monkeypatch, tmp_path):
 
 
 def test_progress_shows_every_chapter_in_order_with_titles(record, capsys):
-    shown = attnlib.progress()
+    shown = attncheck.progress()
     numbers = [c.number for c in shown.chapters]
     assert numbers == sorted(numbers) and numbers[0] == 1 and len(numbers) == len(course.chapters())
     assert list(shown.exercises) == exercise_ids()  # both in the course's order
@@ -216,7 +217,7 @@ def test_progress_shows_every_chapter_in_order_with_titles(record, capsys):
 def test_solved_tried_and_not_started_per_chapter(record, capsys):
     check(ID, get(ID).right[0])
     check("softmax.stable_softmax", get("softmax.stable_softmax").wrong[0])
-    nine = attnlib.progress(chapter=9)
+    nine = attncheck.progress(chapter=9)
     assert [c.number for c in nine.chapters] == [9]
     status = {e.id: (e.status, e.attempts) for e in nine.chapters[0].exercises}
     assert status == {
@@ -235,30 +236,30 @@ def test_solved_tried_and_not_started_per_chapter(record, capsys):
 
 
 def test_next_goes_on_from_the_last_solved_and_wraps_round(record, monkeypatch, capsys):
-    nine = [e.id for e in attnlib.progress(chapter=9).chapters[0].exercises]
-    ten = [e.id for e in attnlib.progress(chapter=10).chapters[0].exercises]
+    nine = [e.id for e in attncheck.progress(chapter=9).chapters[0].exercises]
+    ten = [e.id for e in attncheck.progress(chapter=10).chapters[0].exercises]
     monkeypatch.setattr(store, "now", lambda: "2026-01-01T00:00:00Z")  # all in one second
     check(nine[0], get(nine[0]).wrong[0])
     check(nine[-1], get(nine[-1]).right[0])  # the later check counts
-    assert attnlib.progress().next == ten[0]  # the exercise after the last one checked
-    assert attnlib.progress(chapter=9).next == nine[0]  # its last: wrap to its first
+    assert attncheck.progress().next == ten[0]  # the exercise after the last one checked
+    assert attncheck.progress(chapter=9).next == nine[0]  # its last: wrap to its first
     check(ten[0], get(ten[0]).wrong[0])
     check(nine[0], get(nine[0]).wrong[0])  # back to an earlier one, left unsolved
-    assert attnlib.progress().next == nine[0]
+    assert attncheck.progress().next == nine[0]
     for i in exercise_ids():
         check(i, get(i).right[0])
-    assert attnlib.progress().next is None
-    assert "Every exercise here is solved." in repr(attnlib.progress())
+    assert attncheck.progress().next is None
+    assert "Every exercise here is solved." in repr(attncheck.progress())
 
 
 def test_progress_is_an_html_table_in_jupyter(record, capsys):
     check(ID, get(ID).wrong[0])
-    html = attnlib.progress()._repr_html_()
+    html = attncheck.progress()._repr_html_()
     assert html.count("<table") == 1 and "<th" in html
     assert "9. Softmax and the attention matrix A" in html
     assert f"<code>{ID}</code>" in html and "tried (1 attempt)" in html
     assert "Next to try: chapter 9, exercise 1 (softmax.by_hand)" in html
-    three = attnlib.progress(chapter=3)._repr_html_()
+    three = attncheck.progress(chapter=3)._repr_html_()
     assert "X ∈ ℝ^(n×d_model)" in three and "{" not in three and "<script" not in three
 
 
@@ -266,27 +267,27 @@ def test_a_chapter_without_exercises_is_a_clear_error(record):
     last = len(course.chapters())  # every chapter has checked exercises
     for bad in (0, last + 1, "9", True, 9.0):
         with pytest.raises(ValueError, match=rf"from 1 to {last}"):
-            attnlib.progress(chapter=bad)
+            attncheck.progress(chapter=bad)
 
 
 def test_reset_clears_and_says_how_many(record, capsys):
     for i in (ID, "softmax.doubled", "weighted_sum.z_row"):
         check(i, get(i).wrong[0])
     capsys.readouterr()
-    assert attnlib.progress(reset=True, chapter=9) is None
+    assert attncheck.progress(reset=True, chapter=9) is None
     assert capsys.readouterr().out.strip() == ("Cleared your exercise record of chapter 9: 2 entries removed.")
     assert list(entries(record)) == ["weighted_sum.z_row"]
-    attnlib.progress(reset=True)
+    attncheck.progress(reset=True)
     assert capsys.readouterr().out.strip() == "Cleared your exercise record: 1 entry removed."
     assert entries(record) == {}
-    assert all(e.status == "not started" for e in attnlib.progress().exercises.values())
+    assert all(e.status == "not started" for e in attncheck.progress().exercises.values())
 
 
 def test_reset_replaces_a_corrupt_record_and_recording_resumes(record, capsys):
     record.write_text("not json")
     check(ID, get(ID).wrong[0])
     assert "record is off" in flat(capsys.readouterr().out)
-    attnlib.progress(reset=True)
+    attncheck.progress(reset=True)
     assert "replaced by an empty record" in capsys.readouterr().out
     check(ID, get(ID).right[0])
     assert entries(record)[ID]["solved"] is True
@@ -294,7 +295,7 @@ def test_reset_replaces_a_corrupt_record_and_recording_resumes(record, capsys):
 
 def test_reset_with_recording_off_says_so(monkeypatch, capsys):
     monkeypatch.setenv("ATTNLIB_PROGRESS", "off")
-    attnlib.progress(reset=True)
+    attncheck.progress(reset=True)
     assert "Recording is off" in capsys.readouterr().out
 
 
@@ -322,7 +323,7 @@ def test_an_unreadable_record_is_left_alone_with_one_notice(record, capsys, cont
     assert verdicts == [True] * 3
     assert out.count("✓") == 3 and out.count("record is off") == 1 and why in out
     assert record.read_bytes() == before
-    assert why in attnlib.progress().note
+    assert why in attncheck.progress().note
 
 
 def test_a_read_only_record_is_left_alone_with_one_notice(record, capsys):
@@ -387,7 +388,7 @@ def test_a_busy_record_never_makes_check_wait_long(record, capsys):
 
 HAMMER = """
     import sys
-    from attnlib.exercise_record import record
+    from attncheck.record import record
     ids = ["softmax.by_hand", "weighted_sum.z_row", "ch%s.only_mine" % sys.argv[1]]
     for n in range({n}):
         record(ids[n % 2], n % 5 == 0)
@@ -431,13 +432,13 @@ def test_unknown_ids_from_an_older_course_are_kept_and_shown_apart(record, capsy
     record.write_text(json.dumps({"format": 1, "exercises": {"ch09.retired": old}}))  # an old id, too
     check(ID, get(ID).right[0])
     assert entries(record)["softmax.retired"] == old  # kept, under the id it has now
-    shown = attnlib.progress()
+    shown = attncheck.progress()
     assert [e.id for e in shown.unknown] == ["softmax.retired"]
     assert "softmax.retired" not in shown.exercises
     assert "Not in this version of the course" in repr(shown)
     assert "Not in this version of the course" in shown._repr_html_()
-    assert [e.id for e in attnlib.progress(chapter=9).unknown] == ["softmax.retired"]
-    assert [e.id for e in attnlib.progress(chapter=10).unknown] == []
+    assert [e.id for e in attncheck.progress(chapter=9).unknown] == ["softmax.retired"]
+    assert [e.id for e in attncheck.progress(chapter=10).unknown] == []
 
 
 # --- 5. never in the way of the book or the tests ----------------------------------------
@@ -462,11 +463,11 @@ def test_run_all_on_a_fresh_notebook_records_nothing_but_the_learners_own_attemp
     nbclient = pytest.importorskip("nbclient")
     path = tmp_path / "progress.json"
     cells = [
-        "import attnlib\nfrom attnlib.exercises import get",
+        "import attnlib\nfrom attncheck import get",
         f"answer = None  # replace None\nattnlib.check({ID!r}, answer)",
         f"# Solution\nattnlib.check({ID!r}, get({ID!r}).right[0])",
-        f"attnlib.check({ID!r}, get({ID!r}).wrong[0])  # the learner's own try",
-        f"print(attnlib.progress(chapter=9).exercises[{ID!r}].status)",
+        f"attncheck.check({ID!r}, get({ID!r}).wrong[0])  # the learner's own try",
+        f"print(attncheck.progress(chapter=9).exercises[{ID!r}].status)",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     env = {"PYTHONPATH": str(ROOT), "ATTNLIB_PROGRESS": str(path)}
@@ -486,9 +487,9 @@ def test_run_all_on_a_fresh_notebook_records_nothing_but_the_learners_own_attemp
 
 def test_progress_is_exported_lazily_and_stays_a_function_after_check():
     code = (
-        "import sys, attnlib; print('exercise_record' in str(sorted(sys.modules)));"
-        "attnlib.check('softmax.by_hand', [1, 2, 3]);"
-        "print(callable(attnlib.progress), attnlib.progress.__name__)"
+        "import sys, attnlib; print('record' in str(sorted(sys.modules)));"
+        "attncheck.check('softmax.by_hand', [1, 2, 3]);"
+        "print(callable(attncheck.progress), attncheck.progress.__name__)"
     )
     out = run_python(code, "off")
     assert out.splitlines()[0] == "False"

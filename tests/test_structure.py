@@ -117,12 +117,12 @@ def test_the_rule_finds_a_private_name_imported_or_reached_through_a_module():
 
 def test_the_rule_allows_a_module_s_own_private_names_and_those_of_its_private_submodules(monkeypatch):
     inside = ROOT / "attnlib" / "exercises" / "registry.py"
-    code = "from .registry import _REGISTRY\nfrom . import _shared\nfrom attnlib.exercises import registry\n"
+    code = "from .registry import _REGISTRY\nfrom . import _shared\nfrom attncheck import registry\n"
     real = _is_module
     monkeypatch.setitem(globals(), "_is_module", lambda name: name.endswith("._shared") or real(name))
     assert private_uses(inside, code) == []
     outside = ROOT / "attnlib" / "core.py"
-    assert private_uses(outside, "from attnlib.exercises import _shared\n") == ["1: attnlib.exercises._shared"]
+    assert private_uses(outside, "from attncheck import _shared\n") == ["1: attncheck._shared"]
 
 
 def test_no_private_name_of_an_attnlib_module_is_used_outside_it():

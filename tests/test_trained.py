@@ -227,7 +227,7 @@ def test_import_attnlib_leaves_the_model_and_its_readers_unloaded():
 
 
 def test_find_head_constants_are_the_models():
-    from attnlib.exercises import trained_model as ex
+    from attncheck import trained_model as ex
 
     toks, A = trained.attention_maps("the kitten sat on the mat")
     mat, kitten = toks.index("mat"), toks.index("kitten")
@@ -238,7 +238,7 @@ def test_find_head_constants_are_the_models():
 
 
 def test_score_rows_are_the_models():
-    from attnlib.exercises import trained_model as ex
+    from attncheck import trained_model as ex
     from attnlib.heads import split_heads
 
     toks, X = trained.hidden_states("the kitten sat on the mat because it was tired", 3)

@@ -20,15 +20,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from attnlib.exercise_record.ids import OLD_ID, OLD_NUMBERS, current_id
-from attnlib.exercises import exercise_ids
+from attncheck import exercise_ids
+from attncheck.record.ids import OLD_ID, OLD_NUMBERS, current_id
 
 SUFFIXES = (".ipynb", ".md", ".py")
 OLD_PREFIX = re.compile(r"\b(ch\d\d)\.(?=[\"'…])")  # "ch09." in quotes, or "ch01.…"
 # these write old ids on purpose: the table of old ids, the porting note, this tool and its test
 KEEP = {
-    "attnlib/exercise_record/ids.py",
-    "attnlib/exercises/registry.py",
+    "attncheck/record/ids.py",
+    "attncheck/registry.py",
     "tools/rename_exercise_ids.py",
     "tests/test_exercise_ids.py",
 }

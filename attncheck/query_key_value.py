@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import RUNNING_SENTENCE, VOCAB, running_lenses, words
+from attnlib.data import RUNNING_SENTENCE, VOCAB, running_lenses, words
+
 from . import Wrong, exercise, expect_array, expect_structure, expect_word, normal_word, to_items, to_numpy, to_shape
 
 # the chapter's subject (its file's name without the number) and its title

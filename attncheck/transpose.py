@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..course import chapter_ref
-from ..data import VOCAB, running_lenses
+from attnlib.course import chapter_ref
+from attnlib.data import VOCAB, running_lenses
+
 from . import (
     Wrong,
     exercise,

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core import softmax as _softmax
-from ..masks import padding_mask as _library_padding_mask
+from attnlib.core import softmax as _softmax
+from attnlib.masks import padding_mask as _library_padding_mask
+
 from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, to_mask, to_numpy
 
 # the chapter's subject (its file's name without the number) and its title

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ..exercise_record.attempts import is_attempt
-from ..exercise_record.ids import current_id
 from .answers import size_at_least, to_numpy
 from .calling import inputs_may_change
 from .hints import Wrong, contained, describe, is_array, polish, quietly, safe_str, shape_words, show
+from .record.attempts import is_attempt
+from .record.ids import current_id
 from .registry import Exercise, exercises, find
 
 SIZE_SLACK = 1000  # numbers beyond ten times the largest right answer an answer may hold before it is refused unread

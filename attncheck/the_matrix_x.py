@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import VOCAB, sentence_matrix
+from attnlib.data import VOCAB, sentence_matrix
+
 from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy, to_shape
 
 # the chapter's subject (its file's name without the number) and its title

@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core import softmax as _softmax
-from ..heads import multi_head_attention as _reference
+from attnlib.core import softmax as _softmax
+from attnlib.heads import multi_head_attention as _reference
+
 from . import Wrong, call, exercise, expect_array, expect_pair, to_numpy, to_shape
 
 # the chapter's subject (its file's name without the number) and its title

@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ..course import chapter_ref
-from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
+from attnlib.course import chapter_ref
+from attnlib.data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
+
 from . import Wrong, describe, exercise, expect_array, expect_number, expect_structure, to_count, to_numpy, torch_form
 
 # the chapter's subject (its file's name without the number) and its title

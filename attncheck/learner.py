@@ -1,7 +1,7 @@
 """The learner's three calls: `check`, `exercise_ids` and `progress`.
 
 `check` is `judge`, then print, then record: the verdict is printed wrapped at 78 columns, and
-the learner's own attempts go to the record (`attnlib.exercise_record`), which gets plain data
+the learner's own attempts go to the record (`attncheck.record`), which gets plain data
 (the id and whether it was right) and nothing of the checker.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from ..exercise_record import record
-from ..exercise_record.report import Listed, Progress
-from ..exercise_record.report import progress as _report
 from .hints import contained
+from .record import record
+from .record.report import Listed, Progress
+from .record.report import progress as _report
 from .registry import chapter_number, exercise_ids, exercises
 from .verdicts import Verdict, judge
 

@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core import scale, scores, softmax
-from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
+from attnlib.core import scale, scores, softmax
+from attnlib.data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
+
 from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, expect_word, to_numpy
 
 # the chapter's subject (its file's name without the number) and its title

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core import self_attention
-from ..data import running_lenses, sentence_matrix, words
+from attnlib.core import self_attention
+from attnlib.data import running_lenses, sentence_matrix, words
+
 from . import Wrong, call, exercise, expect_array, to_numpy
 
 # the chapter's subject (its file's name without the number) and its title
@@ -97,7 +98,7 @@ def _right_torch(pos: int, d_model: int) -> Any:
 
 
 def _right_library(pos: int, d_model: int) -> np.ndarray:
-    from ..positions import positional_encoding
+    from attnlib.positions import positional_encoding
 
     return positional_encoding(pos + 1, d_model)[pos]
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import VOCAB, VOCAB_2D
+from attnlib.data import VOCAB, VOCAB_2D
+
 from . import Wrong, call, describe, exercise, expect_word, fmt, normal_word, to_number, to_numpy
 
 # the chapter's subject (its file's name without the number) and its title

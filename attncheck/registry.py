@@ -18,7 +18,7 @@ chapter that moves keeps its ids.
 
 Porting a grader written in the number-id days: the decorator call is unchanged, and an old id
 still registers under the new one (`@exercise("ch09.by_hand", ...)` registers `softmax.by_hand`,
-through `exercise_record.ids`). Add the module's `CHAPTER` line, then run
+through `record.ids`). Add the module's `CHAPTER` line, then run
 `tools/rename_exercise_ids.py`, which rewrites the old ids in place. A new chapter's grader
 (`trained_model.py`, say) uses its subject ids from the start (`trained_model.name`): an old
 `chNN.` id always means the chapter that had that number in November 2026.
@@ -32,8 +32,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import course
-from ..exercise_record.ids import current_id
+from attnlib import course
+
+from .record.ids import current_id
 
 _PACKAGE = __name__.rpartition(".")[0]
 

@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core import self_attention as _reference
-from ..core import softmax as _softmax_rows
-from ..course import chapter_ref
+from attnlib.core import self_attention as _reference
+from attnlib.core import softmax as _softmax_rows
+from attnlib.course import chapter_ref
+
 from . import (
     Wrong,
     call,

@@ -217,7 +217,7 @@ def _where(x: Listed) -> str:
     sphinx-exercise numbers them; without the notebook, the chapter alone."""
     if x.chapter is None:
         return ""
-    from ..course import TOC, chapters
+    from attnlib.course import TOC, chapters
 
     where = f"chapter {x.chapter}"
     stem = next((stem for number, _, stem in chapters() if number == x.chapter), None)
