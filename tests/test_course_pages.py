@@ -116,3 +116,43 @@ def test_a_new_chapter_flows_through_every_page(tmp_path):
     for page in course_pages.PAGES:  # made once, the pages are up to date
         (root / page).write_text(course_pages.render(root, page), encoding="utf-8")
     assert course_pages.stale(root) == []
+
+
+# reference.md tags each module's section with the chapters it belongs to: "([chapter 11](chapters/11_masks.ipynb))",
+# "(chapters [5](…) to [14](…))". Those are tested, not generated: each chapter named (both ends of a range) uses
+# the module in its code, by the module's name (`masks.`, `import masks`) or by one of its own functions.
+TAG_LINK = re.compile(r"\[[^\]]*\]\((chapters/\d\d_\w+)\.ipynb\)")
+
+
+def _code(root: Path, file: str) -> str:
+    notebook = json.loads((root / f"{file}.ipynb").read_text(encoding="utf-8"))
+    return "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
+
+
+def _uses(module: str, code: str) -> bool:
+    import importlib
+    import inspect
+
+    last, found = module.rsplit(".", 1)[-1], importlib.import_module(module)
+    if re.search(rf"\b{last}\.\w|import[^\n]*\b{last}\b", code):
+        return True
+    own = [n for n, o in vars(found).items() if not n.startswith("_") and inspect.getmodule(o) is found]
+    return any(re.search(rf"\b{re.escape(n)}\(|import[^\n]*\b{re.escape(n)}\b", code) for n in own)
+
+
+def tags_not_used(reference: str, root: Path = ROOT) -> list[str]:
+    wrong = []
+    for heading in (line for line in reference.splitlines() if line.startswith("#")):
+        module = re.search(r"`(attnlib(?:\.\w+)*)`", heading)
+        files = TAG_LINK.findall(heading[module.end() :]) if module else []
+        if " to " in heading and files:
+            files = [files[0], files[-1]]
+        wrong += [f"{module.group(1)}: {file}" for file in files if not _uses(module.group(1), _code(root, file))]
+    return wrong
+
+
+def test_reference_tags_name_chapters_that_use_the_module():
+    assert tags_not_used((ROOT / "reference.md").read_text(encoding="utf-8")) == []
+    wrong_tag = "### Masks: `attnlib.masks` ([chapter 1](chapters/01_vectors.ipynb))"
+    assert tags_not_used(wrong_tag) == ["attnlib.masks: chapters/01_vectors"]  # the check can fail
+    assert tags_not_used(wrong_tag.replace("01_vectors", "11_masks")) == []
