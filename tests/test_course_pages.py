@@ -89,7 +89,10 @@ def _course_with_a_new_chapter(tmp_path: Path) -> Path:
         notebook = json.loads((ROOT / f"{file}.ipynb").read_text(encoding="utf-8"))
         notebook["cells"] = [c for c in notebook["cells"] if c["cell_type"] == "markdown"]
         (tmp_path / "chapters" / f"{new}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
-    source = "# A model that writes\n\nText.\n\n:::{dropdown} Recall: Why can a writing model not look ahead?\nIt has not written it yet.\n:::\n"
+    source = (
+        "# A model that writes\n\nText.\n\n::::{dropdown} Recall: Why can a writing model not look ahead?\n"
+        "It has not written it yet.\n\n:::{note}\nA directive inside the answer.\n:::\n::::\n"
+    )
     notebook = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": source}], "metadata": {}}
     (tmp_path / "chapters" / "16_causal_model.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
     return tmp_path
@@ -100,7 +103,8 @@ def test_a_new_chapter_flows_through_every_page(tmp_path):
     assert set(course_pages.stale(root)) == set(course_pages.PAGES)  # every page changes
     checklist = course_pages.render(root, "chapters/checklist.md")
     assert (
-        ":::{dropdown} Recall 16.1: Why can a writing model not look ahead?\nIt has not written it yet.\n" in checklist
+        "::::{dropdown} Recall 16.1: Why can a writing model not look ahead?\nIt has not written it yet.\n\n"
+        ":::{note}\nA directive inside the answer.\n:::\n\n*Taught in* {doc}`16_causal_model`\n::::\n" in checklist
     )
     assert "### [Chapter 18](18_cpu_vs_gpu.ipynb)" in checklist and "Recall 18.1:" in checklist
     assert "Recall 19." not in checklist

@@ -84,7 +84,8 @@ def recalls(root: Path, file: str) -> list[tuple[str, str]]:
 
 def plain(text: str) -> str:
     """Text with its $math$ written in Unicode, for alt text and plain Markdown: '$K^{\\mathsf T}$' -> 'Kᵀ'."""
-    sys.path.insert(0, str(ROOT / "_ext"))
+    if str(ROOT / "_ext") not in sys.path:
+        sys.path.insert(0, str(ROOT / "_ext"))  # the book's own TeX-to-Unicode, as its page titles use
     from plain_titles import tex_to_unicode
 
     return re.sub(r"\$([^$]+)\$", lambda m: tex_to_unicode(m.group(1)), text)
@@ -97,18 +98,23 @@ def in_words(n: int) -> str:
 
 
 def recall_region(root: Path, old: str) -> str:
+    """checklist.md: every chapter's Recall dropdowns, under the chapter's heading, numbered N.k."""
     blocks = []
     for chapter in chapters(root):
         stem = Path(chapter.file).name
         blocks.append(f"### [Chapter {chapter.number}]({stem}.ipynb)\n\nFrom {{doc}}`{stem}`.\n")
         for k, (question, answer) in enumerate(recalls(root, chapter.file), 1):
+            inner = max((len(run) for run in re.findall(r"^(:{3,})", answer, re.MULTILINE)), default=2)
+            fence = ":" * max(3, inner + 1)  # longer than any directive inside the answer
             blocks.append(
-                f":::{{dropdown}} Recall {chapter.number}.{k}: {question}\n{answer}\n\n*Taught in* {{doc}}`{stem}`\n:::\n"
+                f"{fence}{{dropdown}} Recall {chapter.number}.{k}: {question}\n{answer}\n\n"
+                f"*Taught in* {{doc}}`{stem}`\n{fence}\n"
             )
     return "\n".join(blocks)
 
 
 def overview_region(root: Path, old: str) -> str:
+    """intro.md: the parts of _toc.yml, each with its chapters' numbers (links) and titles."""
     parts = toc_parts(root)
     numbered = [p for p in parts if p.get("numbered")]
     lines = [f"The course has {in_words(len(numbered))} parts, each chapter building on the ones before it:", ""]
@@ -127,6 +133,7 @@ def overview_region(root: Path, old: str) -> str:
 
 
 def map_region(root: Path, old: str) -> str:
+    """intro.md: the course map's figure; its alt text names every box as attnlib.plot draws it."""
     from attnlib.plot.course_map import course_chapters
 
     boxes = course_chapters(str(root / "_toc.yml"))
@@ -158,6 +165,7 @@ def map_region(root: Path, old: str) -> str:
 
 
 def readme_region(root: Path, old: str) -> str:
+    """README.md: the chapter table; the "You learn" words of the table as it stands (`old`) kept by subject."""
     kept = {}
     for row in old.splitlines():
         cols = [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]  # not at an escaped \|
