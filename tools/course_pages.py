@@ -108,7 +108,7 @@ def recall_region(root: Path, old: str) -> str:
             fence = ":" * max(3, inner + 1)  # longer than any directive inside the answer
             blocks.append(
                 f"{fence}{{dropdown}} Recall {chapter.number}.{k}: {question}\n{answer}\n\n"
-                f"*Taught in* {{doc}}`{stem}`\n{fence}\n"
+                f"*Taught in* {{doc}}`chapter {chapter.number} <{stem}>`, {{doc}}`{stem}`\n{fence}\n"
             )
     return "\n".join(blocks)
 
