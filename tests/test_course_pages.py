@@ -104,7 +104,8 @@ def test_a_new_chapter_flows_through_every_page(tmp_path):
     checklist = course_pages.render(root, "chapters/checklist.md")
     assert (
         "::::{dropdown} Recall 16.1: Why can a writing model not look ahead?\nIt has not written it yet.\n\n"
-        ":::{note}\nA directive inside the answer.\n:::\n\n*Taught in* {doc}`chapter 16 <16_causal_model>`, {doc}`16_causal_model`\n::::\n" in checklist
+        ":::{note}\nA directive inside the answer.\n:::\n\n*Taught in* {doc}`chapter 16 <16_causal_model>`, {doc}`16_causal_model`\n::::\n"
+        in checklist
     )
     assert "### [Chapter 18](18_cpu_vs_gpu.ipynb)" in checklist and "Recall 18.1:" in checklist
     assert "Recall 19." not in checklist
