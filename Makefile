@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # JupyterLab settings for this course (no "Jupyter news" pop-up), installed into the venv's Lab
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: install book pdf test check lint lab execute figures lock clean
+.PHONY: install book pdf test check lint lab execute figures pages lock clean
 
 install: $(STAMP) $(LAB_OVERRIDES)
 
@@ -31,7 +31,8 @@ $(LAB_OVERRIDES): tools/jupyterlab-overrides.json $(STAMP)
 lock:
 	$(PYTHON) tools/lock_requirements.py
 
-book: $(STAMP)
+# the book's pages that repeat the chapters are remade first (`make pages`: offline, a few seconds)
+book: $(STAMP) pages
 	$(VENV)/bin/jupyter-book build -W --keep-going --all .
 	@echo
 	@echo "Open the book: $(CURDIR)/_build/html/index.html"
@@ -68,6 +69,11 @@ execute: $(STAMP)
 		ATTNLIB_PROGRESS=off $(VENV)/bin/jupyter execute --inplace "$$nb" || exit 1; \
 	done
 	$(PY) tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb
+
+# the pages that repeat the chapters (the checklist's Recall questions, the intro's parts and chapters
+# and its map's alt text, README's chapter table), made from _toc.yml and the notebooks
+pages: $(STAMP)
+	$(PY) tools/course_pages.py
 
 figures: $(STAMP)
 	$(PY) -c "from attnlib import plot; plot.save_svg(plot.prerequisite_map('_toc.yml'), '_static/prerequisite_map.svg')"
