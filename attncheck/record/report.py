@@ -1,4 +1,4 @@
-"""Reading the record back: what `attnlib.progress()` shows, as text for a terminal and HTML for Jupyter.
+"""Reading the record back: what `attncheck.progress()` shows, as text for a terminal and HTML for Jupyter.
 
 The course's exercises come in as plain data (`Listed`: id, subject, chapter number, chapter
 title, in the course's order), so the report knows nothing of the checker.
@@ -52,7 +52,7 @@ class ChapterStatus:
 
 @dataclass
 class Progress:
-    """What `attnlib.progress()` returns: the record per chapter, shown as a table."""
+    """What `attncheck.progress()` returns: the record per chapter, shown as a table."""
 
     chapters: list[ChapterStatus]
     next: str | None  # the exercise to try next; None when every one shown is solved
@@ -156,7 +156,7 @@ def _html_row(e: ExerciseStatus) -> str:
 
 
 def progress(listing: list[Listed], chapter: int | str | None = None, reset: bool = False) -> Progress | None:
-    """The record of the course's exercises (`listing`, in the course's order); see `attnlib.progress`."""
+    """The record of the course's exercises (`listing`, in the course's order); see `attncheck.progress`."""
     numbers = sorted({x.chapter for x in listing if x.chapter is not None})
     number_of = {x.subject: x.chapter for x in listing} | {x.id.partition(".")[0]: x.chapter for x in listing}
     if isinstance(chapter, str) and number_of.get(chapter) is not None:
