@@ -212,7 +212,8 @@ def test_both_wheels_installed_in_a_fresh_environment_check_every_exercise(tmp_p
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = str(venv / "bin" / "python")
     site = _run("import sysconfig; print(sysconfig.get_paths()['purelib'])", python=python).strip()
-    Path(site, "shared_environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    shared = dict.fromkeys(sysconfig.get_paths()[kind] for kind in ("purelib", "platlib"))  # numpy, matplotlib
+    Path(site, "shared_environment.pth").write_text("".join(f"{path}\n" for path in shared))
     install = [*pip, "--python", python, "install", "--no-deps", "--no-index", "-q", *wheels]
     subprocess.run(install, check=True, timeout=300)
 
