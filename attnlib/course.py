@@ -24,7 +24,10 @@ def number(subject: str) -> int:
         if chapter_subject == subject:
             return chapter_number
     known = ", ".join(s for _, s, _ in chapters())
-    raise ValueError(f"no chapter on {subject!r} in _toc.yml (the chapters are: {known})")
+    raise ValueError(
+        f"no chapter on {subject!r} in the course (the chapters are: {known}); "
+        "a chapter new in _toc.yml is known after `make course-data`"
+    )
 
 
 def chapter_ref(subject: str, capital: bool = False) -> str:

@@ -68,6 +68,13 @@ def test_the_generator_follows_a_chapter_inserted_after_the_trained_model(tmp_pa
     assert '"a_new_idea": {\n        "a_new_idea.guess": 1,\n    },' in made["exercise_places.py"]
 
 
+def test_a_subject_the_table_lacks_says_how_to_refresh_it():
+    from attnlib import course
+
+    with pytest.raises(ValueError, match=r"no chapter on 'a_new_idea' .*`make course-data`"):
+        course.number("a_new_idea")
+
+
 def test_the_places_are_each_exercise_s_number_among_its_chapter_s_exercises():
     places = course_data.places_in(
         {
