@@ -93,6 +93,8 @@ def test_reference_has_a_section_for_every_public_module_with_its_chapter():
     missing = [m for m in public_modules() if not any(f"`{m}`" in h for h in headings)]
     assert not missing, f"reference.md has no section for {missing}"
     no_chapter = [
-        h for h in headings[1:] if ("`attnlib" in h or "`attncheck" in h) and not re.search(r"\((\[?chapter|every|Part|the intro)", h)
+        h
+        for h in headings[1:]
+        if ("`attnlib" in h or "`attncheck" in h) and not re.search(r"\((\[?chapter|every|Part|the intro)", h)
     ]
     assert not no_chapter, f"reference.md sections that do not say their chapter: {no_chapter}"
