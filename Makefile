@@ -31,7 +31,7 @@ $(LAB_OVERRIDES): tools/jupyterlab-overrides.json $(STAMP)
 lock:
 	$(PYTHON) tools/lock_requirements.py
 
-book: $(STAMP)
+book: $(STAMP) course-data
 	$(VENV)/bin/jupyter-book build -W --keep-going --all .
 	@echo
 	@echo "Open the book: $(CURDIR)/_build/html/index.html"
@@ -62,7 +62,7 @@ lab: $(STAMP) $(LAB_OVERRIDES)
 	$(VENV)/bin/jupyter trust chapters/[0-9][0-9]_*.ipynb > /dev/null
 	$(VENV)/bin/jupyter lab chapters
 
-execute: $(STAMP)
+execute: $(STAMP) course-data
 	$(PY) tools/prepare_notebooks.py
 	for nb in chapters/[0-9][0-9]_*.ipynb; do \
 		ATTNLIB_PROGRESS=off $(VENV)/bin/jupyter execute --inplace "$$nb" || exit 1; \
@@ -72,8 +72,9 @@ execute: $(STAMP)
 figures: $(STAMP)
 	$(PY) -c "from attnlib import plot; plot.save_svg(plot.prerequisite_map('_toc.yml'), '_static/prerequisite_map.svg')"
 
-# after adding, moving or renumbering a chapter or an exercise: what the packages know of the book
-# (the chapter table, each exercise's place) is data inside them, generated from _toc.yml and the notebooks
+# What the packages know of the book (the chapter table, each exercise's place) is data inside them,
+# generated from _toc.yml and the notebooks; `book` and `execute` refresh it first, so a chapter added,
+# moved or renumbered is never shown under its old number (tests/test_packages.py fails while it is stale)
 course-data: $(STAMP)
 	$(PY) tools/course_data.py
 
