@@ -124,6 +124,29 @@ def test_neither_package_opens_a_file_outside_itself_at_import_or_at_check():
     assert outside == []
 
 
+PATHS = """
+    import importlib, pkgutil
+    from pathlib import PurePath
+    import attncheck, attnlib
+    for package in (attnlib, attncheck):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            module = importlib.import_module(info.name)
+            for name, value in vars(module).items():
+                if isinstance(value, PurePath):
+                    print(f"{info.name}.{name}", value)
+"""
+
+
+def test_every_path_a_module_keeps_points_inside_its_package():
+    """A file a module will read later (a reference output, say) is the package's own data, not the book's."""
+    kept = [line.split(" ", 1) for line in _run(PATHS, PYTHONPATH=str(ROOT)).splitlines()]
+    assert "attnlib.trained.REFERENCE" in dict(kept)
+    outside = [
+        f"{name}: {path}" for name, path in kept if not Path(path).resolve().is_relative_to(ROOT / name.split(".")[0])
+    ]
+    assert outside == []
+
+
 # --- registration is atomic -------------------------------------------------------------------
 
 BROKEN = """
