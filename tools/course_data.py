@@ -1,7 +1,6 @@
 """Write what the two packages need of the book as data inside them, so that neither reads the book.
 
-    python tools/course_data.py           # `make course-data`: rewrite both files from _toc.yml and the notebooks
-    python tools/course_data.py --check   # exit 1, naming the stale file, when either is out of date
+    python tools/course_data.py     # `make course-data`: rewrite both files from _toc.yml and the notebooks
 
 - `attnlib/course_data.py`: the numbered chapters in book order, (number, subject, file stem), from
   `_toc.yml`; `attnlib.course` reads it.
@@ -89,17 +88,12 @@ def generated(root: Path = ROOT) -> dict[Path, str]:
     }
 
 
-def main(argv: list[str]) -> int:
-    stale = [path for path, text in generated().items() if not path.is_file() or path.read_text() != text]
-    if "--check" in argv:
-        for path in stale:
-            print(f"{path.relative_to(ROOT)} is stale: run `make course-data`")
-        return 1 if stale else 0
+def main() -> int:
     for path, text in generated().items():
         path.write_text(text, encoding="utf-8")
-    print("wrote " + ", ".join(str(p.relative_to(ROOT)) for p in generated()))
+        print(f"wrote {path.relative_to(ROOT)}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
