@@ -10,7 +10,7 @@
   exercise 2" with it.
 
 Run it again whenever a chapter is added, moved or renumbered, or an exercise is added or moved;
-tests/test_course_data.py fails while either file is stale.
+`make book` and `make execute` run it first; tests/test_packages.py fails while either file is stale.
 """
 
 from __future__ import annotations
