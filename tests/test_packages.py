@@ -68,6 +68,15 @@ def test_the_generator_follows_a_chapter_inserted_after_the_trained_model(tmp_pa
     assert '"a_new_idea": {\n        "a_new_idea.guess": 1,\n    },' in made["exercise_places.py"]
 
 
+def test_every_registered_exercise_has_its_place_in_its_chapter():
+    """So `progress()` can always say "chapter 9, exercise 2", and no place names an exercise that is gone."""
+    from attncheck.exercise_places import PLACES
+
+    registered = {(ex.subject, ex.id) for ex in registry.exercises()}
+    placed = {(subject, exercise_id) for subject, ids in PLACES.items() for exercise_id in ids}
+    assert registered - placed == set() and placed - registered == set()
+
+
 def test_a_subject_the_table_lacks_says_how_to_refresh_it():
     from attnlib import course
 
