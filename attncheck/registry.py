@@ -2,7 +2,8 @@
 
 An id names its chapter by subject, never by number (`"softmax.by_hand"` for an exercise of
 `chapters/09_softmax.ipynb`), so no id changes when a chapter is inserted or renumbered: the
-chapter's number is read from `_toc.yml` when it is shown. Any module of this package may register
+chapter's number is looked up in `attnlib.course` (the table `make course-data` generates from
+`_toc.yml`) when it is shown. Any module of this package may register
 exercises (`softmax.py`, `trained_model.py`, named by subject as the ids are; none is found by its file name). It names its chapter
 once, as data: the subject (the chapter file's name without its number, as `_toc.yml` has it) and
 the title. Then it registers each exercise in the order the chapter asks them:
@@ -27,7 +28,9 @@ through `record.ids`). Add the module's `CHAPTER` line, then run
 from __future__ import annotations
 
 import importlib
+import itertools
 import pkgutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,7 +59,9 @@ class Exercise:
 
 
 _REGISTRY: dict[str, Exercise] = {}
+_ORDER = itertools.count()  # the order of registration, the order a chapter asks its exercises in
 _loaded = False
+FAILED: dict[str, str] = {}  # a grader module that failed to import -> why, in one line; it registered nothing
 
 
 def exercise(
@@ -75,7 +80,7 @@ def exercise(
             raise ValueError(f"exercise id {exercise_id!r} is registered twice")
         title = subject.replace("_", " ").capitalize()  # subject and title until its module's CHAPTER is read
         _REGISTRY[exercise_id] = Exercise(
-            exercise_id, checker, list(right), list(wrong), catches, solution, subject, title, len(_REGISTRY), in_place
+            exercise_id, checker, list(right), list(wrong), catches, solution, subject, title, next(_ORDER), in_place
         )
         return checker
 
@@ -83,16 +88,34 @@ def exercise(
 
 
 def _load_all() -> None:
-    """Import every module of the package once, so each registers its exercises and names its chapter."""
+    """Import every module of the package once, so each registers its exercises and names its chapter.
+
+    A module registers all of its exercises or none: one that fails to import leaves nothing behind,
+    is named in one line on stderr and in `FAILED`, and the other chapters' exercises work."""
     global _loaded
     if not _loaded:
         package = importlib.import_module(_PACKAGE)
         for found in pkgutil.iter_modules(package.__path__):
             if not found.name.startswith("_"):
-                module = importlib.import_module(f"{_PACKAGE}.{found.name}")
-                if hasattr(module, "CHAPTER"):
-                    _name_chapter(module.__name__, *module.CHAPTER)
+                _load(f"{_PACKAGE}.{found.name}")
         _loaded = True
+
+
+def _load(name: str) -> None:
+    """Import one module of the package: its exercises and its CHAPTER line, or nothing if it fails."""
+    before, imported = set(_REGISTRY), False
+    try:
+        module = importlib.import_module(name)
+        imported = True
+    except Exception as exc:
+        FAILED[name] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        print(f"attncheck: {name} failed to import ({FAILED[name]}); its exercises are not checked.", file=sys.stderr)
+        return
+    finally:  # whatever stopped the import (an error, the stop button), the module's registrations go with it
+        for exercise_id in set(_REGISTRY) - before if not imported else ():
+            del _REGISTRY[exercise_id]
+    if hasattr(module, "CHAPTER"):
+        _name_chapter(module.__name__, *module.CHAPTER)
 
 
 def _name_chapter(module: str, subject: str, title: str) -> None:
@@ -103,7 +126,7 @@ def _name_chapter(module: str, subject: str, title: str) -> None:
 
 
 def exercises() -> list[Exercise]:
-    """Every registered exercise, in the course's order: chapter by chapter as `_toc.yml` has them."""
+    """Every registered exercise, in the course's order: chapter by chapter as the book has them."""
     _load_all()
     return sorted(_REGISTRY.values(), key=lambda ex: (chapter_number(ex.subject) or 10**6, ex.order))
 
@@ -126,9 +149,5 @@ def find(exercise_id: Any) -> Exercise | None:
 
 
 def chapter_number(subject: str) -> int | None:
-    """The number `_toc.yml` gives the chapter on `subject`; None when no chapter has it (or there is no `_toc.yml`)."""
-    try:
-        chapters = course.chapters()
-    except OSError:  # attnlib installed without the book beside it: the exercises stay in module order
-        return None
-    return next((n for n, s, _ in chapters if s == subject), None)
+    """The number the book gives the chapter on `subject`; None when no chapter has it."""
+    return next((n for n, s, _ in course.chapters() if s == subject), None)

@@ -17,7 +17,7 @@ from .calling import inputs_may_change
 from .hints import Wrong, contained, describe, is_array, polish, quietly, safe_str, shape_words, show
 from .record.attempts import is_attempt
 from .record.ids import current_id
-from .registry import Exercise, exercises, find
+from .registry import FAILED, Exercise, exercises, find
 
 SIZE_SLACK = 1000  # numbers beyond ten times the largest right answer an answer may hold before it is refused unread
 RIGHT = "✓ Correct. Well done!"
@@ -92,6 +92,9 @@ def _hint(ex: Exercise, answer: Any) -> str | None:
 def _no_such_exercise(exercise_id: Any) -> str:
     prefix = current_id(safe_str(exercise_id)).partition(".")[0] + "."
     close = [ex.id for ex in exercises() if ex.id.startswith(prefix)]
+    broken = [f"{name} failed to import ({why})" for name, why in FAILED.items() if name.endswith("." + prefix[:-1])]
+    if broken:
+        return f"✗ The checker cannot check {show(exercise_id)}: {broken[0]}. Tell the course's maintainers."
     return (
         f"✗ There is no exercise called {show(exercise_id)}. Check the spelling"
         f"{'; this chapter has: ' + ', '.join(close) if close else ''}."

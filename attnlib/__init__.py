@@ -52,7 +52,10 @@ _CHECKER = {"check", "exercise_ids", "progress"}  # the checker's, in the packag
 
 
 def __getattr__(name: str) -> Any:
-    """Load attnlib.plot, .bench, …, .training, .trained and the checker (check, exercise_ids, progress) on first use, so `import attnlib` stays fast."""
+    """Load attnlib.plot, .bench, …, .training, .trained on first use, so `import attnlib` stays fast.
+
+    The checker's names (check, exercise_ids, progress), which attnlib once carried, say in one line
+    where they live now."""
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _CHECKER:

@@ -195,10 +195,13 @@ def test_every_figure_has_alt_text_or_caption(built_book):
 
 
 def public_functions() -> list[str]:
-    """Every public function of attnlib: its __all__, and what the modules in REFERENCE_MODULES define."""
+    """Every public function of attnlib (its __all__, and what the modules in REFERENCE_MODULES define) and
+    what a learner calls of attncheck (`check`, `exercise_ids`, `progress`)."""
+    import attncheck.learner
     import attnlib
 
     names = [f"attnlib.{n}" for n in attnlib.__all__ if inspect.isfunction(getattr(attnlib, n))]
+    names += [f"attncheck.{n}" for n in attncheck.learner.__all__]
     for modname in REFERENCE_MODULES:
         module = importlib.import_module(modname)
         exported = getattr(module, "__all__", None)
@@ -224,7 +227,7 @@ def test_reference_is_in_the_toc():
 def test_reference_documents_every_public_function(built_book):
     documented = reference_entries(built_book.html_dir)
     expected = public_functions()
-    assert {"attncheck.check", "attncheck.exercise_ids"} <= set(expected)
+    assert {"attncheck.check", "attncheck.exercise_ids", "attncheck.progress"} <= set(expected)
     missing = [name for name in expected if name not in documented]
     assert not missing, f"reference.md does not document {missing}"
 

@@ -435,7 +435,7 @@ def test_a_check_cell_in_a_real_kernel_prints_once_and_echoes_nothing(tmp_path):
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [
-        nbformat.v4.new_code_cell('from attnlib import check\ncheck("scaling.spread", 20)'),
+        nbformat.v4.new_code_cell('from attncheck import check\ncheck("scaling.spread", 20)'),
         nbformat.v4.new_code_cell('check("scaling.spread", 40)'),
         nbformat.v4.new_code_cell('print("right" if check("scaling.spread", 20) else "wrong")'),
     ]

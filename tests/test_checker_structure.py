@@ -1,5 +1,6 @@
-"""The checker's place in the package: no import cycle anywhere in attnlib, the checker loaded
-only when the learner first uses it, one guard against what learner code raises, small modules.
+"""The checker's place beside the library: attncheck imports attnlib and never the other way, at any
+depth; no import cycle in either package; the record imports nothing of the checker; one guard
+against what learner code raises; small modules.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "attnlib"
-CHECKER = [PACKAGE / "exercises", PACKAGE / "record"]
+PACKAGES = [ROOT / "attnlib", ROOT / "attncheck"]
+CHECKER = [ROOT / "attncheck", ROOT / "attncheck" / "record"]
 
 
 def _module_name(path: Path) -> str:
@@ -22,7 +23,7 @@ def _module_name(path: Path) -> str:
 
 
 def _imports(path: Path, modules: set[str]) -> set[str]:
-    """The attnlib modules `path` imports, at its top or inside a function (a cycle is a cycle either way)."""
+    """The modules of `modules` that `path` imports, at its top or inside a function (a cycle is a cycle either way)."""
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
@@ -40,8 +41,8 @@ def _imports(path: Path, modules: set[str]) -> set[str]:
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Every attnlib module and the attnlib modules it imports."""
-    paths = sorted(PACKAGE.rglob("*.py"))
+    """Every module of attnlib and attncheck and the modules of the two that it imports."""
+    paths = sorted(p for package in PACKAGES for p in package.rglob("*.py"))
     modules = {_module_name(p) for p in paths}
     return {_module_name(p): _imports(p, modules) for p in paths}
 
@@ -74,7 +75,7 @@ def cycle(graph: dict[str, set[str]]) -> list[str]:
     return []
 
 
-def test_attnlib_has_no_import_cycle():
+def test_neither_package_has_an_import_cycle():
     assert cycle(import_graph()) == []
 
 
@@ -87,7 +88,49 @@ def test_the_cycle_test_finds_a_cycle():
 def test_the_record_imports_nothing_of_the_checker():
     graph = import_graph()
     record = [m for m in graph if m.startswith("attncheck.record")]
-    assert record and all(not t.startswith("attncheck") for m in record for t in graph[m])
+    assert record and all(t.startswith(("attncheck.record", "attnlib")) for m in record for t in graph[m])
+
+
+def attncheck_imports(path: Path, code: str | None = None) -> list[str]:
+    """Every place the code in `path` imports attncheck, as "line: what": a plain or relative import,
+    at the top or inside a function, or a module named in a string to `importlib.import_module` or `__import__`."""
+    name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8") if code is None else code)):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            targets = [".".join(p for p in (base, node.module or "") if p)]
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
+            "import_module",
+            "__import__",
+        ):
+            targets = [a.value for a in node.args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        else:
+            continue
+        found += [f"{node.lineno}: {t}" for t in targets if t.split(".")[0] == "attncheck"]
+    return found
+
+
+def test_the_static_rule_finds_an_import_of_the_checker_however_it_is_written():
+    code = (
+        "import attncheck\n"
+        "def f():\n    from attncheck.record import store\n"
+        "import importlib\nimportlib.import_module('attncheck.learner')\n"
+        "from attnlib import core\n"
+    )
+    assert attncheck_imports(ROOT / "attnlib" / "made_up.py", code) == [
+        "1: attncheck",
+        "3: attncheck.record",
+        "5: attncheck.learner",
+    ]
+
+
+def test_attnlib_never_imports_attncheck_in_its_code():
+    found = [f"{p.relative_to(ROOT)}:{use}" for p in sorted(PACKAGES[0].rglob("*.py")) for use in attncheck_imports(p)]
+    assert found == []
 
 
 def _fresh(code: str) -> str:
@@ -97,21 +140,36 @@ def _fresh(code: str) -> str:
     return proc.stdout.strip()
 
 
-LOADED = "import sys; print(sorted(m for m in sys.modules if m.startswith(('attnlib.exercise', 'torch'))))"
+LOADED = "import sys; print(sorted(m for m in sys.modules if m.startswith('attncheck')))"
 
 
-def test_import_attnlib_loads_no_checker_until_it_is_used():
+def test_importing_every_module_of_attnlib_loads_no_module_of_attncheck():
+    """At any depth: every module of attnlib imported, its lazy names reached, and the old import tried."""
+    everything = (
+        "import importlib, pkgutil, attnlib\n"
+        "for m in pkgutil.walk_packages(attnlib.__path__, 'attnlib.'): importlib.import_module(m.name)\n"
+        "for name in attnlib.__all__: getattr(attnlib, name)\n"
+        "try:\n    from attnlib import check\nexcept ImportError as e:\n    print(e)\n"
+    )
+    told, loaded = _fresh(everything + LOADED).splitlines()
+    assert told == "check lives in the course's checker package now: write `from attncheck import check`"
+    assert loaded == "[]"
+
+
+def test_the_checker_loads_only_when_the_learner_first_uses_it():
     assert _fresh(f"import attnlib; {LOADED}") == "[]"
-    for first_use in ("attncheck.exercise_ids()", "attncheck.progress", "from attnlib import check"):
+    for first_use in ("import attncheck; attncheck.exercise_ids()", "from attncheck import progress"):
         loaded = _fresh(f"import attnlib; {first_use}; {LOADED}")
         assert "'attncheck.learner'" in loaded, first_use
+    assert "'attncheck.vectors'" not in _fresh(f"import attncheck; {LOADED}")  # the graders wait for the first use
 
 
 def test_one_guard_against_what_learner_code_raises():
-    """`hints.contained` is the only `except BaseException` of attnlib: every other layer lets it do its job."""
+    """`hints.contained` is the only `except BaseException` of the two packages: every other layer lets it do its job."""
     found = [
         f"{p.relative_to(ROOT)}:{n}"
-        for p in sorted(PACKAGE.rglob("*.py"))
+        for package in PACKAGES
+        for p in sorted(package.rglob("*.py"))
         for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
         if "except BaseException" in line
     ]

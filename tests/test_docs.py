@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import attncheck
 import attnlib
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,18 +65,25 @@ def is_one_chapters_graders(module: str) -> bool:
     """A module of attncheck that registers one chapter's graders: it names its `CHAPTER`."""
     if not module.startswith("attncheck."):
         return False
-    path = Path(attnlib.__file__).parent.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
     return path.is_file() and re.search(r"^CHAPTER = ", path.read_text(encoding="utf-8"), re.MULTILINE) is not None
 
 
 def public_modules() -> list[str]:
-    """attnlib and every module of it that is not private and not one chapter's graders."""
-    found = ["attnlib"]
-    for info in pkgutil.walk_packages(attnlib.__path__, "attnlib."):
-        last = info.name.rsplit(".", 1)[-1]
-        if not last.startswith("_") and not is_one_chapters_graders(info.name):
-            found.append(info.name)
+    """attnlib, attncheck and every module of them that is not private and not one chapter's graders."""
+    found = []
+    for package in (attnlib, attncheck):
+        found.append(package.__name__)
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            last = info.name.rsplit(".", 1)[-1]
+            if not last.startswith("_") and not is_one_chapters_graders(info.name):
+                found.append(info.name)
     return found
+
+
+def test_the_graders_are_told_apart_from_the_framework():
+    assert is_one_chapters_graders("attncheck.softmax") and not is_one_chapters_graders("attncheck.registry")
+    assert "attncheck.registry" in public_modules() and "attncheck.softmax" not in public_modules()
 
 
 def test_reference_has_a_section_for_every_public_module_with_its_chapter():
@@ -85,6 +93,8 @@ def test_reference_has_a_section_for_every_public_module_with_its_chapter():
     missing = [m for m in public_modules() if not any(f"`{m}`" in h for h in headings)]
     assert not missing, f"reference.md has no section for {missing}"
     no_chapter = [
-        h for h in headings[1:] if "`attnlib" in h and not re.search(r"\((\[?chapter|every|Part|the intro)", h)
+        h
+        for h in headings[1:]
+        if ("`attnlib" in h or "`attncheck" in h) and not re.search(r"\((\[?chapter|every|Part|the intro)", h)
     ]
     assert not no_chapter, f"reference.md sections that do not say their chapter: {no_chapter}"

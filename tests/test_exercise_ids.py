@@ -20,38 +20,33 @@ from attnlib import course
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
+import course_data
 import rename_exercise_ids as tool
+
+TOC = ROOT / "_toc.yml"
 
 
 @pytest.fixture
-def toc_with_a_new_chapter(tmp_path, monkeypatch):
+def toc_with_a_new_chapter(monkeypatch):
     """A copy of _toc.yml with a dummy chapter inserted after the fourteenth, as the course will gain one."""
     today = {subject: number for number, subject, _ in course.chapters()}  # each chapter's number before it
-    text = course.TOC.read_text(encoding="utf-8")
+    text = TOC.read_text(encoding="utf-8")
     last_of_part_four = re.search(r"^(\s*- file: chapters/14_\w+\n)", text, re.MULTILINE).group(1)
-    toc = tmp_path / "_toc.yml"
-    toc.write_text(text.replace(last_of_part_four, last_of_part_four + "      - file: chapters/15_a_new_idea\n"))
-    monkeypatch.setattr(course, "TOC", toc)
-    course.chapters.cache_clear()
-    yield today
-    course.chapters.cache_clear()
+    toc = text.replace(last_of_part_four, last_of_part_four + "      - file: chapters/15_a_new_idea\n")
+    monkeypatch.setattr(course, "CHAPTERS", course_data.chapters_in(toc))  # as `make course-data` would write it
+    return today
 
 
-def test_a_chapter_inserted_first_moves_the_numbers_hints_name(tmp_path, monkeypatch, capsys):
-    text = course.TOC.read_text(encoding="utf-8")
+def test_a_chapter_inserted_first_moves_the_numbers_hints_name(monkeypatch, capsys):
+    text = TOC.read_text(encoding="utf-8")
     first = re.search(r"^(\s*- file: chapters/01_\w+\n)", text, re.MULTILINE).group(1)
-    toc = tmp_path / "_toc.yml"
-    toc.write_text(text.replace(first, "      - file: chapters/01_a_preface\n" + first))
-    monkeypatch.setattr(course, "TOC", toc)
-    course.chapters.cache_clear()
-    try:
-        before = [ex.id for ex in registry.exercises()]
-        unscaled = get("weighted_sum.self_attention").wrong[0]  # no division by √d_k
-        assert not attncheck.check("weighted_sum.self_attention", unscaled)
-        assert "(chapter 9)" in capsys.readouterr().out  # the scaling chapter, 8 in today's book
-        assert attncheck.exercise_ids() == before
-    finally:
-        course.chapters.cache_clear()
+    toc = text.replace(first, "      - file: chapters/01_a_preface\n" + first)
+    monkeypatch.setattr(course, "CHAPTERS", course_data.chapters_in(toc))  # as `make course-data` would write it
+    before = [ex.id for ex in registry.exercises()]
+    unscaled = get("weighted_sum.self_attention").wrong[0]  # no division by √d_k
+    assert not attncheck.check("weighted_sum.self_attention", unscaled)
+    assert "(chapter 9)" in capsys.readouterr().out  # the scaling chapter, 8 in today's book
+    assert attncheck.exercise_ids() == before
 
 
 def test_every_id_is_named_by_a_chapter_of_the_toc():

@@ -1,5 +1,5 @@
-"""The package stays small and its parts keep to themselves: no module of attnlib over 500 lines, no
-function of it over 60 lines of code, and no private name (`_x`) of one attnlib module used in
+"""The packages stay small and their parts keep to themselves: no module of attnlib or attncheck over
+500 lines, no function of them over 60 lines of code, and no private name (`_x`) of one module used in
 another module, in benchmarks/ or in tools/.
 
 A helper two modules need is made public (or moved to the one module that uses it); tests may
@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "attnlib"
+PACKAGES = ("attnlib", "attncheck")  # the library and the course's checker beside it
 MAX_LINES = 500
 MAX_FUNCTION_LINES = 60  # lines of code: its docstring, comments and blank lines not counted
-CALLERS = [PACKAGE, ROOT / "benchmarks", ROOT / "tools"]  # code whose use of attnlib is checked
+CALLERS = [*(ROOT / p for p in PACKAGES), ROOT / "benchmarks", ROOT / "tools"]  # code whose imports are checked
 
 
 def _modules() -> list[Path]:
-    return sorted(PACKAGE.rglob("*.py"))
+    return sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py"))
 
 
 def _python_files() -> list[Path]:
@@ -55,7 +55,7 @@ def _absolute(module: str | None, level: int, importer: Path) -> str:
 
 
 def private_uses(path: Path, code: str | None = None) -> list[str]:
-    """Every private name of another attnlib module that the code in `path` uses, as "line: module._name".
+    """Every private name of another module of the packages that the code in `path` uses, as "line: module._name".
 
     Found from the imports (`from attnlib.bench import _torch`, `from .style import _figure`) and
     from attributes of an imported attnlib module (`bench._time_once`, `attnlib.plot.style._np`).
@@ -64,16 +64,16 @@ def private_uses(path: Path, code: str | None = None) -> list[str]:
     here = _module_name(path)
     tree = ast.parse(path.read_text(encoding="utf-8") if code is None else code)
     found: list[str] = []
-    modules: dict[str, str] = {}  # a local name bound to an attnlib module -> that module
+    modules: dict[str, str] = {}  # a local name bound to a module of the packages -> that module
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] == "attnlib":
-                    local = alias.asname or alias.name.split(".")[0]
-                    modules[local] = alias.name if alias.asname else "attnlib"
+                top = alias.name.split(".")[0]
+                if top in PACKAGES:
+                    modules[alias.asname or top] = alias.name if alias.asname else top
         elif isinstance(node, ast.ImportFrom):
             source = _absolute(node.module, node.level, path)
-            if source.split(".")[0] != "attnlib":
+            if source.split(".")[0] not in PACKAGES:
                 continue
             for alias in node.names:
                 full = f"{source}.{alias.name}"
@@ -116,7 +116,7 @@ def test_the_rule_finds_a_private_name_imported_or_reached_through_a_module():
 
 
 def test_the_rule_allows_a_module_s_own_private_names_and_those_of_its_private_submodules(monkeypatch):
-    inside = ROOT / "attnlib" / "exercises" / "registry.py"
+    inside = ROOT / "attncheck" / "registry.py"
     code = "from .registry import _REGISTRY\nfrom . import _shared\nfrom attncheck import registry\n"
     real = _is_module
     monkeypatch.setitem(globals(), "_is_module", lambda name: name.endswith("._shared") or real(name))
@@ -125,13 +125,13 @@ def test_the_rule_allows_a_module_s_own_private_names_and_those_of_its_private_s
     assert private_uses(outside, "from attncheck import _shared\n") == ["1: attncheck._shared"]
 
 
-def test_no_private_name_of_an_attnlib_module_is_used_outside_it():
+def test_no_private_name_of_a_module_is_used_outside_it():
     used = [f"{p.relative_to(ROOT)}:{use}" for p in _python_files() for use in private_uses(p)]
     assert not used, "private names used outside their module (make them public, or move them):\n" + "\n".join(used)
 
 
-@pytest.mark.parametrize("path", _modules(), ids=[str(p.relative_to(PACKAGE)) for p in _modules()])
-def test_no_module_of_attnlib_is_over_500_lines(path):
+@pytest.mark.parametrize("path", _modules(), ids=[str(p.relative_to(ROOT)) for p in _modules()])
+def test_no_module_is_over_500_lines(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines (at most {MAX_LINES}): split it by idea"
 
@@ -165,7 +165,7 @@ def test_the_function_rule_counts_code_not_its_docstring_or_comments():
     assert long_functions(Path("f.py"), code + "    return x\n") == ["f (61 lines)"]
 
 
-@pytest.mark.parametrize("path", _modules(), ids=[str(p.relative_to(PACKAGE)) for p in _modules()])
-def test_no_function_of_attnlib_is_over_60_lines_of_code(path):
+@pytest.mark.parametrize("path", _modules(), ids=[str(p.relative_to(ROOT)) for p in _modules()])
+def test_no_function_is_over_60_lines_of_code(path):
     found = long_functions(path)
     assert not found, f"{path.relative_to(ROOT)}: split these into functions of one step each: {found}"

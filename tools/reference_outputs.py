@@ -1,6 +1,6 @@
 """Write what Hugging Face transformers' BertModel computes on the course's trained model, for the chapter.
 
-    PYTHONPATH=. .venv/bin/python tools/reference_outputs.py      # writes chapters/data/minilm_reference.npz
+    PYTHONPATH=. .venv/bin/python tools/reference_outputs.py      # writes attnlib/minilm_reference.npz (package data)
 
 The chapter on the trained model compares the learner's formula with the model's own numbers.
 `transformers` is a test-only dependency (and heavy), so the chapter does not run it: this tool runs
@@ -62,7 +62,7 @@ def write(path: str | Path, sentences=SENTENCES) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "chapters" / "data" / "minilm_reference.npz"))
+    parser.add_argument("--out", default=str(ROOT / "attnlib" / "minilm_reference.npz"))
     args = parser.parse_args(argv)
     digest = write(args.out)
     print(f"wrote {args.out} ({Path(args.out).stat().st_size} bytes), sha256 {digest}")

@@ -1,7 +1,7 @@
 """Writing the record: one verdict added, or entries cleared, and one notice when it cannot be.
 
 A record is never a reason for `check` to fail or wait. A record that cannot be read or written
-(corrupt, read-only, from a newer attnlib) is left as it is: recording stops for the session,
+(corrupt, read-only, from a newer attncheck) is left as it is: recording stops for the session,
 and one notice says why.
 """
 

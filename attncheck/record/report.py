@@ -1,13 +1,12 @@
-"""Reading the record back: what `attnlib.progress()` shows, as text for a terminal and HTML for Jupyter.
+"""Reading the record back: what `attncheck.progress()` shows, as text for a terminal and HTML for Jupyter.
 
 The course's exercises come in as plain data (`Listed`: id, subject, chapter number, chapter
-title, in the course's order), so the report knows nothing of the checker.
+title, place in the chapter, in the course's order), so the report knows nothing of the checker
+and reads nothing of the book.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -25,6 +24,7 @@ class Listed(NamedTuple):
     subject: str
     chapter: int | None
     title: str  # the chapter's title
+    place: int | None = None  # its number among its chapter's exercises, as the book numbers them
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class ChapterStatus:
 
 @dataclass
 class Progress:
-    """What `attnlib.progress()` returns: the record per chapter, shown as a table."""
+    """What `attncheck.progress()` returns: the record per chapter, shown as a table."""
 
     chapters: list[ChapterStatus]
     next: str | None  # the exercise to try next; None when every one shown is solved
@@ -156,7 +156,7 @@ def _html_row(e: ExerciseStatus) -> str:
 
 
 def progress(listing: list[Listed], chapter: int | str | None = None, reset: bool = False) -> Progress | None:
-    """The record of the course's exercises (`listing`, in the course's order); see `attnlib.progress`."""
+    """The record of the course's exercises (`listing`, in the course's order); see `attncheck.progress`."""
     numbers = sorted({x.chapter for x in listing if x.chapter is not None})
     number_of = {x.subject: x.chapter for x in listing} | {x.id.partition(".")[0]: x.chapter for x in listing}
     if isinstance(chapter, str) and number_of.get(chapter) is not None:
@@ -207,32 +207,12 @@ def _summarise(wanted: list[Listed], entries: dict, in_chapter, path: Path | Non
     return Progress(list(chapters.values()), after, unknown, shown, note, where)
 
 
-_EXERCISE = re.compile(r"^[ \t]*:{3,}\{exercise\}", re.MULTILINE)
-
-
 def _where(x: Listed) -> str:
-    """Where a learner finds an exercise, as the book numbers its chapter and exercise.
-
-    The exercise's number is its place among its chapter notebook's {exercise} blocks, as
-    sphinx-exercise numbers them; without the notebook, the chapter alone."""
+    """Where a learner finds an exercise, as the book numbers its chapter and exercise (the chapter alone
+    when the exercise's place is not known)."""
     if x.chapter is None:
         return ""
-    from attnlib.course import TOC, chapters
-
-    where = f"chapter {x.chapter}"
-    stem = next((stem for number, _, stem in chapters() if number == x.chapter), None)
-    try:
-        nb = json.loads((TOC.parent / "chapters" / f"{stem}.ipynb").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return where
-    seen = 0
-    for cell in nb.get("cells", []):
-        text = "".join(cell.get("source", ""))
-        if cell.get("cell_type") == "markdown":
-            seen += len(_EXERCISE.findall(text))
-        elif seen and re.search(rf"check\(\s*[\"']{re.escape(x.id)}[\"']", text):
-            return f"{where}, exercise {seen}"
-    return where
+    return f"chapter {x.chapter}, exercise {x.place}" if x.place else f"chapter {x.chapter}"
 
 
 def _next(ids: list[str], entries: dict) -> str | None:

@@ -22,7 +22,7 @@ ENV = "ATTNLIB_PROGRESS"
 FORMAT = 1  # the file's layout; a newer number is left alone
 LOCK_TIMEOUT_S = 0.5  # longest a check waits for another notebook's write
 
-RESET = "start a new record with attnlib.progress(reset=True)"
+RESET = "start a new record with attncheck.progress(reset=True)"
 ELSEWHERE = f"make the file writable or set {ENV} to another file"
 
 
@@ -95,7 +95,7 @@ def read(path: Path) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("exercises"), dict):
         raise RecordError(f"{shown(path)} is not a record: no exercises in it")
     if type(data.get("format")) is not int or data["format"] > FORMAT:
-        raise RecordError(f"{shown(path)} was written by a newer attnlib", "update attnlib")
+        raise RecordError(f"{shown(path)} was written by a newer attncheck", "update attncheck")
     if not all(_valid_entry(e) for e in data["exercises"].values()):
         raise RecordError(f"{shown(path)} is damaged: an entry is not readable")
     data["exercises"] = migrated(data["exercises"])
@@ -104,7 +104,7 @@ def read(path: Path) -> dict:
 
 def write(path: Path, data: dict) -> None:
     """Replace `path` with `data` in one step: a temporary file beside it, then os.replace."""
-    import tempfile  # only when a record is written, so `import attnlib` stays light
+    import tempfile  # only when a record is written, so `import attncheck` stays light
 
     if path.exists() and not path.stat().st_mode & 0o200:
         raise RecordError(f"{shown(path)} is read-only", ELSEWHERE)
