@@ -4,7 +4,7 @@ The math works on numpy arrays and torch tensors (CPU or GPU) through one code p
 `attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.machine` (the machine's facts and
 ceilings), `attnlib.sweep` (the timing sweep), `attnlib.results` (stored timings) and
 `attnlib.scaling` (the scaling chapter's experiments) and `attnlib.interactive` (figures that run
-in the book's pages), `attnlib.trained` (a real trained transformer) load only when first used, and so does the exercise checker (`check`,
+in the book's pages), `attnlib.trained` (a real trained transformer), `attnlib.causal_lm` (a real model that writes) load only when first used, and so does the exercise checker (`check`,
 `exercise_ids`, and `progress()`, the learner's record of the exercises checked); torch is
 imported only when a tensor is actually passed in.
 """
@@ -42,11 +42,22 @@ __all__ = [
     "causal_mask", "padding_mask", "apply_mask", "split_heads", "merge_heads", "multi_head_attention",
     "positional_encoding", "learned_position_table",
     "check", "exercise_ids", "progress", "plot", "bench", "machine", "sweep", "results", "scaling", "interactive",
-    "training", "trained",
+    "training", "trained", "causal_lm",
 ]
 # fmt: on
 
-_LAZY_MODULES = {"plot", "bench", "machine", "sweep", "results", "scaling", "interactive", "training", "trained"}
+_LAZY_MODULES = {
+    "plot",
+    "bench",
+    "machine",
+    "sweep",
+    "results",
+    "scaling",
+    "interactive",
+    "training",
+    "trained",
+    "causal_lm",
+}
 _CHECKER = {"check", "exercise_ids", "progress"}  # functions of attnlib.exercises.learner
 
 
