@@ -42,7 +42,7 @@ FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 #: what transformers' LlamaForCausalLM computes on this file, stored by tools/causal_lm_reference.py
 REFERENCE = Path(__file__).resolve().parents[1] / "chapters" / "data" / "smollm2_reference.npz"
-REFERENCE_SHA256 = "3b402645fc073deec30cabc9e684ca0bcc33ba750055a767d22f373be157114a"
+REFERENCE_SHA256 = "55e8e7c42ea5769c501ac63505daec26a3830a0a7b54593160c22d0e411f44d8"
 LAYERS, HEADS, KV_HEADS, D_MODEL, D_K, D_FF = 30, 9, 3, 576, 64, 1536
 GROUP = HEADS // KV_HEADS  # query heads per key/value head: heads 0-2 share K and V 0, and so on
 VOCAB = 49152
@@ -261,7 +261,7 @@ def rms_norm(x: np.ndarray, gain: np.ndarray) -> np.ndarray:
 def rope(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """RoPE: in each head, pair (2i, 2i+1) of the vector at position p turned by the angle p·θ_i.
 
-    θ_i = base^(-2i/d_k): the first pair turns by 1 radian a position, the last about 1/85,000.
+    θ_i = base^(-2i/d_k): the first pair turns by 1 radian a position, the last about 1/70,000.
     """
     d = x.shape[-1]
     theta = ROPE_BASE ** (-np.arange(0, d, 2) / d)  # (d_k/2,)
@@ -367,8 +367,9 @@ def losses(ids, logits: np.ndarray) -> np.ndarray:
 # --- generation ----------------------------------------------------------------------------
 
 
-def step(ids, cache: Cache) -> np.ndarray:
-    """The new tokens `ids` through the model, reading and extending `cache`: their logits (len(ids), vocab)."""
+def step(ids, cache: Cache, last: bool = False) -> np.ndarray:
+    """The new tokens `ids` through the model, reading and extending `cache`: their logits (len(ids), vocab),
+    or only the last token's (1, vocab) when last=True (all that generation needs)."""
     model = load()
     start = len(cache)
     _checked([0] * (start + len(ids)))
@@ -376,7 +377,7 @@ def step(ids, cache: Cache) -> np.ndarray:
     positions = np.arange(start, start + len(ids))
     for i, layer in enumerate(model.layers):
         X, _, cache.K[i], cache.V[i] = block(X, layer, positions, cache=(cache.K[i], cache.V[i]))
-    return logits_of(X)
+    return logits_of(X[-1:] if last else X)
 
 
 def choose(logits: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
@@ -398,12 +399,12 @@ def generate(prompt: str, steps: int, temperature: float = 0.0, cached: bool = T
     _checked([0] * (len(ids) + steps))
     rng = np.random.default_rng(seed)
     cache, new, rows = Cache(), [], []
-    logits = step(ids, cache)[-1] if cached else run_ids(ids).logits[-1]
+    logits = step(ids, cache, last=True)[-1]
     for _ in range(steps):
         rows.append(logits)
         new.append(choose(logits, temperature, rng))
-        if len(new) < steps:
-            logits = step([new[-1]], cache)[-1] if cached else run_ids(ids + new).logits[-1]
+        if len(new) < steps:  # with the cache only the new token goes in; without, the whole text again
+            logits = step([new[-1]], cache, last=True)[-1] if cached else step(ids + new, Cache(), last=True)[-1]
     return Generation(ids, new, np.stack(rows), decode(new))
 
 

