@@ -327,3 +327,29 @@ def test_the_loaded_weights_are_float32_and_about_half_a_gigabyte():
     total = sum(a.size for a in arrays)
     assert 134_000_000 < total < 135_000_000  # 134.5 M parameters, the token table counted once
     assert sum(a.nbytes for a in arrays) < 520 * 2**20
+
+
+# --- the chapter's graders: their constants are the model's ----------------------------------------
+
+
+def test_the_duplicate_head_constants_are_the_models():
+    from attnlib.exercises import causal_model as ex
+
+    rng = np.random.default_rng(0)  # the chapter's 40 random tokens, written twice
+    random_ids = rng.integers(1000, 20000, size=40).tolist()
+    A = lm.run_ids(random_ids + random_ids).A
+    i = np.arange(40, 80)
+    dup = A[:, :, i, i - 40].mean(-1)
+    order = np.argsort(-dup, axis=None)
+    assert [tuple(int(x) for x in np.unravel_index(k, dup.shape)) for k in order[:2]] == [ex._HEAD, ex._SECOND]
+    i = np.arange(41, 80)
+    induction = A[:, :, i, i - 39].mean(-1)
+    assert tuple(int(x) for x in np.unravel_index(induction.argmax(), induction.shape)) == ex._INDUCTION
+    story = lm.run(
+        "Once upon a time, a little girl named Mia found a small red box in the garden. "
+        "She opened it and found a golden key. The key opened the old door of the house."
+    )
+    rows = np.arange(1, len(story.ids))
+    previous = story.A[:, :, rows, rows - 1].mean(-1)
+    assert tuple(int(x) for x in np.unravel_index(previous.argmax(), previous.shape)) == ex._PREVIOUS
+    assert (ex._LAYERS, ex._HEADS, ex._KV_HEADS) == (lm.LAYERS, lm.HEADS, lm.KV_HEADS)
