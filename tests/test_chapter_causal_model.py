@@ -71,3 +71,30 @@ def test_cache_bytes_accepts_a_numpy_and_a_torch_number(capsys):
 
 def test_the_cache_statement_constants():
     assert graders._CACHE == 536_870_912 == 512 * 2**20
+
+
+IDS = ["causal_model.duplicate_head", "causal_model.cache_bytes"]
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_no_hint_gives_the_solution_away(exercise_id, capsys):
+    from attnlib.exercises import get
+
+    ex = get(exercise_id)
+    assert ex.catches and ex.solution and len(ex.right) >= 3 and len(ex.wrong) >= 4
+    for answer in ex.wrong:
+        hint = hint_for(exercise_id, answer, capsys)
+        assert ex.solution not in " ".join(hint.split())
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_the_solution_line_is_in_the_notebook(exercise_id):
+    from pathlib import Path
+
+    from helpers import solution_codes
+
+    from attnlib.exercises import get
+
+    notebook = next(Path(__file__).resolve().parents[1].glob("chapters/*_causal_model.ipynb"))
+    solutions = solution_codes(f"chapters/{notebook.name}")
+    assert any(get(exercise_id).solution in s for s in solutions)

@@ -32,7 +32,7 @@ _LAYERS, _HEADS, _KV_HEADS = 30, 9, 3
     wrong=[(3, 14), (8, 0), (18, 6), (16, 0), (15, 4), (14, 1), 14, (14, 3, 0)],
     catches="layer and head swapped; the runner-up (8, 0); the induction head (offset 39 instead of 40); the "
     "previous-token head; counted from 1; the key/value head instead of the query head; one number; three numbers",
-    solution="dup = A_rep[:, :, i, i - 40].mean(-1)",
+    solution="dup = A_rep[:, :, second, second - 40].mean(-1)",
 )
 def _duplicate_head(answer: Any) -> None:
     values = to_numpy(answer, "Your answer, (layer, head),")
