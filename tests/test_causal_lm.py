@@ -353,3 +353,69 @@ def test_the_duplicate_head_constants_are_the_models():
     previous = story.A[:, :, rows, rows - 1].mean(-1)
     assert tuple(int(x) for x in np.unravel_index(previous.argmax(), previous.shape)) == ex._PREVIOUS
     assert (ex._LAYERS, ex._HEADS, ex._KV_HEADS) == (lm.LAYERS, lm.HEADS, lm.KV_HEADS)
+
+
+# --- the live figure ------------------------------------------------------------------------------
+
+
+def test_the_live_figure_holds_the_models_weights_left_of_the_diagonal():
+    from test_interactive import embedded
+
+    from attnlib.interactive.causal import TEXTS, causal_heads
+
+    fig = causal_heads()
+    data = embedded(fig)
+    for k, text in enumerate(TEXTS):
+        pieces, A = lm.attention_maps(text)
+        n = len(pieces)
+        assert data["tokens"][k] == [p.replace(" ", "␣") for p in pieces]
+        for layer in (0, 16, 29):
+            for head in range(9):
+                rows = data["A"][k][layer][head]
+                assert [len(r) for r in rows] == list(range(1, n + 1))  # nothing right of the diagonal is stored
+                full = np.zeros((n, n))
+                for i, r in enumerate(rows):
+                    full[i, : i + 1] = np.array(r) / 100
+                assert np.abs(full - A[layer, head]).max() <= 0.005
+    assert (
+        "layer 16, head 0 (key/value head 0), weight on: previous token" in fig.html
+    )  # the readout without JavaScript
+    assert fig.html.count('class="attnfig-hid"') == 10  # the prompt's 5 tokens: 10 cells above the diagonal
+    with pytest.raises(ValueError, match="layer must be 0 to 29"):
+        causal_heads(layer=30)
+    with pytest.raises(ValueError, match="at least one text"):
+        causal_heads(texts=[])
+
+
+def test_the_live_figure_in_a_browser(chromium, tmp_path):
+    from test_interactive import Page, bare_page
+
+    from attnlib.interactive.causal import TEXTS, causal_heads
+
+    p = Page(chromium, bare_page(tmp_path, "causal", causal_heads()))
+    _, A = lm.attention_maps(TEXTS[0])
+    lower = np.tril_indices(5)
+    assert p.numbers(".attnfig-a") == pytest.approx(A[16, 0][lower], abs=0.005)
+    assert p.text(".attnfig-say").startswith("layer 16, head 0 (key/value head 0), weight on: previous token")
+    p.press(".attnfig-sentence >> nth=0", "ArrowRight", times=2)  # "red blue green red blue green"
+    p.press(".attnfig-layer", "ArrowRight", times=2)
+    p.press(".attnfig-head", "ArrowRight", times=6)  # layer 18, head 6: the induction head
+    pieces, A = lm.attention_maps(TEXTS[2])
+    assert p.numbers(".attnfig-a") == pytest.approx(A[18, 6][np.tril_indices(len(pieces))], abs=0.005)
+    assert p.text(".attnfig-say").startswith("layer 18, head 6 (key/value head 2), weight on:")
+    assert p.page.locator(".attnfig-atable tr").count() == len(pieces) + 1
+    assert p.page.locator(".attnfig-hid").count() == len(pieces) * (len(pieces) - 1) // 2
+    p.close()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from test_interactive import _chromium
+
+    if _chromium() is None:
+        pytest.skip("headless Chromium not found (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=_chromium(), headless=True, args=["--no-sandbox"])
+        yield browser
+        browser.close()
