@@ -89,6 +89,10 @@ PLACES = {
         "trained_model.find_head": 1,
         "trained_model.score": 2,
     },
+    "causal_model": {
+        "causal_model.duplicate_head": 1,
+        "causal_model.cache_bytes": 2,
+    },
     "counting_and_timing": {
         "counting_and_timing.flops": 1,
         "counting_and_timing.time_at_2n": 2,

@@ -4,10 +4,10 @@ The math works on numpy arrays and torch tensors (CPU or GPU) through one code p
 `attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.machine` (the machine's facts and
 ceilings), `attnlib.sweep` (the timing sweep), `attnlib.results` (stored timings) and
 `attnlib.scaling` (the scaling chapter's experiments) and `attnlib.interactive` (figures that run
-in the book's pages), `attnlib.trained` (a real trained transformer) load only when first used;
-torch is imported only when a tensor is actually passed in. The exercise checker (`check`,
-`exercise_ids`, `progress()`) is a package of its own beside it, `attncheck`, which imports
-attnlib and never the other way.
+in the book's pages), `attnlib.trained` (a real trained transformer) and `attnlib.causal_lm` (a real
+model that writes) load only when first used; torch is imported only when a tensor is actually
+passed in. The exercise checker (`check`, `exercise_ids`, `progress()`) is a package of its own
+beside it, `attncheck`, which imports attnlib and never the other way.
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ __all__ = [
     "causal_mask", "padding_mask", "apply_mask", "split_heads", "merge_heads", "multi_head_attention",
     "positional_encoding", "learned_position_table",
     "plot", "bench", "machine", "sweep", "results", "scaling", "interactive",
-    "training", "trained",
+    "training", "trained", "causal_lm",
 ]
 # fmt: on
 
-_LAZY_MODULES = {"plot", "bench", "machine", "sweep", "results", "scaling", "interactive", "training", "trained"}
+_LAZY_MODULES = {"plot", "bench", "machine", "sweep", "results", "scaling", "interactive", "training", "trained", "causal_lm"}
 _CHECKER = {"check", "exercise_ids", "progress"}  # the checker's, in the package attncheck
 
 

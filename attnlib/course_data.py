@@ -19,6 +19,7 @@ CHAPTERS = (
     (13, "word_order", "13_word_order"),
     (14, "learning_the_lenses", "14_learning_the_lenses"),
     (15, "trained_model", "15_trained_model"),
-    (16, "counting_and_timing", "16_counting_and_timing"),
-    (17, "cpu_vs_gpu", "17_cpu_vs_gpu"),
+    (16, "causal_model", "16_causal_model"),
+    (17, "counting_and_timing", "17_counting_and_timing"),
+    (18, "cpu_vs_gpu", "18_cpu_vs_gpu"),
 )

@@ -22,7 +22,7 @@ from attnlib import bench, machine, plot, results
 from benchmarks import sweep as sweep_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CHAPTER = ROOT / "chapters" / "16_counting_and_timing.ipynb"
+CHAPTER = ROOT / "chapters" / "17_counting_and_timing.ipynb"
 DATA = ROOT / "chapters" / "data"
 
 
@@ -311,7 +311,7 @@ def _set_up_cells(path):
     return "\n".join("".join(c["source"]) for c in cells[: end + 1])
 
 
-@pytest.mark.parametrize("chapter", ["16_counting_and_timing.ipynb", "17_cpu_vs_gpu.ipynb"])
+@pytest.mark.parametrize("chapter", ["17_counting_and_timing.ipynb", "18_cpu_vs_gpu.ipynb"])
 def test_the_set_up_leaves_numpy_and_torch_on_one_thread(chapter):
     """Run the chapter's set-up in a fresh Python, then ask the libraries themselves."""
     code = _set_up_cells(ROOT / "chapters" / chapter)

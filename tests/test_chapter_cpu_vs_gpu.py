@@ -11,7 +11,7 @@ from attncheck import cpu_vs_gpu as graders
 from attnlib import bench
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CHAPTER = ROOT / "chapters" / "17_cpu_vs_gpu.ipynb"
+CHAPTER = ROOT / "chapters" / "18_cpu_vs_gpu.ipynb"
 
 
 def _hint(capsys, answer, exercise_id="cpu_vs_gpu.online_step"):
@@ -107,7 +107,7 @@ def test_the_chapter_says_plainly_when_no_gpu_file_is_stored():
 
 
 def test_every_printed_table_fits_a_phone():
-    for path in (CHAPTER, ROOT / "chapters" / "16_counting_and_timing.ipynb"):
+    for path in (CHAPTER, ROOT / "chapters" / "17_counting_and_timing.ipynb"):
         cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
         for c in cells:
             if "check(" in "".join(c["source"]):  # the checker's verdicts are prose, wrapped by check

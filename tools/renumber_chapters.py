@@ -37,10 +37,9 @@ LINK = re.compile(
 
 def toc_stems() -> list[str]:
     """The numbered chapters' file stems in book order, as `_toc.yml` lists them."""
-    from attnlib import course
+    from course_data import chapters_in  # tools/course_data.py: the table the packages carry, read from _toc.yml
 
-    course.chapters.cache_clear()
-    return [stem for _, _, stem in course.chapters()]
+    return [stem for _, _, stem in chapters_in((ROOT / "_toc.yml").read_text())]
 
 
 def repository_text_files() -> list[Path]:

@@ -9,11 +9,12 @@ The figures, by the chapter they belong to: `word_arrows` (vectors), `matrix_len
 multiplication), `transpose_explorer` (transpose), `dot_product_arrows` (dot product scores),
 `scaling_explorer` (scaling), `softmax_stretch` (softmax), `attention_explorer` (weighted sum),
 `mask_explorer` (masks), `head_explorer` (many heads), `position_clocks` (word order),
-`training_replay` (learning the lenses) and `trained_heads` (trained model).
+`training_replay` (learning the lenses), `trained_heads` (trained model) and `causal_heads` (causal model).
 """
 
 from .arrows import word_arrows
 from .blend import attention_explorer, running_attention
+from .causal import causal_heads
 from .clocks import position_clocks
 from .dot import arrow_pair, dot_product_arrows
 from .heads import head_explorer
@@ -30,6 +31,7 @@ __all__ = [
     "InteractiveFigure",
     "arrow_pair",
     "attention_explorer",
+    "causal_heads",
     "dot_product_arrows",
     "head_explorer",
     "mask_explorer",

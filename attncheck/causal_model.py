@@ -1,0 +1,124 @@
+"""Checkers for the chapter inside a model that writes (SmolLM2-135M-Instruct's 270 heads, its KV cache).
+
+The expected answers are constants here, taken from the model once (tests/test_causal_lm.py checks
+them against attnlib.causal_lm), so that loading the exercises never loads the model.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import Wrong, exercise, expect_number, one_number, to_count, to_numpy
+
+# the chapter's subject (its file's name without the number) and its title
+CHAPTER = "causal_model", "inside a model that writes: the causal mask at work"
+
+# --- causal_model.duplicate_head: the head that looks back at the earlier copy of the same token ----
+# On the chapter's 40 random tokens repeated (80 tokens, positions 0 to 79), row i of the second copy
+# (i = 40 … 79) holds the same token as row i - 40. The mean of A[layer, head, i, i - 40] over those
+# rows is largest at layer 14, head 3 (0.77), then layer 8, head 0 (0.60).
+
+_HEAD = (14, 3)
+_SECOND = (8, 0)  # the runner-up, 0.60
+_INDUCTION = (18, 6)  # offset 39: the token after the earlier copy, the chapter's induction head
+_PREVIOUS = (16, 0)  # the chapter's previous-token head
+_LAYERS, _HEADS, _KV_HEADS = 30, 9, 3
+
+
+@exercise(
+    "causal_model.duplicate_head",
+    right=[(14, 3), [14, 3], (14.0, 3.0)],
+    wrong=[(3, 14), (8, 0), (18, 6), (16, 0), (15, 4), (14, 1), 14, (14, 3, 0)],
+    catches="layer and head swapped; the runner-up (8, 0); the induction head (offset 39 instead of 40); the "
+    "previous-token head; counted from 1; the key/value head instead of the query head; one number; three numbers",
+    solution="dup = A_rep[:, :, second, second - 40].mean(-1)",
+)
+def _duplicate_head(answer: Any) -> None:
+    values = to_numpy(answer, "Your answer, (layer, head),")
+    if values.shape != (2,):
+        raise Wrong(
+            f"Your answer holds {values.size} number(s); two are wanted, the layer and the head: (layer, head)."
+        )
+    layer = to_count(values[0], "the layer of your answer")
+    head = to_count(values[1], "the head of your answer")
+    got = (layer, head)
+    if got == _HEAD:
+        return
+    if got == _HEAD[::-1]:
+        raise Wrong("Those are the right two numbers in the other order: give the layer first, then the head.")
+    if (layer - 1, head - 1) == _HEAD:
+        raise Wrong("That counts layers and heads from 1. The course counts from 0: layers 0 to 29, heads 0 to 8.")
+    if layer >= _LAYERS or head >= _HEADS:
+        raise Wrong(f"The model has layers 0 to {_LAYERS - 1} and heads 0 to {_HEADS - 1}; {got} is not one of them.")
+    hints = {
+        _SECOND: "That head looks back at the earlier copy too, but not the most: compare all 270 again.",
+        _INDUCTION: "That is the induction head: it looks at the token after the earlier copy (offset 39). "
+        "The question asks for the earlier copy of the same token, 40 places back.",
+        _PREVIOUS: "That is the previous-token head, one place back. The earlier copy is 40 places back.",
+        (_HEAD[0], _HEAD[1] // _KV_HEADS): "That is the key/value head the answer reads, numbered 0 to 2. "
+        "Give the query head, 0 to 8, the second axis of A.",
+    }
+    raise Wrong(
+        hints.get(
+            got,
+            f"Layer {layer}, head {head} is not the one: in every head, average the weight each row of the "
+            "second copy puts on the same token 40 places back, and take the largest.",
+        )
+    )
+
+
+# --- causal_model.cache_bytes: the KV cache of a stated model ----------------------------------
+# 32 layers, 32 query heads sharing 8 key/value heads, d_k = 128, a context of 4096 tokens,
+# every number stored in 16 bits (2 bytes): K and V, per layer, per key/value head, per token.
+
+_LAYERS_B, _Q_HEADS_B, _KV_B, _DK_B, _TOKENS_B, _BYTES_B = 32, 32, 8, 128, 4096, 2
+_CACHE = 2 * _LAYERS_B * _KV_B * _DK_B * _TOKENS_B * _BYTES_B  # 536,870,912 bytes = 512 MiB
+
+_EVERY_QUERY_HEAD = (
+    "That caches a K and a V for every query head. The 32 query heads share 8 key/value heads: only those 8 are cached."
+)
+
+
+@exercise(
+    "causal_model.cache_bytes",
+    right=[_CACHE, float(_CACHE), [_CACHE], 536870912],
+    wrong=[
+        _CACHE // 2,
+        _CACHE * 2,
+        _CACHE * 4,
+        _CACHE // _LAYERS_B,
+        _CACHE * 8,
+        _CACHE // _BYTES_B,
+        512,
+        0.5,
+        _CACHE + 1000,
+    ],
+    catches="K or V alone; 4-byte numbers; every query head cached; one layer; bits instead of bytes; numbers "
+    "instead of bytes; MiB or GiB instead of bytes; a near miss",
+    solution="answer = 2 * 32 * 8 * 128 * 4096 * 2",
+)
+def _cache_bytes(answer: Any) -> None:
+    v = one_number(answer, "Your number of bytes")
+    if v is not None and not math.isclose(v, _CACHE, rel_tol=1e-9):
+        slips = [
+            (_CACHE / 2, "That is one of K and V. The cache keeps both, the keys and the values."),
+            (_CACHE * 2, "That stores each number in 4 bytes. The statement says 16 bits: 2 bytes a number."),
+            (_CACHE * 4, _EVERY_QUERY_HEAD),
+            (_CACHE / _LAYERS_B, "That is one layer's cache. Every layer keeps its own K and V."),
+            (_CACHE * 8, "That counts bits. A byte is 8 bits: give bytes."),
+            (_CACHE / _BYTES_B, "That counts the numbers in the cache. Each takes 2 bytes."),
+            (_CACHE / 2**20, "That is in MiB. Give the number of bytes."),
+            (_CACHE / 2**30, "That is in GiB. Give the number of bytes."),
+        ]
+        for slip, hint in slips:
+            if math.isclose(v, slip, rel_tol=1e-6):
+                raise Wrong(hint)
+    expect_number(
+        answer,
+        _CACHE,
+        what="Your number of bytes",
+        atol=0.5,
+        rtol=0.0,
+        hint="Count K and V, for every layer, every key/value head, every token, d_k numbers each, 2 bytes a number.",
+    )
