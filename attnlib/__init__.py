@@ -47,7 +47,18 @@ __all__ = [
 ]
 # fmt: on
 
-_LAZY_MODULES = {"plot", "bench", "machine", "sweep", "results", "scaling", "interactive", "training", "trained", "causal_lm"}
+_LAZY_MODULES = {
+    "plot",
+    "bench",
+    "machine",
+    "sweep",
+    "results",
+    "scaling",
+    "interactive",
+    "training",
+    "trained",
+    "causal_lm",
+}
 _CHECKER = {"check", "exercise_ids", "progress"}  # the checker's, in the package attncheck
 
 
