@@ -1,7 +1,7 @@
-"""The machine a timing runs on (the counting and timing chapter): its CPU, the threads the libraries report, and the
+"""The machine a timing runs on: its CPU, the threads the libraries report, and the
 constants of the time model: the matmul peak (FLOP/s, in each dtype), the bandwidth of memory and
 of the cache (bytes per second), the rate of exponentials, the fixed cost of one library call and
-the cost of fresh memory.
+the cost of fresh memory (the counting and timing chapter).
 
 Needs only the standard library, numpy and (when present) torch, so it runs on a bare GPU machine.
 """
@@ -30,7 +30,7 @@ CPU_FEATURES = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "amx_til
 
 
 def cpu_details() -> dict:
-    """The CPU as the operating system names it: model name, family/model/stepping, vector extensions (the counting and timing chapter)."""
+    """The CPU as the operating system names it: model name, family/model/stepping, vector extensions."""
     details: dict[str, Any] = {
         "model_name": None,
         "vendor": None,
@@ -74,7 +74,7 @@ def cpu_details() -> dict:
 
 
 def sixteen_bit_units(flags: dict) -> str:
-    """What the CPU's flags offer 16-bit matrix products, in words, e.g. 'AVX-512 BF16 (no AMX)' (the counting and timing chapter)."""
+    """What the CPU's flags offer 16-bit matrix products, in words, e.g. 'AVX-512 BF16 (no AMX)'."""
     found = [
         label
         for flag, label in (
@@ -125,7 +125,7 @@ def _cpu_model(details: dict | None = None) -> str:
 
 def thread_counts() -> dict:
     """The threads the libraries *report* they will use: numpy's BLAS, asked through its own
-    function, and torch (the counting and timing chapter). None where a library cannot be asked."""
+    function, and torch. None where a library cannot be asked."""
     return {"numpy_blas": _blas_threads(), "torch": torch_or_none().get_num_threads() if torch_or_none() else None}
 
 
@@ -173,7 +173,7 @@ def _numpy_blas() -> str | None:
 
 
 def system_info(device: str = "cpu") -> dict:
-    """Hardware and software of this run: CPU and GPU model, threads, versions, date (UTC) (the counting and timing chapter)."""
+    """Hardware and software of this run: CPU and GPU model, threads, versions, date (UTC)."""
     torch = torch_or_none()
     cpu = cpu_details()
     info = {
@@ -219,7 +219,7 @@ def matmul_peak(
     repeat: int = 5,
     max_seconds: float = 2.0,
 ) -> float:
-    """FLOP/s of a large square matmul, the median of `repeat` runs: our compute ceiling (the counting and timing chapter).
+    """FLOP/s of a large square matmul, the median of `repeat` runs: our compute ceiling.
 
     Measured the way every kernel is (warm-up, then the median), so a kernel's "% of peak"
     compares like with like. With `size` given, s×s matrices of that size. Without it, the
@@ -250,7 +250,7 @@ def matmul_peak(
 
 def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int = 256, repeat: int = 5) -> float:
     """Bytes per second of copying one large array into another, the median of `repeat` copies:
-    our memory ceiling (the counting and timing chapter).
+    our memory ceiling.
 
     Each copy reads `mebibytes` MiB and writes as many, far more than any cache holds, so
     every byte travels to and from main memory; we count 2 × the array's size per copy.
@@ -283,13 +283,13 @@ def _loop(call: Callable, times: int) -> Callable[[], None]:
 
 
 def per_call(call: Callable, times: int, repeat: int = 5, device: str = "cpu") -> float:
-    """Median seconds of one call(), timed `times` calls at a time: for work too short to time alone (the counting and timing chapter)."""
+    """Median seconds of one call(), timed `times` calls at a time: for work too short to time alone."""
     return time_fn(_loop(call, times), warmup=1, repeat=repeat, device=device)["median_s"] / times
 
 
 def cache_bandwidth(library: str = "numpy", kibibytes: int | None = None, repeat: int = 5) -> float:
     """Bytes per second of a copy that stays in the cache: source and destination together take half
-    of one core's L2 (or `kibibytes` each); bytes read plus bytes written, like memory_bandwidth (the counting and timing chapter)."""
+    of one core's L2 (or `kibibytes` each); bytes read plus bytes written, like memory_bandwidth."""
     size = kibibytes * 2**10 if kibibytes else cache_sizes().get("L2", 2**20) // 4
     count = size // 4
     src, dst, copy = _copy_pair(library, count)
@@ -299,7 +299,7 @@ def cache_bandwidth(library: str = "numpy", kibibytes: int | None = None, repeat
 def exp_rate(
     library: str = "numpy", value: float = 0.5, count: int = 2**16, repeat: int = 5, device: str = "cpu"
 ) -> float:
-    """Exponentials per second, in float32, from one array of 256 KiB into another, both in the cache (the counting and timing chapter).
+    """Exponentials per second, in float32, from one array of 256 KiB into another, both in the cache.
 
     `value` fills the array: -inf shows what a kernel pays for masked scores (exp(-inf) = 0).
     """
@@ -313,7 +313,7 @@ def exp_rate(
 
 def call_overhead(library: str = "numpy", repeat: int = 5, device: str = "cpu") -> float:
     """Seconds of one library call that does almost nothing (adding two arrays of 8 numbers): the
-    fixed cost that every call pays, whatever its size (the counting and timing chapter)."""
+    fixed cost that every call pays, whatever its size."""
     if library == "numpy":
         a, b, c = (np.ones(8, dtype=np.float32) for _ in range(3))
         return per_call(lambda: np.add(a, b, out=c), 1000, repeat)
@@ -324,7 +324,7 @@ def call_overhead(library: str = "numpy", repeat: int = 5, device: str = "cpu") 
 
 def fresh_memory_rate(library: str = "numpy", mebibytes: int = 128, repeat: int = 5) -> float:
     """Bytes per second of writing a new array, memory the process has just asked for: the operating
-    system hands over each page on its first touch, and that costs far more than the write (the counting and timing chapter)."""
+    system hands over each page on its first touch, and that costs far more than the write."""
     count = mebibytes * 2**20 // 4
     if library == "numpy":
         make = lambda: np.ones(count, dtype=np.float32)

@@ -1,5 +1,5 @@
-"""The sweep (the counting and timing chapter): every implementation at every sequence length n, timed in shuffled,
-interleaved rounds, and the tables that show it.
+"""The sweep: every implementation at every sequence length n, timed in shuffled,
+interleaved rounds, and the tables that show it (the counting and timing chapter).
 
 The command line that runs a sweep and saves it is `benchmarks/sweep.py`. From the repository root::
 
@@ -57,7 +57,7 @@ def _inputs(library: str, device: str, dtype: str, shape: tuple[int, ...], seed:
 
 
 def kernel(impl: str) -> Callable:
-    """The function an implementation name times: 'plain-numpy' -> attnlib.attention's Z, ... (the counting and timing chapter)."""
+    """The function an implementation name times: 'plain-numpy' -> attnlib.attention's Z, ...."""
     kind = impl.split("-")[0]
     if kind == "plain":
         return lambda Q, K, V: attention(Q, K, V)[0]
@@ -71,7 +71,7 @@ def kernel(impl: str) -> Callable:
 def interleaved(
     calls: dict[str, Callable[[], Any]], rounds: int, warmup: int = 1, device: str = "cpu", seed: int = 0
 ) -> dict[str, list[float]]:
-    """Time every call once per round, in a new shuffled order each round (the counting and timing chapter).
+    """Time every call once per round, in a new shuffled order each round.
 
     A slow spell of the machine then hits every call alike instead of one of them, and
     no call always runs first (or right after the same neighbour). Returns the seconds of
@@ -126,7 +126,7 @@ def run_sweep(
     progress: Callable[[str], None] | None = print,
 ) -> list[dict]:
     """Time each implementation at each sequence length n in `repeat` shuffled, interleaved rounds;
-    one row per (n, impl), skips and failures included (the counting and timing chapter)."""
+    one row per (n, impl), skips and failures included."""
     implementations = list(implementations or DEFAULTS["implementations"])
     unknown = [i for i in implementations if i not in IMPLEMENTATIONS]
     if unknown:
@@ -251,7 +251,7 @@ def workload(rows: list[dict]) -> str:
 
 
 def format_table(rows: list[dict]) -> str:
-    """The sweep as a table: n, implementation, median time and its min–max, GFLOP/s, % of peak, memory of A (the counting and timing chapter)."""
+    """The sweep as a table: n, implementation, median time and its min–max, GFLOP/s, % of peak, memory of A."""
     lines = [
         f"workload: {workload(rows)}" if rows else "no rows",
         (
@@ -270,7 +270,7 @@ def format_table(rows: list[dict]) -> str:
 
 
 def command_line(settings: dict, out: str | None = None) -> str:
-    """The command that makes a sweep with these recorded settings (a results file's "settings") (the counting and timing chapter)."""
+    """The command that makes a sweep with these recorded settings (a results file's "settings")."""
     s = {**DEFAULTS, **settings}
     parts = [
         "PYTHONPATH=. python -m benchmarks.sweep",
