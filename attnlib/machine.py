@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .bench import synchronize, time_fn, time_once, torch_or_none
+from .arrays import loaded_torch
+from .bench import synchronize, time_fn, time_once
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -126,7 +127,7 @@ def _cpu_model(details: dict | None = None) -> str:
 def thread_counts() -> dict:
     """The threads the libraries *report* they will use: numpy's BLAS, asked through its own
     function, and torch. None where a library cannot be asked."""
-    return {"numpy_blas": _blas_threads(), "torch": torch_or_none().get_num_threads() if torch_or_none() else None}
+    return {"numpy_blas": _blas_threads(), "torch": loaded_torch().get_num_threads() if loaded_torch() else None}
 
 
 def _blas_threads() -> int | None:
@@ -174,7 +175,7 @@ def _numpy_blas() -> str | None:
 
 def system_info(device: str = "cpu") -> dict:
     """Hardware and software of this run: CPU and GPU model, threads, versions, date (UTC)."""
-    torch = torch_or_none()
+    torch = loaded_torch()
     cpu = cpu_details()
     info = {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -228,14 +229,14 @@ def matmul_peak(
     """
     if library == "numpy" and device != "cpu":
         raise ValueError(f"matmul_peak: numpy runs on the CPU only, not on {device!r}")
-    if library != "numpy" and torch_or_none() is None:
+    if library != "numpy" and loaded_torch() is None:
         raise RuntimeError("matmul_peak: torch is not installed; use library='numpy'")
     largest = 2048 if device == "cpu" else 8192
     sides = [size] if size else [s for s in (256, 512, 1024, 2048, 4096, 8192) if s <= largest]
     started, best = time.perf_counter(), 0.0
     for side in sides:
         a, b = _square_pair(library, device, dtype, side)
-        multiply = np.matmul if library == "numpy" else torch_or_none().matmul
+        multiply = np.matmul if library == "numpy" else loaded_torch().matmul
         multiply(a, b)  # warm-up: library start-up stays out
         synchronize(device)
         one = max(time_once(multiply, (a, b), device), 1e-9)
@@ -264,7 +265,7 @@ def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int
         src, dst = np.ones(count, dtype=np.float32), np.zeros(count, dtype=np.float32)
         copy = np.copyto
     else:
-        torch = torch_or_none()
+        torch = loaded_torch()
         src = torch.ones(count, dtype=torch.float32, device=device)
         dst = torch.zeros(count, dtype=torch.float32, device=device)
         copy = torch.Tensor.copy_
@@ -306,7 +307,7 @@ def exp_rate(
     if library == "numpy":
         x, y = np.full(count, value, dtype=np.float32), np.empty(count, dtype=np.float32)
         return count / per_call(lambda: np.exp(x, out=y), 50, repeat)
-    torch = torch_or_none()
+    torch = loaded_torch()
     x, y = torch.full((count,), value, device=device), torch.empty(count, device=device)
     return count / per_call(lambda: torch.exp(x, out=y), 50, repeat, device)
 
@@ -317,7 +318,7 @@ def call_overhead(library: str = "numpy", repeat: int = 5, device: str = "cpu") 
     if library == "numpy":
         a, b, c = (np.ones(8, dtype=np.float32) for _ in range(3))
         return per_call(lambda: np.add(a, b, out=c), 1000, repeat)
-    torch = torch_or_none()
+    torch = loaded_torch()
     a, b, c = (torch.ones(8, device=device) for _ in range(3))
     return per_call(lambda: torch.add(a, b, out=c), 1000, repeat, device)
 
@@ -329,7 +330,7 @@ def fresh_memory_rate(library: str = "numpy", mebibytes: int = 128, repeat: int 
     if library == "numpy":
         make = lambda: np.ones(count, dtype=np.float32)
     else:
-        torch = torch_or_none()
+        torch = loaded_torch()
         make = lambda: torch.ones(count)
     return count * 4 / time_fn(make, warmup=1, repeat=repeat)["median_s"]
 
@@ -337,7 +338,7 @@ def fresh_memory_rate(library: str = "numpy", mebibytes: int = 128, repeat: int 
 def _copy_pair(library: str, count: int) -> tuple:
     if library == "numpy":
         return np.ones(count, dtype=np.float32), np.zeros(count, dtype=np.float32), np.copyto
-    torch = torch_or_none()
+    torch = loaded_torch()
     return torch.ones(count), torch.zeros(count), torch.Tensor.copy_
 
 
@@ -345,7 +346,7 @@ def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
     if library == "numpy":
         rng = np.random.default_rng(0)
         return tuple(rng.standard_normal((side, side)).astype(dtype) for _ in range(2))
-    torch = torch_or_none()
+    torch = loaded_torch()
     gen = torch.Generator().manual_seed(0)
     return tuple(
         torch.randn(side, side, generator=gen).to(device=device, dtype=getattr(torch, dtype)) for _ in range(2)
@@ -355,7 +356,7 @@ def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
 def memory_budget(device: str) -> int:
     """Bytes we allow a naive run to use: half the RAM (CPU) or 80% of the free GPU memory."""
     if device.startswith("cuda"):
-        free, _ = torch_or_none().cuda.mem_get_info()
+        free, _ = loaded_torch().cuda.mem_get_info()
         return int(0.8 * free)
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

@@ -33,7 +33,7 @@ def phase(name: str, flops: float = 0, exps: float = 0, nbytes: float = 0, array
 
 
 def naive_phases(n: int, d: int, heads: int, nbytes: int = 4) -> list[dict]:
-    """The naive kernel, per the byte count of bench.attention_bytes: QKᵀ writes the n×n scores,
+    """The naive kernel, per the byte count of counting.attention_bytes: QKᵀ writes the n×n scores,
     six passes read or write them 10 times, AV reads A once more: 12·n² numbers per head."""
     square = heads * n * n * nbytes  # one n×n array of every head
     rows = heads * n * d * nbytes

@@ -48,8 +48,8 @@ import torch
 import torch.nn.functional as F
 
 import attnlib
-from attnlib import bench, machine, sweep
-from attnlib.fast import naive_attention
+from attnlib import bench, counting, machine, sweep
+from attnlib.in_place import naive_attention
 from attnlib.tiled import tiled_attention
 from benchmarks import parts
 from benchmarks.store import write_json
@@ -107,7 +107,7 @@ def sdpa_exp_rate(rounds: int, peak: float, d: int = 16) -> float:
     Q, K, V = parts.inputs("cpu", "float32", N, HEADS, d)
     with torch.inference_mode():
         seconds = bench.time_fn(F.scaled_dot_product_attention, Q, K, V, warmup=1, repeat=rounds)["median_s"]
-    products = bench.attention_flops(N, d, heads=HEADS) / peak
+    products = counting.attention_flops(N, d, heads=HEADS) / peak
     return HEADS * N * N / max(seconds - products, 1e-9)
 
 
@@ -224,7 +224,7 @@ import gc, json, sys
 import numpy as np, torch
 torch.set_num_threads(1)
 import attnlib
-from attnlib.fast import naive_attention
+from attnlib.in_place import naive_attention
 from attnlib.tiled import tiled_attention
 impl, n = sys.argv[1], int(sys.argv[2])
 fns = {"plain": lambda Q, K, V: attnlib.attention(Q, K, V)[0], "naive": lambda Q, K, V: naive_attention(Q, K, V)[0],
@@ -268,7 +268,7 @@ def memory(n: int = N) -> dict:
         "n": n,
         "method": "high-water mark after one call minus resident memory before it, fresh process each",
         "peak_extra_bytes": out,
-        "a_bytes": bench.attention_matrix_bytes(n, heads=HEADS),
+        "a_bytes": counting.attention_matrix_bytes(n, heads=HEADS),
     }
 
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from attnlib import bench, machine, sweep
+from attnlib import bench, counting, machine, sweep
 from benchmarks import sweep as sweep_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -38,7 +38,7 @@ def test_sweep_rows_and_skips():
     for r in rows:
         if not r["skipped"]:
             assert r["min_s"] <= r["median_s"] <= r["max_s"]
-            assert r["gflops"] == pytest.approx(bench.attention_flops(r["n"], 4, heads=2) / r["median_s"] / 1e9)
+            assert r["gflops"] == pytest.approx(counting.attention_flops(r["n"], 4, heads=2) / r["median_s"] / 1e9)
     bf16 = sweep.run_sweep(
         "cpu",
         "bfloat16",
