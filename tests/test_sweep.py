@@ -300,3 +300,21 @@ def test_cli_records_threads_one_peak_and_its_command(tmp_path):
         progress = next(line for line in run.stdout.splitlines() if line.split()[:2] == [f"n={row['n']}", row["impl"]])
         assert f"{row['pct_of_peak']:6.1f}% of peak" in progress
         assert row["pct_of_peak"] == pytest.approx(100 * row["gflops"] * 1e9 / report["peak_flops"])
+
+
+@pytest.mark.parametrize("impl", ["tiled-numpy", "naive-torch"])
+def test_cli_cpu_sweep_peak_memory_part_runs_sweep_s_kernel_in_a_fresh_process(impl):
+    """benchmarks/cpu_sweep.py's children are parts of the module (no Python in strings): one call's
+    peak extra memory, in bytes, as one line of JSON (its size is measured, not tested)."""
+    run = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cpu_sweep", "--part", "peak-memory", "--impl", impl, "--n", "64"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["impl"] == impl and isinstance(report["peak_extra_bytes"], int) and report["peak_extra_bytes"] >= 0
