@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import json
 import os
 import re
@@ -149,6 +150,21 @@ def _build_once_per_run() -> BookBuild:
         build = run_build()
         result_file.write_text(json.dumps({"run_id": run_id, **asdict(build)}))
         return build
+
+
+@functools.cache
+def make_commands(target: str) -> tuple[str, ...]:
+    """The commands `make <target>` runs, as `make -n -B` prints them (every step, the install too, as on
+    a fresh clone; nothing is run): one command per item, a line continued with a backslash joined."""
+    run = subprocess.run(
+        ["make", "--no-print-directory", "-n", "-B", target],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return tuple(line.strip() for line in run.stdout.replace("\\\n", " ").splitlines() if line.strip())
 
 
 #: Tests that run a whole program end to end (the GPU script's dry run, the benchmark's command
