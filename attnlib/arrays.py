@@ -115,6 +115,24 @@ def whole_number(name: str, arg: str, value: Any, smallest: int = 1) -> int:
     return int(value)
 
 
+def from_nested(values: list, like: Array) -> Array:
+    """Nested Python lists of numbers as an array of `like`'s kind: a tensor of its dtype on its device,
+    or a numpy array of its dtype (at least a float)."""
+    if is_torch(like):
+        return loaded_torch().tensor(values, dtype=like.dtype, device=like.device)
+    return np.array(values, dtype=np.result_type(like.dtype, float))
+
+
+def library_of(like: Any) -> tuple[Any, dict]:
+    """numpy or torch, and the keywords that make a new float array there: `like`'s floating dtype
+    (float64 for whole numbers) on its device when it is a tensor, float64 numpy otherwise."""
+    if is_torch(like):
+        torch = loaded_torch()
+        dtype = like.dtype if like.dtype.is_floating_point else torch.float64
+        return torch, {"dtype": dtype, "device": like.device}
+    return np, {"dtype": np.float64}
+
+
 # --- dtypes ----------------------------------------------------------------------
 
 

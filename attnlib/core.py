@@ -13,19 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array, as_array, exp, is_torch, max_along, same_kind, shape_of, sum_along
+from .arrays import Array, as_array, exp, from_nested, max_along, same_kind, shape_of, sum_along
 from .masks import apply_mask
 
 # --- helpers shared by every function below -------------------------------
-
-
-def _from_nested(values: list, like: Array) -> Array:
-    """Turn nested Python lists of numbers into the kind (numpy or torch) of `like`."""
-    if is_torch(like):
-        import torch
-
-        return torch.tensor(values, dtype=like.dtype, device=like.device)
-    return np.array(values, dtype=np.result_type(like.dtype, float))
 
 
 def _need_ndim(name: str, arg: str, x: Array, ndim: int) -> None:
@@ -85,7 +76,7 @@ def matmul(M: Array, N: Array) -> Array:
         out.append(row)
     if rows == 0 or cols == 0:
         return M @ N  # an empty result: let the library give it the right shape
-    return _from_nested(out, M)
+    return from_nested(out, M)
 
 
 # --- the transpose ------------------------------------
@@ -99,7 +90,7 @@ def transpose(M: Array) -> Array:
     if rows == 0 or cols == 0:
         return swap_last_two(M)
     out = [[float(M[i, j]) for i in range(rows)] for j in range(cols)]
-    return _from_nested(out, M)
+    return from_nested(out, M)
 
 
 # --- the pieces of attention, from the scores to the weighted sum --------------

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import is_torch, whole_number
+from .arrays import library_of, whole_number
 
 
 def positional_encoding(n: int, d_model: int, like: Any = None, base: float = 10000.0) -> Any:
@@ -24,13 +24,7 @@ def positional_encoding(n: int, d_model: int, like: Any = None, base: float = 10
         raise ValueError(
             f"positional_encoding: d_model must be even (a sine and a cosine per frequency), but it is {d_model}"
         )
-    if is_torch(like):
-        import torch
-
-        dtype = like.dtype if like.dtype.is_floating_point else torch.float64
-        xp, kw = torch, {"dtype": dtype, "device": like.device}
-    else:
-        xp, kw = np, {"dtype": np.float64}
+    xp, kw = library_of(like)  # numpy, or torch on like's device
     pos = xp.arange(n, **kw)[:, None]  # (n, 1): 0, 1, ..., n-1
     two_i = xp.arange(0, d_model, 2, **kw)[None, :]  # (1, d_model/2): 0, 2, 4, ...
     angle = pos / base ** (two_i / d_model)  # (n, d_model/2): one speed per column pair
@@ -42,7 +36,7 @@ def positional_encoding(n: int, d_model: int, like: Any = None, base: float = 10
 
 def learned_position_table(n_max: int, d_model: int, seed: int = 0, scale: float = 0.1) -> Any:
     """A learned positional encoding before training: a torch table of trainable numbers, one row per position."""
-    import torch
+    import torch  # a torch Parameter: torch is needed, not chosen
 
     n_max = whole_number("learned_position_table", "n_max (the number of positions)", n_max)
     d_model = whole_number("learned_position_table", "d_model", d_model)
