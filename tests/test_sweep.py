@@ -157,9 +157,9 @@ def test_cli_smoke(tmp_path):
         assert r["a_bytes"] == r["n"] ** 2 * 2 * 4 and r["device"] == "cpu" and r["dtype"] == "float32"
 
 
-def _cli(*args, env=None, timeout=120):
+def _cli(*args, env=None, timeout=120, module="benchmarks.sweep"):
     return subprocess.run(
-        [sys.executable, "-m", "benchmarks.sweep", *args],
+        [sys.executable, "-m", module, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -306,15 +306,7 @@ def test_cli_records_threads_one_peak_and_its_command(tmp_path):
 def test_cli_cpu_sweep_peak_memory_part_runs_sweep_s_kernel_in_a_fresh_process(impl):
     """benchmarks/cpu_sweep.py's children are parts of the module (no Python in strings): one call's
     peak extra memory, in bytes, as one line of JSON (its size is measured, not tested)."""
-    run = subprocess.run(
-        [sys.executable, "-m", "benchmarks.cpu_sweep", "--part", "peak-memory", "--impl", impl, "--n", "64"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        check=False,
-    )
+    run = _cli("--part", "peak-memory", "--impl", impl, "--n", "64", timeout=300, module="benchmarks.cpu_sweep")
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert report["impl"] == impl and isinstance(report["peak_extra_bytes"], int) and report["peak_extra_bytes"] >= 0
