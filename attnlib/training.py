@@ -1,4 +1,4 @@
-"""Learning the lenses: train W_Q, W_K, W_V with autograd on a task whose right attention is known (the masks and learning the lenses chapters).
+"""Learning the lenses: train W_Q, W_K, W_V with autograd on a task whose right attention is known (the learning the lenses and masks chapters).
 
 The task: in random six-word sequences, every word must bring in the four features of the word
 before it (the first word, which has nothing before it, keeps its own). Only word order can
