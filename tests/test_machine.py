@@ -9,6 +9,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from attnlib import machine
@@ -65,6 +66,10 @@ def test_matmul_peak_stops_before_a_side_would_overrun_its_seconds(monkeypatch):
         clock[0] += repeat * fake_time_once(fn, (a, b), device)
         return {"median_s": fake_time_once(fn, (a, b), device)}
 
+    # a side × 1 matrix stands for a side × side one: the stopwatch reads only the side
+    monkeypatch.setattr(
+        machine, "_square_pair", lambda library, device, dtype, side: (np.ones((side, 1)), np.ones((1, 1)))
+    )
     monkeypatch.setattr(machine, "time_once", fake_time_once)
     monkeypatch.setattr(machine, "time_fn", fake_time_fn)
     monkeypatch.setattr(machine.time, "perf_counter", lambda: clock[0])
