@@ -10,6 +10,7 @@ from __future__ import annotations
 import conftest
 import headless_chromium
 import pytest
+from conftest import make_commands
 from playwright.sync_api import BrowserType
 
 
@@ -58,3 +59,8 @@ def test_the_finder_honours_chromium_and_says_none_when_there_is_none(tmp_path, 
     fake.chmod(0o644)  # a file that cannot run is no browser
     monkeypatch.setenv("CHROMIUM", str(fake))
     assert headless_chromium.find_chromium() is None
+
+
+def test_make_check_leaves_out_every_test_marked_book():
+    runs = [c for c in make_commands("check") if " -m pytest " in c]
+    assert runs and all('-m "not book and not end_to_end"' in c for c in runs), runs
