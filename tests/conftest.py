@@ -152,6 +152,21 @@ def _build_once_per_run() -> BookBuild:
         return build
 
 
+def run_python(code: str, env: dict | None = None, timeout: float = 120) -> str:
+    """What `python -c code` prints in a fresh process of this interpreter, with this checkout's
+    attnlib first on the path (env: the whole environment, default this one's); fails if it fails."""
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=timeout,
+        env={**(os.environ if env is None else env), "PYTHONPATH": str(ROOT)},
+    )
+    return run.stdout
+
+
 @functools.cache
 def make_commands(target: str) -> tuple[str, ...]:
     """The commands `make <target>` runs, as `make -n -B` prints them (every step, the install too, as on

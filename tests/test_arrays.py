@@ -56,27 +56,14 @@ def test_shapes_kinds_and_broadcasting():
 
 def test_loaded_torch_only_if_imported_never_imports_it():
     """The checker asks this way, so that a numpy answer loads no torch; a fresh process shows it."""
-    import os
-    import pathlib
-    import subprocess
-    import sys
+    from conftest import run_python
 
     code = (
         "import sys\nfrom attnlib.arrays import loaded_torch\n"
         "print(loaded_torch(only_if_imported=True), 'torch' in sys.modules)\n"
         "import torch\nprint(loaded_torch(only_if_imported=True) is torch, loaded_torch() is torch)\n"
     )
-    root = pathlib.Path(__file__).resolve().parents[1]
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(root)},
-    )
-    assert out.stdout.split() == ["None", "False", "True", "True"]
+    assert run_python(code).split() == ["None", "False", "True", "True"]
 
 
 def test_the_steps_spelled_differently_agree_between_numpy_and_torch():

@@ -3,12 +3,10 @@
 No timing assertions here: how fast things are is measured in benchmarks/, not tested.
 """
 
-import os
 import pathlib
-import subprocess
-import sys
 
 import pytest
+from conftest import run_python
 
 from attnlib import bench, counting
 
@@ -63,12 +61,4 @@ def test_available_devices():
 @pytest.mark.parametrize("module", ["attnlib.bench", "attnlib.machine", "attnlib.sweep"])
 def test_import_loads_neither_torch_nor_matplotlib(module):
     code = f"import sys, {module}; print('torch' in sys.modules, 'matplotlib' in sys.modules)"
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert out.stdout.split() == ["False", "False"]
+    assert run_python(code).split() == ["False", "False"]

@@ -6,11 +6,10 @@ No timing assertions here: how fast things are is measured in benchmarks/, not t
 import json
 import os
 import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from conftest import run_python
 
 from attnlib import machine
 
@@ -99,16 +98,7 @@ def test_thread_counts_are_what_the_libraries_report(first):
     setting = "import os; os.environ.update(OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1'); "
     code = (setting + "import numpy; " if first else "import numpy; " + setting) + THREAD_REPORT
     env = {k: v for k, v in os.environ.items() if k not in machine.THREAD_VARIABLES}
-    run = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        timeout=120,
-    )
-    report = json.loads(run.stdout)
+    report = json.loads(run_python(code, env=env))
     if first:
         assert report == {"numpy_blas": 1, "torch": 1}
     elif (os.cpu_count() or 1) > 1:
