@@ -1,7 +1,7 @@
 """attnlib: the small shared library behind the course "Attention, from the ground up".
 
 The math works on numpy arrays and torch tensors (CPU or GPU) through one code path.
-`attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.machine` (the machine's facts and
+`attnlib.plot` (matplotlib), `attnlib.bench` (timing), `attnlib.counting` (FLOPs and bytes), `attnlib.machine` (the machine's facts and
 ceilings), `attnlib.sweep` (the timing sweep), `attnlib.results` (stored timings) and
 `attnlib.scaling` (the scaling chapter's experiments) and `attnlib.interactive` (figures that run
 in the book's pages), `attnlib.trained` (a real trained transformer) and `attnlib.causal_lm` (a real
@@ -42,7 +42,7 @@ __all__ = [
     "VOCAB", "VOCAB_2D", "FEATURES", "RUNNING_SENTENCE", "running_lenses", "embed", "sentence_matrix", "words", "random_weights",
     "causal_mask", "padding_mask", "apply_mask", "split_heads", "merge_heads", "multi_head_attention",
     "positional_encoding", "learned_position_table",
-    "plot", "bench", "machine", "sweep", "results", "scaling", "interactive",
+    "plot", "bench", "counting", "machine", "sweep", "results", "scaling", "interactive",
     "training", "trained", "causal_lm",
 ]
 # fmt: on
@@ -50,6 +50,7 @@ __all__ = [
 _LAZY_MODULES = {
     "plot",
     "bench",
+    "counting",
     "machine",
     "sweep",
     "results",

@@ -1,4 +1,4 @@
-"""The math of attention, one code path for numpy arrays and torch tensors.
+"""The math of attention, one code path for numpy arrays and torch tensors (the matrix multiplication, query key value, transpose, dot product scores, scaling, softmax, weighted sum and masks chapters).
 
 Every function takes numpy arrays (or plain Python lists, treated as numpy)
 or torch tensors on any device, and returns the same kind it was given.
@@ -13,19 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array, as_array, exp, is_torch, max_along, same_kind, shape_of, sum_along
+from .arrays import Array, as_array, exp, from_nested, max_along, same_kind, shape_of, sum_along
 from .masks import apply_mask
 
 # --- helpers shared by every function below -------------------------------
-
-
-def _from_nested(values: list, like: Array) -> Array:
-    """Turn nested Python lists of numbers into the kind (numpy or torch) of `like`."""
-    if is_torch(like):
-        import torch
-
-        return torch.tensor(values, dtype=like.dtype, device=like.device)
-    return np.array(values, dtype=np.result_type(like.dtype, float))
 
 
 def _need_ndim(name: str, arg: str, x: Array, ndim: int) -> None:
@@ -38,11 +29,11 @@ def swap_last_two(x: Array) -> Array:
     return x.swapaxes(-1, -2)
 
 
-# --- the dot product (the dot product scores chapter) -------------------------
+# --- the dot product -------------------------
 
 
 def dot(u: Array, v: Array) -> Array:
-    """Dot product u · v with an explicit loop: multiply matching entries, then add (the dot product scores chapter)."""
+    """Dot product u · v with an explicit loop: multiply matching entries, then add."""
     u, v = as_array(u, "u"), as_array(v, "v")
     same_kind("dot", u, v)
     _need_ndim("dot", "u", u, 1)
@@ -58,11 +49,11 @@ def dot(u: Array, v: Array) -> Array:
     return total
 
 
-# --- matrix multiplication (the matrix multiplication chapter) ----------------
+# --- matrix multiplication ----------------
 
 
 def matmul(M: Array, N: Array) -> Array:
-    """Matrix product M @ N with explicit loops: row i of M times column j of N gives cell (i, j) (the matrix multiplication chapter)."""
+    """Matrix product M @ N with explicit loops: row i of M times column j of N gives cell (i, j)."""
     M, N = as_array(M, "M"), as_array(N, "N")
     same_kind("matmul", M, N)
     _need_ndim("matmul", "M", M, 2)
@@ -85,21 +76,21 @@ def matmul(M: Array, N: Array) -> Array:
         out.append(row)
     if rows == 0 or cols == 0:
         return M @ N  # an empty result: let the library give it the right shape
-    return _from_nested(out, M)
+    return from_nested(out, M)
 
 
-# --- the transpose (the transpose chapter) ------------------------------------
+# --- the transpose ------------------------------------
 
 
 def transpose(M: Array) -> Array:
-    """Transpose with explicit loops: cell (i, j) of M becomes cell (j, i) of the result (the transpose chapter)."""
+    """Transpose with explicit loops: cell (i, j) of M becomes cell (j, i) of the result."""
     M = as_array(M, "M")
     _need_ndim("transpose", "M", M, 2)
     rows, cols = M.shape
     if rows == 0 or cols == 0:
         return swap_last_two(M)
     out = [[float(M[i, j]) for i in range(rows)] for j in range(cols)]
-    return _from_nested(out, M)
+    return from_nested(out, M)
 
 
 # --- the pieces of attention, from the scores to the weighted sum --------------
@@ -127,7 +118,7 @@ def _check_qk(name: str, Q: Array, K: Array) -> None:
 
 
 def scores(Q: Array, K: Array) -> Array:
-    """The score matrix S = QKᵀ, one dot product per (query, key) pair (the dot product scores chapter)."""
+    """The score matrix S = QKᵀ, one dot product per (query, key) pair."""
     Q, K = as_array(Q, "Q"), as_array(K, "K")
     same_kind("scores", Q, K)
     _check_qk("scores", Q, K)
@@ -135,12 +126,12 @@ def scores(Q: Array, K: Array) -> Array:
 
 
 def scale(S: Array, d_k: int) -> Array:
-    """Divide the scores by √d_k, the spread of a d_k-long dot product (the scaling chapter)."""
+    """Divide the scores by √d_k, the spread of a d_k-long dot product."""
     return S / math.sqrt(d_k)
 
 
 def softmax(x: Array, axis: int = -1) -> Array:
-    """Softmax along `axis`, made stable by subtracting the largest entry first (the softmax chapter)."""
+    """Softmax along `axis`, made stable by subtracting the largest entry first."""
     x = as_array(x, "x")
     shifted = x - max_along(x, axis)
     e = exp(shifted)
@@ -148,9 +139,9 @@ def softmax(x: Array, axis: int = -1) -> Array:
 
 
 def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Array]:
-    """Scaled dot-product attention: returns (Z, A) with A = softmax(QKᵀ/√d_k) and Z = AV (the weighted sum chapter).
+    """Scaled dot-product attention: returns (Z, A) with A = softmax(QKᵀ/√d_k) and Z = AV.
 
-    `mask` (the masks chapter), when given, is True where query i may see key j; the hidden scores
+    `mask`, when given, is True where query i may see key j; the hidden scores
     become -inf, so softmax gives them weight 0.
     """
     Q, K, V = as_array(Q, "Q"), as_array(K, "K"), as_array(V, "V")
@@ -165,7 +156,7 @@ def attention(Q: Array, K: Array, V: Array, mask: Any = None) -> tuple[Array, Ar
 
 def check_qkv(name: str, Q: Array, K: Array, V: Array) -> None:
     """Clear errors, naming the shapes, unless Q, K and V fit together: one kind (numpy or torch),
-    d_k matching, one value per key, at least one key, batches that broadcast (the weighted sum chapter)."""
+    d_k matching, one value per key, at least one key, batches that broadcast."""
     same_kind(name, Q, K, V)
     _check_qk(name, Q, K)
     if V.ndim < 2 or V.shape[-2] != K.shape[-2]:
@@ -186,29 +177,29 @@ def check_qkv(name: str, Q: Array, K: Array, V: Array) -> None:
 
 
 def self_attention(X: Array, W_Q: Array, W_K: Array, W_V: Array, mask: Any = None) -> tuple[Array, Array]:
-    """Self-attention of the words in X: Q = XW_Q, K = XW_K, V = XW_V, then attention (the weighted sum chapter)."""
+    """Self-attention of the words in X: Q = XW_Q, K = XW_K, V = XW_V, then attention."""
     X = as_array(X, "X")
     W_Q, W_K, W_V = as_array(W_Q, "W_Q"), as_array(W_K, "W_K"), as_array(W_V, "W_V")
     same_kind("self_attention", X, W_Q, W_K, W_V)
-    Q = project("self_attention", X, W_Q)
-    K = project("self_attention", X, W_K)
-    V = project("self_attention", X, W_V)
+    Q = project(X, W_Q, caller="self_attention")
+    K = project(X, W_K, caller="self_attention")
+    V = project(X, W_V, caller="self_attention")
     return attention(Q, K, V, mask=mask)
 
 
-def project(op: str, X: Array, W: Array) -> Array:
-    """X @ W after checking the shapes: W needs one row per column of X (the query key value chapter).
+def project(X: Array, W: Array, *, caller: str = "project") -> Array:
+    """X @ W after checking the shapes: W needs one row per column of X.
 
-    `op` names the calling function in the error, e.g. "self_attention: X has shape ...".
+    `caller` names the function that projects in an error, e.g. "self_attention: X has shape ...".
     """
     if X.ndim < 2 or W.ndim != 2:
         raise ValueError(
-            f"{op}: X must be (n, d_model) and the weights W must be (d_model, d), "
+            f"{caller}: X must be (n, d_model) and the weights W must be (d_model, d), "
             f"but X has shape {shape_of(X)} and W has shape {shape_of(W)}"
         )
     if X.shape[-1] != W.shape[0]:
         raise ValueError(
-            f"{op}: X has shape {shape_of(X)} and W has shape {shape_of(W)}; "
+            f"{caller}: X has shape {shape_of(X)} and W has shape {shape_of(W)}; "
             f"W needs d_model = {X.shape[-1]} rows, but it has {W.shape[0]}"
         )
     return X @ W

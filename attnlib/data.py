@@ -1,4 +1,4 @@
-"""A tiny, fixed toy vocabulary: words as short vectors whose directions carry meaning."""
+"""A tiny, fixed toy vocabulary: words as short vectors whose directions carry meaning (the vectors, matrix x and query key value chapters)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ VOCAB: dict[str, list[float]] = {
 # The names of the four axes, in order (the shapes in r chapter labels X's columns with them).
 FEATURES: list[str] = ["animal", "vehicle", "small", "action"]
 
-# Two numbers per word, so a word can be drawn as an arrow in the plane (the vectors chapter).
+# Two numbers per word, so a word can be drawn as an arrow in the plane.
 # Axis 1: animal-ness, axis 2: vehicle-ness.
 # fmt: off
 VOCAB_2D: dict[str, list[float]] = {
@@ -51,7 +51,7 @@ def words(sentence: str | list[str]) -> list[str]:
 
 
 def embed(word: str, vocab: dict[str, list[float]] | None = None) -> np.ndarray:
-    """The vector of one word from the toy vocabulary (the vectors chapter)."""
+    """The vector of one word from the toy vocabulary."""
     vocab = VOCAB if vocab is None else vocab
     key = word.lower()
     if key not in vocab:
@@ -60,14 +60,14 @@ def embed(word: str, vocab: dict[str, list[float]] | None = None) -> np.ndarray:
 
 
 def sentence_matrix(sentence: str | list[str], vocab: dict[str, list[float]] | None = None) -> np.ndarray:
-    """Stack the vectors of a sentence's words as rows: the matrix X of shape (n, d_model) (the matrix x chapter)."""
+    """Stack the vectors of a sentence's words as rows: the matrix X of shape (n, d_model)."""
     return np.stack([embed(w, vocab) for w in words(sentence)])
 
 
 def random_weights(
     d_model: int, d_k: int, d_v: int | None = None, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Seeded stand-ins for learned W_Q, W_K (d_model × d_k) and W_V (d_model × d_v) (the query key value chapter)."""
+    """Seeded stand-ins for learned W_Q, W_K (d_model × d_k) and W_V (d_model × d_v)."""
     d_v = d_k if d_v is None else d_v
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d_model)
@@ -89,7 +89,7 @@ VALUE_SLOTS: list[str] = list(FEATURES)
 
 
 def running_lenses() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The hand-made W_Q, W_K (4 × 2) and W_V (4 × 4) of the running example (the query key value chapter)."""
+    """The hand-made W_Q, W_K (4 × 2) and W_V (4 × 4) of the running example."""
     # asker: an action word asks strongly "animal?"; an animal asks, less strongly, "action?"
     # fmt: off
     W_Q = np.array([[0.0, 2.0],

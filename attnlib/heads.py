@@ -13,7 +13,7 @@ from .core import attention, project
 
 
 def split_heads(M: Array, h: int) -> Array:
-    """(..., n, h·d) → (..., h, n, d): cut the columns into h blocks, one block per head (the many heads chapter)."""
+    """(..., n, h·d) → (..., h, n, d): cut the columns into h blocks, one block per head."""
     M = as_array(M, "M")
     h = whole_number("split_heads", "h, the number of heads,", h)
     if M.ndim < 2:
@@ -28,7 +28,7 @@ def split_heads(M: Array, h: int) -> Array:
 
 
 def merge_heads(M: Array) -> Array:
-    """(..., h, n, d) → (..., n, h·d): put the heads' columns side by side again (the many heads chapter)."""
+    """(..., h, n, d) → (..., n, h·d): put the heads' columns side by side again."""
     M = as_array(M, "M")
     if M.ndim < 3:
         raise ValueError(f"merge_heads: M must be (..., h, n, d), but it has shape {shape_of(M)}")
@@ -40,7 +40,7 @@ def merge_heads(M: Array) -> Array:
 def multi_head_attention(
     X: Array, W_Q: Array, W_K: Array, W_V: Array, W_O: Array, h: int, mask: Any = None
 ) -> tuple[Array, Array]:
-    """h heads of attention side by side, concatenated and mixed by W_O: returns (output, A per head) (the many heads chapter)."""
+    """h heads of attention side by side, concatenated and mixed by W_O: returns (output, A per head)."""
     X = as_array(X, "X")
     W_Q, W_K, W_V, W_O = (as_array(W, name) for W, name in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V"), (W_O, "W_O")))
     same_kind("multi_head_attention", X, W_Q, W_K, W_V, W_O)
@@ -61,9 +61,9 @@ def multi_head_attention(
                 f"multi_head_attention: {name} has shape {shape_of(W)}, whose {W.shape[1]} "
                 f"columns cannot be cut into h = {h} equal heads"
             )
-    Q = split_heads(project("multi_head_attention", X, W_Q), h)  # (..., h, n, d_k)
-    K = split_heads(project("multi_head_attention", X, W_K), h)
-    V = split_heads(project("multi_head_attention", X, W_V), h)  # (..., h, n, d_v)
+    Q = split_heads(project(X, W_Q, caller="multi_head_attention"), h)  # (..., h, n, d_k)
+    K = split_heads(project(X, W_K, caller="multi_head_attention"), h)
+    V = split_heads(project(X, W_V, caller="multi_head_attention"), h)  # (..., h, n, d_v)
     if mask is not None:
         mask = as_array(mask, "mask", dtype=None)
         if mask.ndim >= 2:

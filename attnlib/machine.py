@@ -1,7 +1,7 @@
-"""The machine a timing runs on (the counting and timing chapter): its CPU, the threads the libraries report, and the
+"""The machine a timing runs on: its CPU, the threads the libraries report, and the
 constants of the time model: the matmul peak (FLOP/s, in each dtype), the bandwidth of memory and
 of the cache (bytes per second), the rate of exponentials, the fixed cost of one library call and
-the cost of fresh memory.
+the cost of fresh memory (the counting and timing chapter).
 
 Needs only the standard library, numpy and (when present) torch, so it runs on a bare GPU machine.
 """
@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .bench import synchronize, time_fn, time_once, torch_or_none
+from .arrays import loaded_torch
+from .bench import synchronize, time_fn, time_once
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -30,7 +31,7 @@ CPU_FEATURES = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "amx_til
 
 
 def cpu_details() -> dict:
-    """The CPU as the operating system names it: model name, family/model/stepping, vector extensions (the counting and timing chapter)."""
+    """The CPU as the operating system names it: model name, family/model/stepping, vector extensions."""
     details: dict[str, Any] = {
         "model_name": None,
         "vendor": None,
@@ -74,7 +75,7 @@ def cpu_details() -> dict:
 
 
 def sixteen_bit_units(flags: dict) -> str:
-    """What the CPU's flags offer 16-bit matrix products, in words, e.g. 'AVX-512 BF16 (no AMX)' (the counting and timing chapter)."""
+    """What the CPU's flags offer 16-bit matrix products, in words, e.g. 'AVX-512 BF16 (no AMX)'."""
     found = [
         label
         for flag, label in (
@@ -125,8 +126,8 @@ def _cpu_model(details: dict | None = None) -> str:
 
 def thread_counts() -> dict:
     """The threads the libraries *report* they will use: numpy's BLAS, asked through its own
-    function, and torch (the counting and timing chapter). None where a library cannot be asked."""
-    return {"numpy_blas": _blas_threads(), "torch": torch_or_none().get_num_threads() if torch_or_none() else None}
+    function, and torch. None where a library cannot be asked."""
+    return {"numpy_blas": _blas_threads(), "torch": loaded_torch().get_num_threads() if loaded_torch() else None}
 
 
 def _blas_threads() -> int | None:
@@ -173,8 +174,8 @@ def _numpy_blas() -> str | None:
 
 
 def system_info(device: str = "cpu") -> dict:
-    """Hardware and software of this run: CPU and GPU model, threads, versions, date (UTC) (the counting and timing chapter)."""
-    torch = torch_or_none()
+    """Hardware and software of this run: CPU and GPU model, threads, versions, date (UTC)."""
+    torch = loaded_torch()
     cpu = cpu_details()
     info = {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -219,7 +220,7 @@ def matmul_peak(
     repeat: int = 5,
     max_seconds: float = 2.0,
 ) -> float:
-    """FLOP/s of a large square matmul, the median of `repeat` runs: our compute ceiling (the counting and timing chapter).
+    """FLOP/s of a large square matmul, the median of `repeat` runs: our compute ceiling.
 
     Measured the way every kernel is (warm-up, then the median), so a kernel's "% of peak"
     compares like with like. With `size` given, s×s matrices of that size. Without it, the
@@ -228,14 +229,14 @@ def matmul_peak(
     """
     if library == "numpy" and device != "cpu":
         raise ValueError(f"matmul_peak: numpy runs on the CPU only, not on {device!r}")
-    if library != "numpy" and torch_or_none() is None:
+    if library != "numpy" and loaded_torch() is None:
         raise RuntimeError("matmul_peak: torch is not installed; use library='numpy'")
     largest = 2048 if device == "cpu" else 8192
     sides = [size] if size else [s for s in (256, 512, 1024, 2048, 4096, 8192) if s <= largest]
     started, best = time.perf_counter(), 0.0
     for side in sides:
         a, b = _square_pair(library, device, dtype, side)
-        multiply = np.matmul if library == "numpy" else torch_or_none().matmul
+        multiply = np.matmul if library == "numpy" else loaded_torch().matmul
         multiply(a, b)  # warm-up: library start-up stays out
         synchronize(device)
         one = max(time_once(multiply, (a, b), device), 1e-9)
@@ -250,7 +251,7 @@ def matmul_peak(
 
 def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int = 256, repeat: int = 5) -> float:
     """Bytes per second of copying one large array into another, the median of `repeat` copies:
-    our memory ceiling (the counting and timing chapter).
+    our memory ceiling.
 
     Each copy reads `mebibytes` MiB and writes as many, far more than any cache holds, so
     every byte travels to and from main memory; we count 2 × the array's size per copy.
@@ -264,7 +265,7 @@ def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int
         src, dst = np.ones(count, dtype=np.float32), np.zeros(count, dtype=np.float32)
         copy = np.copyto
     else:
-        torch = torch_or_none()
+        torch = loaded_torch()
         src = torch.ones(count, dtype=torch.float32, device=device)
         dst = torch.zeros(count, dtype=torch.float32, device=device)
         copy = torch.Tensor.copy_
@@ -283,13 +284,13 @@ def _loop(call: Callable, times: int) -> Callable[[], None]:
 
 
 def per_call(call: Callable, times: int, repeat: int = 5, device: str = "cpu") -> float:
-    """Median seconds of one call(), timed `times` calls at a time: for work too short to time alone (the counting and timing chapter)."""
+    """Median seconds of one call(), timed `times` calls at a time: for work too short to time alone."""
     return time_fn(_loop(call, times), warmup=1, repeat=repeat, device=device)["median_s"] / times
 
 
 def cache_bandwidth(library: str = "numpy", kibibytes: int | None = None, repeat: int = 5) -> float:
     """Bytes per second of a copy that stays in the cache: source and destination together take half
-    of one core's L2 (or `kibibytes` each); bytes read plus bytes written, like memory_bandwidth (the counting and timing chapter)."""
+    of one core's L2 (or `kibibytes` each); bytes read plus bytes written, like memory_bandwidth."""
     size = kibibytes * 2**10 if kibibytes else cache_sizes().get("L2", 2**20) // 4
     count = size // 4
     src, dst, copy = _copy_pair(library, count)
@@ -299,37 +300,37 @@ def cache_bandwidth(library: str = "numpy", kibibytes: int | None = None, repeat
 def exp_rate(
     library: str = "numpy", value: float = 0.5, count: int = 2**16, repeat: int = 5, device: str = "cpu"
 ) -> float:
-    """Exponentials per second, in float32, from one array of 256 KiB into another, both in the cache (the counting and timing chapter).
+    """Exponentials per second, in float32, from one array of 256 KiB into another, both in the cache.
 
     `value` fills the array: -inf shows what a kernel pays for masked scores (exp(-inf) = 0).
     """
     if library == "numpy":
         x, y = np.full(count, value, dtype=np.float32), np.empty(count, dtype=np.float32)
         return count / per_call(lambda: np.exp(x, out=y), 50, repeat)
-    torch = torch_or_none()
+    torch = loaded_torch()
     x, y = torch.full((count,), value, device=device), torch.empty(count, device=device)
     return count / per_call(lambda: torch.exp(x, out=y), 50, repeat, device)
 
 
 def call_overhead(library: str = "numpy", repeat: int = 5, device: str = "cpu") -> float:
     """Seconds of one library call that does almost nothing (adding two arrays of 8 numbers): the
-    fixed cost that every call pays, whatever its size (the counting and timing chapter)."""
+    fixed cost that every call pays, whatever its size."""
     if library == "numpy":
         a, b, c = (np.ones(8, dtype=np.float32) for _ in range(3))
         return per_call(lambda: np.add(a, b, out=c), 1000, repeat)
-    torch = torch_or_none()
+    torch = loaded_torch()
     a, b, c = (torch.ones(8, device=device) for _ in range(3))
     return per_call(lambda: torch.add(a, b, out=c), 1000, repeat, device)
 
 
 def fresh_memory_rate(library: str = "numpy", mebibytes: int = 128, repeat: int = 5) -> float:
     """Bytes per second of writing a new array, memory the process has just asked for: the operating
-    system hands over each page on its first touch, and that costs far more than the write (the counting and timing chapter)."""
+    system hands over each page on its first touch, and that costs far more than the write."""
     count = mebibytes * 2**20 // 4
     if library == "numpy":
         make = lambda: np.ones(count, dtype=np.float32)
     else:
-        torch = torch_or_none()
+        torch = loaded_torch()
         make = lambda: torch.ones(count)
     return count * 4 / time_fn(make, warmup=1, repeat=repeat)["median_s"]
 
@@ -337,7 +338,7 @@ def fresh_memory_rate(library: str = "numpy", mebibytes: int = 128, repeat: int 
 def _copy_pair(library: str, count: int) -> tuple:
     if library == "numpy":
         return np.ones(count, dtype=np.float32), np.zeros(count, dtype=np.float32), np.copyto
-    torch = torch_or_none()
+    torch = loaded_torch()
     return torch.ones(count), torch.zeros(count), torch.Tensor.copy_
 
 
@@ -345,7 +346,7 @@ def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
     if library == "numpy":
         rng = np.random.default_rng(0)
         return tuple(rng.standard_normal((side, side)).astype(dtype) for _ in range(2))
-    torch = torch_or_none()
+    torch = loaded_torch()
     gen = torch.Generator().manual_seed(0)
     return tuple(
         torch.randn(side, side, generator=gen).to(device=device, dtype=getattr(torch, dtype)) for _ in range(2)
@@ -355,7 +356,7 @@ def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
 def memory_budget(device: str) -> int:
     """Bytes we allow a naive run to use: half the RAM (CPU) or 80% of the free GPU memory."""
     if device.startswith("cuda"):
-        free, _ = torch_or_none().cuda.mem_get_info()
+        free, _ = loaded_torch().cuda.mem_get_info()
         return int(0.8 * free)
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

@@ -9,15 +9,28 @@ softmax gives them weight 0.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from .arrays import Array, as_array, as_kind_of, broadcasts, is_torch, shape_of, to_numpy, whole_number
+from .arrays import (
+    Array,
+    as_array,
+    as_kind_of,
+    broadcast_to,
+    broadcasts,
+    fill_where,
+    is_boolean,
+    shape_of,
+    to_numpy,
+    where,
+    whole_number,
+)
 
 
 def causal_mask(n: int, like: Any = None) -> Array:
-    """The n×n causal mask: True where j ≤ i, so word i sees itself and the words before it (the masks chapter)."""
+    """The n×n causal mask: True where j ≤ i, so word i sees itself and the words before it."""
     n = whole_number("causal_mask", "n", n)
     rows = np.arange(n)[:, None]
     cols = np.arange(n)[None, :]
@@ -25,7 +38,7 @@ def causal_mask(n: int, like: Any = None) -> Array:
 
 
 def padding_mask(lengths: Any, n: int, like: Any = None) -> Array:
-    """The (batch, 1, n) mask of a padded batch: True where key j is a real word of sentence b (the masks chapter)."""
+    """The (batch, 1, n) mask of a padded batch: True where key j is a real word of sentence b."""
     n = whole_number("padding_mask", "n", n)
     lengths = to_numpy(lengths, dtype=None)
     if lengths.ndim != 1:
@@ -60,38 +73,20 @@ def check_mask(S: Array, mask: Any) -> Array:
             f"attention: mask has shape {shape_of(mask)} and the scores have shape {shape_of(S)}; "
             "the mask must broadcast to the scores"
         )
-    if is_torch(S):
-        import torch
-
-        allowed = torch.as_tensor(mask, device=S.device)
-        if allowed.dtype != torch.bool:
-            raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
-        allowed = torch.broadcast_to(allowed, S.shape)
-    else:
-        allowed = to_numpy(mask, dtype=None)
-        if allowed.dtype != bool:
-            raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
-        allowed = np.broadcast_to(allowed, S.shape)
+    allowed = as_kind_of(mask, S)  # on the scores' device
+    if not is_boolean(allowed):
+        raise TypeError(f"attention: mask must be boolean (True = may attend), not {allowed.dtype}")
+    allowed = broadcast_to(allowed, shape_of(S))
     if not bool(allowed.any(-1).all()):
         raise ValueError("attention: a row of the mask is all False, so some query may attend to no key")
     return allowed
 
 
 def apply_mask(S: Array, mask: Any) -> Array:
-    """A copy of the scores S with -inf wherever the mask is False (the masks chapter)."""
-    allowed = check_mask(S, mask)
-    if is_torch(S):
-        import torch
-
-        return torch.where(allowed, S, torch.tensor(float("-inf"), dtype=S.dtype, device=S.device))
-    return np.where(allowed, S, -np.inf)
+    """A copy of the scores S with -inf wherever the mask is False."""
+    return where(check_mask(S, mask), S, -math.inf)
 
 
 def hide(S: Array, mask: Any) -> Array:
     """Put -inf into S itself wherever the mask is False, and return S: `apply_mask` without a copy."""
-    allowed = check_mask(S, mask)
-    if is_torch(S):
-        S.masked_fill_(~allowed, float("-inf"))
-    else:
-        np.copyto(S, -np.inf, where=~allowed)
-    return S
+    return fill_where(S, ~check_mask(S, mask), -math.inf)

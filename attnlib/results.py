@@ -1,4 +1,4 @@
-"""Stored timing results (the counting and timing chapter): read the files of `python -m benchmarks.sweep --out`, fit slopes, compare runs.
+"""Stored timing results: read the files of `python -m benchmarks.sweep --out`, fit slopes, compare runs (the counting and timing and cpu vs gpu chapters).
 
 A results file is JSON with three parts: "system" (the hardware and software that made the
 numbers, and the date), "settings" (the workload) and "results" (one row per size n and
@@ -20,7 +20,7 @@ FIT_FROM = 256  # fit slopes on n >= 256 only: below it, fixed costs per call hi
 
 
 def load_results(folder: str | Path) -> list[dict]:
-    """Every results file (*.json with system, settings, results) in `folder`, sorted by file name (the counting and timing chapter).
+    """Every results file (*.json with system, settings, results) in `folder`, sorted by file name.
 
     The chapters pass their own folder of stored data (`data`, beside the notebooks).
 
@@ -39,7 +39,7 @@ def load_results(folder: str | Path) -> list[dict]:
 
 
 def measured(rows: Sequence[dict], impl: str) -> tuple[np.ndarray, np.ndarray]:
-    """The sizes n and median seconds of one implementation's measured (not skipped) rows, by n (the counting and timing chapter)."""
+    """The sizes n and median seconds of one implementation's measured (not skipped) rows, by n."""
     pairs = sorted(
         (r["n"], r["median_s"])
         for r in rows
@@ -51,18 +51,18 @@ def measured(rows: Sequence[dict], impl: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def implementations(rows: Sequence[dict]) -> list[str]:
-    """The implementations in the rows, in the order they first appear (the counting and timing chapter)."""
+    """The implementations in the rows, in the order they first appear."""
     return list(dict.fromkeys(r["impl"] for r in rows))
 
 
 def curves(rows: Sequence[dict]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """{implementation: (n, seconds)} for every implementation with a measured row: what plot.timings draws (the counting and timing chapter)."""
+    """{implementation: (n, seconds)} for every implementation with a measured row: what plot.timings draws."""
     out = {impl: measured(rows, impl) for impl in implementations(rows)}
     return {impl: nt for impl, nt in out.items() if len(nt[0])}
 
 
 def fit_slope(n: Sequence[float], t: Sequence[float]) -> float:
-    """Least-squares slope of log t against log n: the p in t ≈ c·nᵖ (the counting and timing chapter)."""
+    """Least-squares slope of log t against log n: the p in t ≈ c·nᵖ."""
     x, y = np.asarray(n, dtype=float), np.asarray(t, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(
@@ -78,7 +78,7 @@ def fit_slope(n: Sequence[float], t: Sequence[float]) -> float:
 
 
 def slopes(rows: Sequence[dict], fit_from: int = FIT_FROM) -> dict[str, float]:
-    """Each implementation's fitted slope over its sizes n >= fit_from; nan when fewer than two (the counting and timing chapter)."""
+    """Each implementation's fitted slope over its sizes n >= fit_from; nan when fewer than two."""
     out = {}
     for impl, (n, t) in curves(rows).items():
         keep = n >= fit_from
@@ -87,7 +87,7 @@ def slopes(rows: Sequence[dict], fit_from: int = FIT_FROM) -> dict[str, float]:
 
 
 def crossover(n: Sequence[int], t_old: Sequence[float], t_new: Sequence[float]) -> int | None:
-    """The smallest n from which t_new stays below t_old at every larger n; None if not below at the largest (the counting and timing chapter)."""
+    """The smallest n from which t_new stays below t_old at every larger n; None if not below at the largest."""
     if not len(n) == len(t_old) == len(t_new):
         raise ValueError(
             f"crossover: n, t_old and t_new must have one entry per size, "
@@ -111,7 +111,7 @@ def _measured_rows(rows: Sequence[dict]) -> list[dict]:
 
 def speedups(rows_a: Sequence[dict], rows_b: Sequence[dict]) -> dict[str, list]:
     """Speed-up time_a / time_b for each (implementation, n) that both runs measured on the same
-    workload (same dtype, heads, batch and d); "refused" says which pairs were not compared, and why (the counting and timing chapter).
+    workload (same dtype, heads, batch and d); "refused" says which pairs were not compared, and why.
 
     Returns {"rows": [{"impl", "n", "dtype", "heads", "batch", "d", "a_s", "a_min_s", "a_max_s",
     "b_s", "b_min_s", "b_max_s", "a_pct", "b_pct", "speedup"}, ...], "refused": ["...", ...]};
@@ -164,7 +164,7 @@ def _spread(lo: float | None, hi: float | None) -> str:
 
 def format_speedups(table: dict[str, list], a: str = "CPU", b: str = "GPU") -> str:
     """The speed-up table as text (medians, min–max beside them), for each implementation the n from
-    which b stays faster, and what was refused (the counting and timing chapter)."""
+    which b stays faster, and what was refused."""
     rows = table["rows"]
     lines = []
     if rows:
@@ -198,7 +198,7 @@ def format_speedups(table: dict[str, list], a: str = "CPU", b: str = "GPU") -> s
 def side_by_side(cpu_run: dict, gpu_runs: Sequence[dict]) -> str:
     """The stored CPU run beside each stored GPU run of the same workload, 36 characters wide: per
     implementation and n, each median in ms and its % of its own machine's matmul peak, then the n
-    from which the GPU stays faster (the crossover); "no GPU run stored" when there is none (the cpu vs gpu chapter)."""
+    from which the GPU stays faster (the crossover); "no GPU run stored" when there is none."""
     if not gpu_runs:
         return "no GPU run stored"
     lines = []
@@ -225,7 +225,7 @@ def side_by_side(cpu_run: dict, gpu_runs: Sequence[dict]) -> str:
 
 def summary(rows: Sequence[dict], fit_from: int = FIT_FROM) -> str:
     """Per implementation: fitted slope over n >= fit_from, GFLOP/s and % of the matmul peak at the
-    largest n; 36 characters wide, to fit a phone (the counting and timing chapter)."""
+    largest n; 36 characters wide, to fit a phone."""
     fitted = slopes(rows, fit_from)
     largest = max((r["n"] for r in rows if r.get("gflops") is not None), default=None)
     lines = [
@@ -242,7 +242,7 @@ def summary(rows: Sequence[dict], fit_from: int = FIT_FROM) -> str:
 
 def short_table(rows: Sequence[dict]) -> str:
     """The sweep as a table 36 characters wide (to fit a phone): n, implementation, median
-    milliseconds, % of the matmul peak (the counting and timing chapter)."""
+    milliseconds, % of the matmul peak."""
     lines = [f"{'n':>5}  {'impl':<11}  {'ms':>7}  {'%peak':>5}"]
     for r in rows:
         if r.get("median_s") is None:
@@ -253,7 +253,7 @@ def short_table(rows: Sequence[dict]) -> str:
 
 
 def describe(system: dict[str, Any]) -> str:
-    """Which machine and software made a run, and when: the label every measured number needs (the counting and timing chapter)."""
+    """Which machine and software made a run, and when: the label every measured number needs."""
     threads = system.get("torch_threads")
     cores = system.get("cpu_count")
     cpu = f"{system.get('cpu_model') or 'unknown CPU'} ({cores} cores"
@@ -281,7 +281,7 @@ def describe(system: dict[str, Any]) -> str:
 
 
 def title(run: dict) -> str:
-    """A short label for a stored run: file, machine, dtype, heads, threads, date (the counting and timing chapter)."""
+    """A short label for a stored run: file, machine, dtype, heads, threads, date."""
     system, settings = run["system"], run["settings"]
     machine = system.get("gpu") or (system.get("cpu_model") or "unknown CPU").split(" (")[0]
     rows = run.get("results") or [{}]
@@ -292,7 +292,7 @@ def title(run: dict) -> str:
 
 
 def command(run: dict, folder: str = ".") -> str:
-    """The command line that made a stored run, rebuilt from its recorded settings, writing into `folder` (the counting and timing chapter)."""
+    """The command line that made a stored run, rebuilt from its recorded settings, writing into `folder`."""
     from .sweep import command_line
 
     return command_line(run["settings"], out=f"{folder.rstrip('/')}/{run['file']}" if run.get("file") else None)

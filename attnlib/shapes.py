@@ -1,4 +1,4 @@
-"""Shape tags such as X ∈ ℝ³ˣ⁴, read off real arrays.
+"""Shape tags such as X ∈ ℝ³ˣ⁴, read off real arrays (the shapes in r chapter).
 
 One notation for a shape tag in the whole course: the prose typesets the tag (ℝ with 3×4 raised)
 and printed output writes the same thing with Unicode superscripts, 'X ∈ ℝ³ˣ⁴'.
@@ -15,12 +15,12 @@ SUPERSCRIPT = str.maketrans("0123456789×", "⁰¹²³⁴⁵⁶⁷⁸⁹ˣ")
 
 
 def superscript(text: str) -> str:
-    """'3×4' -> '³ˣ⁴': digits and × as Unicode superscripts (the shapes in r chapter)."""
+    """'3×4' -> '³ˣ⁴': digits and × as Unicode superscripts."""
     return str(text).translate(SUPERSCRIPT)
 
 
 def shape_tag(name: str, x: Any, latex: bool = False) -> str:
-    r"""The shape tag of an array, e.g. 'X ∈ ℝ³ˣ⁴' for 3 rows and 4 columns (the shapes in r chapter).
+    r"""The shape tag of an array, e.g. 'X ∈ ℝ³ˣ⁴' for 3 rows and 4 columns.
 
     A 1-D array of 4 numbers is 'v ∈ ℝ⁴'; a single number is 'c ∈ ℝ'. With latex=True, the same
     tag as TeX for a Markdown cell: ``X \in \mathbb{R}^{3 \times 4}``.

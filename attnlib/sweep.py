@@ -1,5 +1,5 @@
-"""The sweep (the counting and timing chapter): every implementation at every sequence length n, timed in shuffled,
-interleaved rounds, and the tables that show it.
+"""The sweep: every implementation at every sequence length n, timed in shuffled,
+interleaved rounds, and the tables that show it (the counting and timing chapter).
 
 The command line that runs a sweep and saves it is `benchmarks/sweep.py`. From the repository root::
 
@@ -19,9 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from .bench import attention_flops, attention_matrix_bytes, dtype_bytes, synchronize, time_once, torch_or_none
+from .arrays import loaded_torch
+from .bench import synchronize, time_once
 from .core import attention
-from .fast import naive_attention
+from .counting import attention_flops, attention_matrix_bytes, dtype_bytes
+from .in_place import naive_attention
 from .machine import matmul_peak, memory_budget
 from .tiled import tiled_attention
 
@@ -35,7 +37,7 @@ def _skip_reason(impl: str, device: str, dtype: str, a_bytes: int, budget: int) 
         return "numpy runs on the CPU only"
     if library == "numpy" and dtype not in NUMPY_DTYPES:
         return f"numpy has no {dtype}"
-    if library == "torch" and torch_or_none() is None:
+    if library == "torch" and loaded_torch() is None:
         return "torch is not installed"
     if (
         impl.split("-")[0] in ("plain", "naive") and a_bytes > budget
@@ -51,13 +53,13 @@ def _inputs(library: str, device: str, dtype: str, shape: tuple[int, ...], seed:
     if library == "numpy":
         rng = np.random.default_rng(seed)
         return tuple(rng.standard_normal(shape, dtype=np.float64).astype(dtype) for _ in range(3))
-    torch = torch_or_none()
+    torch = loaded_torch()
     gen = torch.Generator().manual_seed(seed)
     return tuple(torch.randn(shape, generator=gen).to(device=device, dtype=getattr(torch, dtype)) for _ in range(3))
 
 
 def kernel(impl: str) -> Callable:
-    """The function an implementation name times: 'plain-numpy' -> attnlib.attention's Z, ... (the counting and timing chapter)."""
+    """The function an implementation name times: 'plain-numpy' -> attnlib.attention's Z, ...."""
     kind = impl.split("-")[0]
     if kind == "plain":
         return lambda Q, K, V: attention(Q, K, V)[0]
@@ -65,13 +67,13 @@ def kernel(impl: str) -> Callable:
         return lambda Q, K, V: naive_attention(Q, K, V)[0]
     if kind == "tiled":
         return tiled_attention
-    return torch_or_none().nn.functional.scaled_dot_product_attention
+    return loaded_torch().nn.functional.scaled_dot_product_attention
 
 
 def interleaved(
     calls: dict[str, Callable[[], Any]], rounds: int, warmup: int = 1, device: str = "cpu", seed: int = 0
 ) -> dict[str, list[float]]:
-    """Time every call once per round, in a new shuffled order each round (the counting and timing chapter).
+    """Time every call once per round, in a new shuffled order each round.
 
     A slow spell of the machine then hits every call alike instead of one of them, and
     no call always runs first (or right after the same neighbour). Returns the seconds of
@@ -126,7 +128,7 @@ def run_sweep(
     progress: Callable[[str], None] | None = print,
 ) -> list[dict]:
     """Time each implementation at each sequence length n in `repeat` shuffled, interleaved rounds;
-    one row per (n, impl), skips and failures included (the counting and timing chapter)."""
+    one row per (n, impl), skips and failures included."""
     implementations = list(implementations or DEFAULTS["implementations"])
     unknown = [i for i in implementations if i not in IMPLEMENTATIONS]
     if unknown:
@@ -150,7 +152,7 @@ def run_sweep(
         if row["skipped"]:
             say(_describe(row))
     say(f"timing {len(calls)} points in {repeat} shuffled rounds")
-    torch = torch_or_none() if any(impl.endswith("torch") for impl, _ in calls) else None
+    torch = loaded_torch() if any(impl.endswith("torch") for impl, _ in calls) else None
     with torch.inference_mode() if torch is not None else contextlib.nullcontext():
         samples = interleaved(calls, repeat, warmup=max(warmup - 1, 0), device=device)
     for row in rows:
@@ -205,7 +207,7 @@ def _prepared(row: dict) -> tuple[Callable[[], Any] | None, str | None]:
     try:
         Q, K, V = _inputs(impl.split("-")[1], device, row["dtype"], shape)
         fn = kernel(impl)
-        torch = torch_or_none() if impl.endswith("torch") else None
+        torch = loaded_torch() if impl.endswith("torch") else None
         with torch.inference_mode() if torch is not None else contextlib.nullcontext():
             fn(Q, K, V)
     except (RuntimeError, MemoryError) as exc:  # out of memory, or a dtype the device lacks
@@ -216,7 +218,7 @@ def _prepared(row: dict) -> tuple[Callable[[], Any] | None, str | None]:
 
 def _free_gpu_memory(device: str) -> None:
     if device.startswith("cuda"):
-        torch_or_none().cuda.empty_cache()
+        loaded_torch().cuda.empty_cache()
 
 
 def _describe(row: dict) -> str:
@@ -251,7 +253,7 @@ def workload(rows: list[dict]) -> str:
 
 
 def format_table(rows: list[dict]) -> str:
-    """The sweep as a table: n, implementation, median time and its min–max, GFLOP/s, % of peak, memory of A (the counting and timing chapter)."""
+    """The sweep as a table: n, implementation, median time and its min–max, GFLOP/s, % of peak, memory of A."""
     lines = [
         f"workload: {workload(rows)}" if rows else "no rows",
         (
@@ -270,7 +272,7 @@ def format_table(rows: list[dict]) -> str:
 
 
 def command_line(settings: dict, out: str | None = None) -> str:
-    """The command that makes a sweep with these recorded settings (a results file's "settings") (the counting and timing chapter)."""
+    """The command that makes a sweep with these recorded settings (a results file's "settings")."""
     s = {**DEFAULTS, **settings}
     parts = [
         "PYTHONPATH=. python -m benchmarks.sweep",

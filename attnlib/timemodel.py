@@ -1,5 +1,5 @@
-"""A time model of attention (the counting and timing and cpu vs gpu chapters): what each kernel should take, from its counts and
-the machine's measured constants.
+"""A time model of attention: what each kernel should take, from its counts and
+the machine's measured constants (the counting and timing and cpu vs gpu chapters).
 
 A kernel runs as a list of **phases** (a matrix product, one pass over the scores, ...). Each phase
 has four costs:
@@ -33,7 +33,7 @@ def phase(name: str, flops: float = 0, exps: float = 0, nbytes: float = 0, array
 
 
 def naive_phases(n: int, d: int, heads: int, nbytes: int = 4) -> list[dict]:
-    """The naive kernel, per the byte count of bench.attention_bytes: QKᵀ writes the n×n scores,
+    """The naive kernel, per the byte count of counting.attention_bytes: QKᵀ writes the n×n scores,
     six passes read or write them 10 times, AV reads A once more: 12·n² numbers per head."""
     square = heads * n * n * nbytes  # one n×n array of every head
     rows = heads * n * d * nbytes
@@ -80,7 +80,7 @@ def fused_phases(n: int, d: int, heads: int, nbytes: int = 4) -> list[dict]:
 
 
 def phases(kind: str, n: int, d: int = 64, heads: int = 8, nbytes: int = 4, gpu: bool = False) -> list[dict]:
-    """The phases of a kernel: 'plain' and 'naive' (the same passes), 'tiled' or 'fused' (the counting and timing chapter)."""
+    """The phases of a kernel: 'plain' and 'naive' (the same passes), 'tiled' or 'fused'."""
     if kind in ("plain", "naive"):
         return naive_phases(n, d, heads, nbytes)
     if kind == "tiled":
@@ -109,7 +109,7 @@ def phase_times(ph: dict, constants: dict, units: str = "shared") -> dict:
 
 
 def predict(impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nbytes: int = 4) -> dict:
-    """The model's time for one implementation ('naive-numpy', 'tiled-torch', 'sdpa-torch', ...) at n (the counting and timing chapter).
+    """The model's time for one implementation ('naive-numpy', 'tiled-torch', 'sdpa-torch', ...) at n.
 
     Returns the seconds, and how they split: "compute" (phases bound by the products),
     "exponentials", "bandwidth" (phases bound by their bytes), "fresh memory" and "overhead";
@@ -155,7 +155,7 @@ H200_SHEET = {
 
 
 def constants_of(ceilings: dict, library: str) -> dict:
-    """One library's constants from a stored run's "ceilings" (the counting and timing chapter)."""
+    """One library's constants from a stored run's "ceilings"."""
     caches = ceilings["cache_bandwidth"][library]
     levels = {name: [c["bytes"], c["bytes_per_s"]] for name, c in caches.items()}
     levels["memory"] = [None, ceilings["bandwidth_bytes_per_s"][library]]
@@ -171,7 +171,7 @@ def constants_of(ceilings: dict, library: str) -> dict:
 
 
 def predicted_against_measured(rows: list[dict], ceilings: dict) -> list[dict]:
-    """For every measured row of a sweep: the model's time, the measured median and their ratio (the counting and timing chapter)."""
+    """For every measured row of a sweep: the model's time, the measured median and their ratio."""
     out = []
     for r in rows:
         if r.get("median_s") is None:

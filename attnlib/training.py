@@ -1,9 +1,9 @@
-"""Learning the lenses: train W_Q, W_K, W_V with autograd on a task whose right attention is known (the learning the lenses chapter).
+"""Learning the lenses: train W_Q, W_K, W_V with autograd on a task whose right attention is known (the learning the lenses and masks chapters).
 
 The task: in random six-word sequences, every word must bring in the four features of the word
 before it (the first word, which has nothing before it, keeps its own). Only word order can
 solve it, so the inputs carry the sinusoidal positions of the word order chapter, and a causal
-mask (the masks chapter) keeps each word from looking ahead. torch is imported only inside the functions.
+mask keeps each word from looking ahead. torch is imported only inside the functions.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ D_MODEL = 8  # four columns left for the fast position waves, then the four feat
 
 @dataclass
 class Task:
-    """A batch of training sentences for the previous-word task (the learning the lenses chapter)."""
+    """A batch of training sentences for the previous-word task."""
 
     sentences: list[list[str]]  # the words of each sequence
     X: np.ndarray  # (batch, n, D_MODEL): word columns plus positions
@@ -35,7 +35,7 @@ class Task:
 
 @dataclass
 class Trained:
-    """What training returns: the loss at every step, the learned lenses and the final weights A (the learning the lenses chapter)."""
+    """What training returns: the loss at every step, the learned lenses and the final weights A."""
 
     history: list[float]
     W_Q: np.ndarray
@@ -46,24 +46,24 @@ class Trained:
 
 
 def word_rows(sentence: list[str] | str) -> np.ndarray:
-    """Each word as a row of D_MODEL = 8 numbers: four zeros, then its four toy features (the learning the lenses chapter)."""
+    """Each word as a row of D_MODEL = 8 numbers: four zeros, then its four toy features."""
     words = sentence.split() if isinstance(sentence, str) else list(sentence)
     return np.array([[0.0] * (D_MODEL - len(FEATURES)) + VOCAB[w] for w in words])
 
 
 def task_input(sentence: list[str] | str, positions: bool = True) -> np.ndarray:
-    """The matrix X the model sees for one sentence: its word rows plus, if asked, the sinusoidal positions (the learning the lenses chapter)."""
+    """The matrix X the model sees for one sentence: its word rows plus, if asked, the sinusoidal positions."""
     X = word_rows(sentence)
     return X + positional_encoding(len(X), D_MODEL) if positions else X
 
 
 def previous_keys(n: int) -> np.ndarray:
-    """The right key for every query row of the previous-word task: 0 for the first word, i − 1 for word i (the learning the lenses chapter)."""
+    """The right key for every query row of the previous-word task: 0 for the first word, i − 1 for word i."""
     return np.maximum(np.arange(n) - 1, 0)
 
 
 def make_task(n_sentences: int = 128, n: int = 6, seed: int = 0, positions: bool = True) -> Task:
-    """Random sequences of toy-vocabulary words, with the previous word's features as the target (the learning the lenses chapter)."""
+    """Random sequences of toy-vocabulary words, with the previous word's features as the target."""
     if n < 2 or n_sentences < 1:
         raise ValueError(f"make_task: need n ≥ 2 words and at least one sentence, got n={n}, n_sentences={n_sentences}")
     vocabulary = sorted(VOCAB)
@@ -76,7 +76,7 @@ def make_task(n_sentences: int = 128, n: int = 6, seed: int = 0, positions: bool
 
 
 def weight_on_keys(A: Any, keys: Any, rows: Any = None) -> float:
-    """The average weight that the query rows put on their expected keys, over rows (and batch) (the learning the lenses chapter)."""
+    """The average weight that the query rows put on their expected keys, over rows (and batch)."""
     A = to_numpy(A)
     keys = np.asarray(keys, dtype=int)
     rows = np.arange(A.shape[-2]) if rows is None else np.asarray(rows, dtype=int)
@@ -86,7 +86,7 @@ def weight_on_keys(A: Any, keys: Any, rows: Any = None) -> float:
 def train_lenses(
     task: Task, steps: int = 200, lr: float = 0.1, d_k: int = 2, seed: int = 0, masked: bool = True, init: float = 0.3
 ) -> Trained:
-    """Fit W_Q, W_K (D_MODEL × d_k) and W_V (D_MODEL × 4) by Adam on the mean squared error, seeded and float64 (the learning the lenses chapter)."""
+    """Fit W_Q, W_K (D_MODEL × d_k) and W_V (D_MODEL × 4) by Adam on the mean squared error, seeded and float64."""
     import torch
 
     threads = torch.get_num_threads()
@@ -123,7 +123,7 @@ def train_lenses(
 
 
 def initial_lenses(task: Task, d_k: int = 2, seed: int = 0, init: float = 0.3) -> tuple[Any, Any, Any]:
-    """The seeded random start of train_lenses, as torch Parameters W_Q, W_K, W_V (float64), for a step by hand (the learning the lenses chapter)."""
+    """The seeded random start of train_lenses, as torch Parameters W_Q, W_K, W_V (float64), for a step by hand."""
     import torch
 
     generator = torch.Generator().manual_seed(seed)
@@ -133,7 +133,7 @@ def initial_lenses(task: Task, d_k: int = 2, seed: int = 0, init: float = 0.3) -
 
 
 def task_loss(task: Task, W_Q: Any, W_K: Any, W_V: Any) -> Any:
-    """The mean squared error of the lenses on a task, with the causal mask: numpy in, a float out; torch in, a tensor out (the learning the lenses chapter)."""
+    """The mean squared error of the lenses on a task, with the causal mask: numpy in, a float out; torch in, a tensor out."""
     X, targets = task.X, task.targets
     if is_torch(W_Q):
         import torch
@@ -145,7 +145,7 @@ def task_loss(task: Task, W_Q: Any, W_K: Any, W_V: Any) -> Any:
 
 
 def weight_before_by_position(A: Any) -> np.ndarray:
-    """For query positions 1, 2, ..., n − 1: the weight on the key just before, averaged over the batch (the learning the lenses chapter)."""
+    """For query positions 1, 2, ..., n − 1: the weight on the key just before, averaged over the batch."""
     A = to_numpy(A)
     n = A.shape[-1]
     rows = np.arange(1, n)

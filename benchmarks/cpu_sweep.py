@@ -40,16 +40,18 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = THREADS  # before numpy and torch load their thread pools
 
 import argparse
+import gc
 import json
+import resource
 import subprocess
+import time
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 import attnlib
-from attnlib import bench, machine, sweep
-from attnlib.fast import naive_attention
+from attnlib import bench, counting, machine, sweep
 from attnlib.tiled import tiled_attention
 from benchmarks import parts
 from benchmarks.store import write_json
@@ -107,7 +109,7 @@ def sdpa_exp_rate(rounds: int, peak: float, d: int = 16) -> float:
     Q, K, V = parts.inputs("cpu", "float32", N, HEADS, d)
     with torch.inference_mode():
         seconds = bench.time_fn(F.scaled_dot_product_attention, Q, K, V, warmup=1, repeat=rounds)["median_s"]
-    products = bench.attention_flops(N, d, heads=HEADS) / peak
+    products = counting.attention_flops(N, d, heads=HEADS) / peak
     return HEADS * N * N / max(seconds - products, 1e-9)
 
 
@@ -149,24 +151,6 @@ def sixteen_bit(rounds: int) -> dict:
     }
 
 
-FRESH_CHILD = r"""
-import json, resource, time
-import numpy as np
-import attnlib
-rng = np.random.default_rng(0)
-Q, K, V = (rng.standard_normal((1, 8, 2048, 64), dtype=np.float32) for _ in range(3))
-attnlib.attention(Q, K, V)
-rows = []
-for _ in range(int(__import__("sys").argv[1])):
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    start = time.perf_counter()
-    attnlib.attention(Q, K, V)
-    seconds = time.perf_counter() - start
-    rows.append([seconds, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before])
-print(json.dumps(rows))
-"""
-
-
 def fresh_memory(rounds: int) -> dict:
     """plain-numpy at 8 × 2048 × 64, call by call, with the page faults of each call: once as it runs
     (every n×n array is fresh memory from the system) and once with the allocator told to keep its
@@ -175,7 +159,7 @@ def fresh_memory(rounds: int) -> dict:
     out = {"n": N, "heads": HEADS, "d": D, "calls": 2 * rounds}
     for name, extra in (("fresh memory (as run)", {}), ("memory kept by the allocator", keep)):
         run = subprocess.run(
-            [sys.executable, "-c", FRESH_CHILD, str(2 * rounds)],
+            [sys.executable, "-m", "benchmarks.cpu_sweep", "--part", "fresh-memory", "--rounds", str(2 * rounds)],
             capture_output=True,
             text=True,
             env={**os.environ, **extra},
@@ -185,6 +169,21 @@ def fresh_memory(rounds: int) -> dict:
         rows = json.loads(run.stdout.strip().splitlines()[-1]) if run.returncode == 0 else []
         out[name] = {"seconds": [r[0] for r in rows], "page_faults": [r[1] for r in rows]}
     return out
+
+
+def fresh_memory_calls(calls: int) -> list[list[float]]:
+    """`--part fresh-memory`, the child of fresh_memory: plain-numpy at 8 × 2048 × 64, once unmeasured
+    and then `calls` times, each call's seconds and page faults ([seconds, faults] per call)."""
+    (Q, K, V), _ = forward_inputs(N)
+    attnlib.attention(Q, K, V)
+    rows = []
+    for _ in range(calls):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        start = time.perf_counter()
+        attnlib.attention(Q, K, V)
+        seconds = time.perf_counter() - start
+        rows.append([seconds, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before])
+    return rows
 
 
 def forward_inputs(n: int) -> tuple:
@@ -219,35 +218,31 @@ def ratios(rows: list[dict], n: int) -> dict:
     return {impl: parts.ratio(t, at["sdpa-torch"]) for impl, t in at.items() if impl != "sdpa-torch"}
 
 
-CHILD = r"""
-import gc, json, sys
-import numpy as np, torch
-torch.set_num_threads(1)
-import attnlib
-from attnlib.fast import naive_attention
-from attnlib.tiled import tiled_attention
-impl, n = sys.argv[1], int(sys.argv[2])
-fns = {"plain": lambda Q, K, V: attnlib.attention(Q, K, V)[0], "naive": lambda Q, K, V: naive_attention(Q, K, V)[0],
-       "tiled": tiled_attention, "sdpa": torch.nn.functional.scaled_dot_product_attention}
-kind, library = impl.split("-")
-def make(n):
-    rng = np.random.default_rng(0)
-    arrays = [rng.standard_normal((1, 8, n, 64), dtype=np.float32) for _ in range(3)]
-    return [torch.from_numpy(x) for x in arrays] if library == "torch" else arrays
-with torch.inference_mode():
-    fns[kind](*make(64))
-Q, K, V = make(n)
-gc.collect()
-def status_kib(key):
+def peak_memory_of_one_call(impl: str, n: int) -> dict:
+    """`--part peak-memory`, the child of memory: the high-water mark of one call of `impl` (a name of
+    sweep.kernel) at 8 × n × 64, less the resident memory before it (Linux: VmHWM after a reset)."""
+    torch.set_num_threads(1)
+    fn, library = sweep.kernel(impl), impl.split("-")[1]
+
+    def make(size: int) -> tuple:
+        numpy_inputs, torch_inputs = forward_inputs(size)
+        return torch_inputs if library == "torch" else numpy_inputs
+
+    with torch.inference_mode():
+        fn(*make(64))  # the library's start-up stays out
+    Q, K, V = make(n)
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # reset the high-water mark to what is resident now
+    before = _status_kib("VmRSS")
+    with torch.inference_mode():
+        fn(Q, K, V)
+    return {"impl": impl, "peak_extra_bytes": (_status_kib("VmHWM") - before) * 1024}
+
+
+def _status_kib(key: str) -> int:
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(key + ":"))
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")
-before = status_kib("VmRSS")
-with torch.inference_mode():
-    Z = fns[kind](Q, K, V)
-print(json.dumps({"impl": impl, "peak_extra_bytes": (status_kib("VmHWM") - before) * 1024}))
-"""
 
 
 def memory(n: int = N) -> dict:
@@ -255,7 +250,7 @@ def memory(n: int = N) -> dict:
     out = {}
     for impl in sweep.IMPLEMENTATIONS:
         run = subprocess.run(
-            [sys.executable, "-c", CHILD, impl, str(n)],
+            [sys.executable, "-m", "benchmarks.cpu_sweep", "--part", "peak-memory", "--impl", impl, "--n", str(n)],
             capture_output=True,
             text=True,
             env={**os.environ, "MALLOC_MMAP_THRESHOLD_": "65536"},
@@ -268,7 +263,7 @@ def memory(n: int = N) -> dict:
         "n": n,
         "method": "high-water mark after one call minus resident memory before it, fresh process each",
         "peak_extra_bytes": out,
-        "a_bytes": bench.attention_matrix_bytes(n, heads=HEADS),
+        "a_bytes": counting.attention_matrix_bytes(n, heads=HEADS),
     }
 
 
@@ -278,12 +273,8 @@ def bfloat16_errors(n: int = N, heads: int = 2) -> dict:
     Q, K, V = (torch.randn(1, heads, n, D, generator=gen).bfloat16() for _ in range(3))
     with torch.inference_mode():
         ref = attnlib.attention(Q.double(), K.double(), V.double())[0]
-        found = {
-            "tiled": tiled_attention(Q, K, V),
-            "naive": naive_attention(Q, K, V)[0],
-            "sdpa": F.scaled_dot_product_attention(Q, K, V),
-            "float64, rounded to bfloat16": ref.bfloat16(),
-        }
+        found = {kind: sweep.kernel(f"{kind}-torch")(Q, K, V) for kind in ("tiled", "naive", "sdpa")}
+        found["float64, rounded to bfloat16"] = ref.bfloat16()
         err = {k: float((z.double() - ref).norm() / ref.norm()) for k, z in found.items()}
     return {"n": n, "heads": heads, "relative_error": err}
 
@@ -330,10 +321,22 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--sizes", default=",".join(map(str, SIZES)))
     p.add_argument("--require-quiet", action="store_true", help="refuse unless the other programs' load stays below 1")
-    p.add_argument("--part", default="all", choices=["all", "forward-once"])
+    p.add_argument(
+        "--part",
+        default="all",
+        choices=["all", "forward-once", "fresh-memory", "peak-memory"],
+        help="all, or one child part that the run starts in a fresh process (it prints one line of JSON)",
+    )
+    p.add_argument("--impl", default="plain-numpy", help="--part peak-memory: the implementation (sweep.kernel)")
+    p.add_argument("--n", type=int, default=N, help="--part peak-memory: the sequence length")
     args = p.parse_args(argv)
-    if args.part == "forward-once":
-        print(json.dumps(forward_once(args.rounds)))
+    children = {
+        "forward-once": lambda: forward_once(args.rounds),
+        "fresh-memory": lambda: fresh_memory_calls(args.rounds),
+        "peak-memory": lambda: peak_memory_of_one_call(args.impl, args.n),
+    }
+    if args.part in children:
+        print(json.dumps(children[args.part]()))
         return
     torch.set_num_threads(1)
     threads = machine.thread_counts()

@@ -17,8 +17,8 @@ import torch
 import torch.nn.functional as F
 
 import attnlib
-from attnlib import bench, machine, sweep
-from attnlib.fast import naive_attention
+from attnlib import bench, counting, machine, sweep
+from attnlib.in_place import naive_attention
 from attnlib.tiled import tiled_attention
 from benchmarks.store import write_json
 
@@ -67,7 +67,7 @@ def forward_backward(device: str, dtype: str, n: int, heads: int, d: int, rounds
     samples = sweep.interleaved(calls, rounds, device=device)
     out = {
         **measured(samples, device, dtype, n, heads, d, rounds),
-        "flops_forward": bench.attention_flops(n, d, heads=heads),
+        "flops_forward": counting.attention_flops(n, d, heads=heads),
     }
     out["backward_over_forward"] = {
         name: ratio(samples[f"{name} forward+backward"], samples[f"{name} forward"]) for name in kernels

@@ -12,7 +12,8 @@ import os
 import sys
 from collections.abc import Callable
 
-from attnlib.bench import available_devices, torch_or_none
+from attnlib.arrays import loaded_torch
+from attnlib.bench import available_devices
 from attnlib.machine import THREAD_VARIABLES, matmul_peak, system_info
 from attnlib.sweep import DEFAULTS, IMPLEMENTATIONS, NUMPY_DTYPES, command_line, format_table, run_sweep
 from benchmarks.store import write_json
@@ -108,7 +109,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 def _refusal(args: argparse.Namespace) -> str | None:
     """Why these arguments cannot run here (checked before anything is measured), or None."""
-    torch = torch_or_none()
+    torch = loaded_torch()
     if args.dtype in SIXTEEN_BIT and torch is None:
         return f"--dtype {args.dtype} needs torch (numpy has no such format), and torch is not installed here"
     kind, _, index = args.device.partition(":")
@@ -135,7 +136,7 @@ def _set_threads(threads: int, may_restart: bool) -> None:
     if may_restart and any(os.environ.get(v) != str(threads) for v in THREAD_VARIABLES):
         os.environ.update({v: str(threads) for v in THREAD_VARIABLES})
         os.execv(sys.executable, [sys.executable, "-m", "benchmarks.sweep", *sys.argv[1:]])
-    torch = torch_or_none()
+    torch = loaded_torch()
     if torch is not None:
         torch.set_num_threads(threads)
 
@@ -143,7 +144,7 @@ def _set_threads(threads: int, may_restart: bool) -> None:
 def _matmul_peaks(device: str, dtype: str, size: int | None) -> dict[str, float]:
     """The matmul peak of torch, and of numpy too on the CPU."""
     peaks = {}
-    if torch_or_none() is not None:
+    if loaded_torch() is not None:
         peaks["torch"] = matmul_peak(device, dtype, size)
     if device == "cpu" and dtype in NUMPY_DTYPES:
         peaks["numpy"] = matmul_peak("cpu", dtype, size, library="numpy")

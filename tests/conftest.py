@@ -7,7 +7,10 @@ with the build's warnings in the message; it never skips them.
 
 Tests that need the built book or a real browser are marked `book`, and the few that run a whole
 program end to end are marked `end_to_end`: the fast tier, `make check`, leaves both out. Notebooks
-run under nbval only from chapters/, which `make check` does not name.
+run under nbval only from chapters/, which `make check` does not name. A test opens Chromium through
+the one `browser` fixture below, which marks it `book`; a test without that marker that launches
+Chromium any other way fails, saying so (`pytest_runtest_setup` and `pytest_runtest_call` below),
+so "no browser in `make check`" is enforced by the marker, not by a list of names.
 
 The build happens once per session however many test files use it. Under pytest-xdist every
 worker is its own process: the first to take a lock builds, and the others read its result
@@ -18,7 +21,9 @@ older build).
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import functools
 import json
 import os
 import re
@@ -32,6 +37,10 @@ import pytest
 import yaml
 from hypothesis import settings
 
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))  # the tools the tests share: headless_chromium
+from headless_chromium import MISSING, find_chromium
+
 # No per-example deadline: on a busy 2-core CI machine a first torch call can take longer than
 # hypothesis's default 200 ms, which would fail a test for timing rather than for behaviour.
 settings.register_profile("course", deadline=None)
@@ -41,7 +50,6 @@ settings.load_profile("course")
 # kernels inherit this), so no result depends on anyone's history and nothing is written.
 os.environ["ATTNLIB_PROGRESS"] = "off"
 
-ROOT = Path(__file__).resolve().parents[1]
 BUILD_DIR = ROOT / "_build"
 HTML_DIR = BUILD_DIR / "html"
 BUILD_TIMEOUT_S = 1800
@@ -144,6 +152,36 @@ def _build_once_per_run() -> BookBuild:
         return build
 
 
+def run_python(code: str, env: dict | None = None, timeout: float = 120) -> str:
+    """What `python -c code` prints in a fresh process of this interpreter, with this checkout's
+    attnlib first on the path (env: the whole environment, default this one's); fails if it fails."""
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=timeout,
+        env={**(os.environ if env is None else env), "PYTHONPATH": str(ROOT)},
+    )
+    return run.stdout
+
+
+@functools.cache
+def make_commands(target: str) -> tuple[str, ...]:
+    """The commands `make <target>` runs, as `make -n -B` prints them (every step, the install too, as on
+    a fresh clone; nothing is run): one command per item, a line continued with a backslash joined."""
+    run = subprocess.run(
+        ["make", "--no-print-directory", "-n", "-B", target],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return tuple(line.strip() for line in run.stdout.replace("\\\n", " ").splitlines() if line.strip())
+
+
 #: Tests that run a whole program end to end (the GPU script's dry run, the benchmark's command
 #: line, every chapter run again with its solutions): a minute or more on a 2-core machine, so
 #: `make check` leaves them to `make test`.
@@ -184,6 +222,64 @@ def start_order(items: list[pytest.Item]) -> list[pytest.Item]:
         files[path] = min(files.get(path, 3), group(item))
     position = {path: i for i, path in enumerate(files)}
     return sorted(items, key=lambda item: (files[item.nodeid.split("::")[0]], position[item.nodeid.split("::")[0]]))
+
+
+# ----------------------------------------------------------------------------- the browser
+
+#: Chromium's flags for a test module that sets no CHROMIUM_FLAGS of its own
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="module")
+def browser(request):
+    """Headless Chromium (the system one, driven by Playwright), one per test module; the module's
+    CHROMIUM_FLAGS, if it has them, are its command line. Skipped, saying why, without Chromium or
+    Playwright. Every test that asks for it is marked `book` (see pytest_collection_modifyitems)."""
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip(MISSING)
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    flags = getattr(request.module, "CHROMIUM_FLAGS", CHROMIUM_FLAGS)
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, headless=True, args=flags)
+        yield launched
+        launched.close()
+
+
+def _refuse_to_launch(*args, **kwargs):
+    pytest.fail(
+        "this test launches Chromium but is not marked `book`, so `make check` would open a browser: "
+        "ask for the `browser` fixture (tests/conftest.py), which marks it",
+        pytrace=False,
+    )
+
+
+@contextlib.contextmanager
+def _no_browser_unless_book(item: pytest.Item):
+    """While an unmarked test is set up and run, Playwright's launchers refuse to start a browser."""
+    try:
+        from playwright.sync_api import BrowserType
+    except ImportError:  # no Playwright: no browser can start
+        BrowserType = None
+    if BrowserType is None or item.get_closest_marker("book"):
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        for launcher in ("launch", "launch_persistent_context", "connect_over_cdp"):
+            patch.setattr(BrowserType, launcher, _refuse_to_launch)
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    with _no_browser_unless_book(item):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    with _no_browser_unless_book(item):
+        yield
 
 
 #: set to a folder of built HTML (e.g. a copy of another branch's _build/html) to test that

@@ -17,12 +17,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
 TOKEN = "attnlib-course-test"
-
-
-def chromium() -> str | None:
-    return next((c for c in CHROMIUM_CANDIDATES if Path(c).is_file()), None)
 
 
 class LabServer:

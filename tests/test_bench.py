@@ -3,14 +3,12 @@
 No timing assertions here: how fast things are is measured in benchmarks/, not tested.
 """
 
-import os
 import pathlib
-import subprocess
-import sys
 
 import pytest
+from conftest import run_python
 
-from attnlib import bench
+from attnlib import bench, counting
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -31,28 +29,28 @@ def test_time_fn_rejects_zero_repeats():
 
 
 def test_attention_flops_exact():
-    assert bench.attention_flops(1, 1) == 4
-    assert bench.attention_flops(128, 64) == 4 * 128**2 * 64
-    assert bench.attention_flops(2048, 64, batch=2, heads=4) == 8 * 4 * 2048**2 * 64
-    assert bench.attention_flops(10, 8, d_v=3, m=20) == 2 * 10 * 20 * 8 + 2 * 10 * 20 * 3
-    assert isinstance(bench.attention_flops(4096, 128, batch=16, heads=32), int)
+    assert counting.attention_flops(1, 1) == 4
+    assert counting.attention_flops(128, 64) == 4 * 128**2 * 64
+    assert counting.attention_flops(2048, 64, batch=2, heads=4) == 8 * 4 * 2048**2 * 64
+    assert counting.attention_flops(10, 8, d_v=3, m=20) == 2 * 10 * 20 * 8 + 2 * 10 * 20 * 3
+    assert isinstance(counting.attention_flops(4096, 128, batch=16, heads=32), int)
 
 
 def test_attention_matrix_bytes():
-    assert bench.attention_matrix_bytes(1024) == 1024 * 1024 * 4
-    assert bench.attention_matrix_bytes(10, m=20, batch=2, heads=3, dtype_bytes=2) == 10 * 20 * 2 * 3 * 2
+    assert counting.attention_matrix_bytes(1024) == 1024 * 1024 * 4
+    assert counting.attention_matrix_bytes(10, m=20, batch=2, heads=3, dtype_bytes=2) == 10 * 20 * 2 * 3 * 2
 
 
 def test_attention_bytes_counts_each_pass():
     n, d = 1024, 64
-    assert bench.attention_bytes(n, d, "naive") == (12 * n * n + 4 * n * d) * 4
-    assert bench.attention_bytes(n, d, "fused", dtype_bytes=2, heads=8) == 8 * 4 * n * d * 2
+    assert counting.attention_bytes(n, d, "naive") == (12 * n * n + 4 * n * d) * 4
+    assert counting.attention_bytes(n, d, "fused", dtype_bytes=2, heads=8) == 8 * 4 * n * d * 2
     # tiled reads K and V once per chunk of queries: 8 chunks of 128
-    assert bench.attention_bytes(n, d, "tiled", query_block=128) == (2 + 2 * 8) * n * d * 4
-    assert bench.attention_bytes(n, d, "tiled", query_block=None) == bench.attention_bytes(n, d, "fused")
-    assert bench.matmul_bytes(100) == 3 * 100 * 100 * 4
+    assert counting.attention_bytes(n, d, "tiled", query_block=128) == (2 + 2 * 8) * n * d * 4
+    assert counting.attention_bytes(n, d, "tiled", query_block=None) == counting.attention_bytes(n, d, "fused")
+    assert counting.matmul_bytes(100) == 3 * 100 * 100 * 4
     with pytest.raises(ValueError, match="kind"):
-        bench.attention_bytes(n, d, "flash")
+        counting.attention_bytes(n, d, "flash")
 
 
 def test_available_devices():
@@ -63,12 +61,4 @@ def test_available_devices():
 @pytest.mark.parametrize("module", ["attnlib.bench", "attnlib.machine", "attnlib.sweep"])
 def test_import_loads_neither_torch_nor_matplotlib(module):
     code = f"import sys, {module}; print('torch' in sys.modules, 'matplotlib' in sys.modules)"
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert out.stdout.split() == ["False", "False"]
+    assert run_python(code).split() == ["False", "False"]

@@ -25,6 +25,8 @@ REFERENCE_MODULES = [
     "attnlib.plot",
     "attnlib.tiled",
     "attnlib.bench",
+    "attnlib.counting",
+    "attnlib.in_place",
     "attnlib.machine",
     "attnlib.sweep",
     "attnlib.results",

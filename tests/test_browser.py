@@ -27,7 +27,6 @@ import functools
 import http.server
 import os
 import re
-import shutil
 import threading
 import time
 from html.parser import HTMLParser
@@ -37,6 +36,7 @@ from urllib.parse import unquote, urlsplit
 import browser_measures as measures
 import pytest
 from conftest import toc_files
+from headless_chromium import MISSING, find_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
@@ -88,27 +88,8 @@ def _known_tool_failure(url: str, resource_type: str) -> bool:
     return resource_type in ("xhr", "fetch") and any(p.search(path) for p, _why in TOOL_REQUESTS_KNOWN_TO_FAIL)
 
 
-def find_chromium() -> str | None:
-    for candidate in (
-        os.environ.get("CHROMIUM"),
-        "/usr/lib/chromium/chromium",
-        "/usr/bin/chromium",
-        shutil.which("chromium"),
-        shutil.which("chromium-browser"),
-    ):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
-CHROMIUM = find_chromium()
-if CHROMIUM is None:
-    pytest.skip(
-        "headless Chromium not found (looked for /usr/lib/chromium/chromium, /usr/bin/chromium, "
-        "`chromium` on PATH); install it with `apt-get install -y chromium` to run the browser "
-        "test of every page",
-        allow_module_level=True,
-    )
+if find_chromium() is None:
+    pytest.skip(MISSING + " to run the browser test of every page", allow_module_level=True)
 sync_api = pytest.importorskip(
     "playwright.sync_api",
     reason="Playwright for Python is not installed (pip install playwright; no browser download needed)",
@@ -142,16 +123,6 @@ def server(built_book):
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Chromium. Playwright gives it a fresh temporary --user-data-dir of its own, and every
-    page below gets a fresh context (no storage from a page before), as a first-time reader would."""
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

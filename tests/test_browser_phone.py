@@ -9,10 +9,10 @@ the phone on one core while tests/test_browser.py sweeps the desktop on the othe
 from __future__ import annotations
 
 from test_browser import (  # noqa: F401 (fixtures and tests, run here on the phone views)
+    CHROMIUM_FLAGS,
     PHONE,
     _where,
     anchors,
-    browser,
     measured,
     reader_views,
     server,

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attncheck import counting_and_timing as graders
-from attnlib import bench, machine, plot, results
+from attnlib import counting, machine, plot, results
 from benchmarks import sweep as sweep_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ DATA = ROOT / "chapters" / "data"
 
 
 def _row(impl, n, seconds, skipped=None, peak=1e11, d=64):
-    flops = bench.attention_flops(n, d)
+    flops = counting.attention_flops(n, d)
     return {
         "impl": impl,
         "n": n,
@@ -41,7 +41,7 @@ def _row(impl, n, seconds, skipped=None, peak=1e11, d=64):
         "max_s": None if skipped else seconds,
         "gflops": None if skipped else flops / seconds / 1e9,
         "pct_of_peak": None if skipped else 100 * flops / seconds / peak,
-        "a_bytes": bench.attention_matrix_bytes(n),
+        "a_bytes": counting.attention_matrix_bytes(n),
         "skipped": skipped,
     }
 
@@ -341,8 +341,8 @@ def test_the_stored_output_shows_one_thread_each():
 
 
 def test_exercise_constants_agree_with_attnlib_bench():
-    assert graders.FLOPS == bench.attention_flops(graders.N, graders.D, heads=graders.HEADS)
-    assert graders.INTENSITY == 2 * graders.SIDE**3 / bench.matmul_bytes(graders.SIDE, graders.BYTES)
+    assert graders.FLOPS == counting.attention_flops(graders.N, graders.D, heads=graders.HEADS)
+    assert graders.INTENSITY == 2 * graders.SIDE**3 / counting.matmul_bytes(graders.SIDE, graders.BYTES)
 
 
 def _hint(capsys, answer, exercise_id):

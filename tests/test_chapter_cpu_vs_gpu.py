@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attncheck import cpu_vs_gpu as graders
-from attnlib import bench
+from attnlib import counting
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "18_cpu_vs_gpu.ipynb"
@@ -22,7 +22,7 @@ def _hint(capsys, answer, exercise_id="cpu_vs_gpu.online_step"):
 
 
 def test_memory_constant_agrees_with_attnlib_bench():
-    assert graders.A_BYTES == bench.attention_matrix_bytes(graders.N_MEM, heads=graders.HEADS_MEM, dtype_bytes=2)
+    assert graders.A_BYTES == counting.attention_matrix_bytes(graders.N_MEM, heads=graders.HEADS_MEM, dtype_bytes=2)
 
 
 # --- the online-softmax exercise ------------------------------------------------------------

@@ -100,7 +100,9 @@ def test_the_checks_report_errors_clocks_and_both_ceilings(dry_run):
     assert len(checks["clocks"]) == 3
     assert set(checks["matmul_peak_flops"]) == {"float32", "bfloat16", "float16"}
     assert all(v > 0 for v in checks["matmul_peak_flops"].values()) and checks["copy_bytes_per_s"] > 0
-    assert checks["exp_rate"] > 0 and 0 < checks["launch_overhead_s"] < 1  # the time model's two extra constants
+    assert (
+        checks["exp_rate"] > 0 and checks["launch_overhead_s"] > 0
+    )  # the time model's two extra constants (their size is measured, not tested)
 
 
 def test_the_parts_time_backward_causal_and_name_the_sdpa_kernel(dry_run):

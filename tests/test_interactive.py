@@ -335,28 +335,6 @@ def test_bad_settings_are_refused():
 # ----------------------------------------------------------------------------- in Chromium
 
 
-def _chromium() -> str | None:
-    for candidate in ("/usr/lib/chromium/chromium", "/usr/bin/chromium"):
-        if Path(candidate).is_file():
-            return candidate
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if _chromium() is None:
-        pytest.skip("headless Chromium not found (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=_chromium(),
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield chromium
-        chromium.close()
-
-
 class Page:
     """A page holding one figure, opened from a file, with every non-file request aborted and logged."""
 

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import pytest
-from jupyterlab_session import LabServer, chromium
+from jupyterlab_session import LabServer
 
 from attncheck import exercise_ids, get
 
@@ -57,19 +57,11 @@ _SPEC.loader.exec_module(lab_solutions)
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    """Headless Chromium and a JupyterLab serving a copy of the sample chapters."""
-    if chromium() is None:
-        pytest.skip("headless Chromium not found (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+def browser(browser, tmp_path_factory):
+    """Headless Chromium (tests/conftest.py's) and a JupyterLab serving a copy of the sample chapters."""
     lab = LabServer(tmp_path_factory.mktemp("jupyterlab"), [NOTEBOOKS[n] for n in CHAPTERS], SOURCE)
     try:
-        with sync_api.sync_playwright() as playwright:
-            chrome = playwright.chromium.launch(
-                executable_path=chromium(), headless=True, args=["--no-sandbox", "--disable-gpu"]
-            )
-            yield lab, chrome
-            chrome.close()
+        yield lab, browser
     finally:
         lab.close()
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import make_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
@@ -129,9 +130,12 @@ def test_the_script_is_idempotent_and_check_changes_nothing(tmp_path):
 
 
 def test_make_execute_unfolds_first_and_folds_after_executing():
-    recipe = (ROOT / "Makefile").read_text().split("\nexecute:", 1)[1].split("\n\n", 1)[0]
-    assert recipe.index("tools/prepare_notebooks.py") < recipe.index("jupyter execute")
-    assert recipe.index("jupyter execute") < recipe.index("tools/lab_solutions.py chapters/")
+    commands = make_commands("execute")
+
+    def first(part: str) -> int:
+        return next(i for i, command in enumerate(commands) if part in command)
+
+    assert first("tools/prepare_notebooks.py") < first("jupyter execute") < first("tools/lab_solutions.py chapters/")
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=[p.stem for p in CHAPTERS])

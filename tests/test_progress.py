@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import make_commands
 
 import attncheck
 import attnlib
@@ -450,10 +451,9 @@ def test_the_test_suite_runs_with_recording_off():
 
 @pytest.mark.parametrize("target", ["test", "execute"])
 def test_make_runs_tests_and_notebooks_with_recording_off(target):
-    makefile = (ROOT / "Makefile").read_text()
-    recipe = makefile.split(f"\n{target}:", 1)[1].split("\n\n", 1)[0]
-    runs = [line for line in recipe.splitlines() if "pytest" in line or "jupyter execute" in line]
-    assert runs and all("ATTNLIB_PROGRESS=off" in line for line in runs), recipe
+    commands = make_commands(target)
+    runs = [line for line in commands if "pytest" in line or "jupyter execute" in line]
+    assert runs and all("ATTNLIB_PROGRESS=off" in line for line in runs), commands
 
 
 def test_run_all_on_a_fresh_notebook_records_nothing_but_the_learners_own_attempt(

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from attnlib import bench, machine, sweep
+from attnlib import bench, counting, machine, sweep
 from benchmarks import sweep as sweep_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -38,7 +38,7 @@ def test_sweep_rows_and_skips():
     for r in rows:
         if not r["skipped"]:
             assert r["min_s"] <= r["median_s"] <= r["max_s"]
-            assert r["gflops"] == pytest.approx(bench.attention_flops(r["n"], 4, heads=2) / r["median_s"] / 1e9)
+            assert r["gflops"] == pytest.approx(counting.attention_flops(r["n"], 4, heads=2) / r["median_s"] / 1e9)
     bf16 = sweep.run_sweep(
         "cpu",
         "bfloat16",
@@ -157,9 +157,9 @@ def test_cli_smoke(tmp_path):
         assert r["a_bytes"] == r["n"] ** 2 * 2 * 4 and r["device"] == "cpu" and r["dtype"] == "float32"
 
 
-def _cli(*args, env=None, timeout=120):
+def _cli(*args, env=None, timeout=120, module="benchmarks.sweep"):
     return subprocess.run(
-        [sys.executable, "-m", "benchmarks.sweep", *args],
+        [sys.executable, "-m", module, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -300,3 +300,13 @@ def test_cli_records_threads_one_peak_and_its_command(tmp_path):
         progress = next(line for line in run.stdout.splitlines() if line.split()[:2] == [f"n={row['n']}", row["impl"]])
         assert f"{row['pct_of_peak']:6.1f}% of peak" in progress
         assert row["pct_of_peak"] == pytest.approx(100 * row["gflops"] * 1e9 / report["peak_flops"])
+
+
+@pytest.mark.parametrize("impl", ["tiled-numpy", "naive-torch"])
+def test_cli_cpu_sweep_peak_memory_part_runs_sweep_s_kernel_in_a_fresh_process(impl):
+    """benchmarks/cpu_sweep.py's children are parts of the module (no Python in strings): one call's
+    peak extra memory, in bytes, as one line of JSON (its size is measured, not tested)."""
+    run = _cli("--part", "peak-memory", "--impl", impl, "--n", "64", timeout=300, module="benchmarks.cpu_sweep")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["impl"] == impl and isinstance(report["peak_extra_bytes"], int) and report["peak_extra_bytes"] >= 0

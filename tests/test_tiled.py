@@ -1,4 +1,4 @@
-"""attnlib.tiled and attnlib.fast (chapters 16 and 17): the same Z as attention and SDPA, causal blocks skipped, gradients, errors."""
+"""attnlib.tiled and attnlib.in_place (chapters 16 and 17): the same Z as attention and SDPA, causal blocks skipped, gradients, errors."""
 
 import tracemalloc
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlib
-from attnlib.fast import naive_attention
+from attnlib.in_place import naive_attention
 from attnlib.tiled import tiled_attention
 
 batch_shapes = st.lists(st.integers(1, 3), min_size=0, max_size=2).map(tuple)
@@ -206,7 +206,7 @@ def test_every_head_at_once_as_on_a_gpu_gives_the_same_z(monkeypatch):
     mask[:, 0] = True
     expected = attnlib.attention(Q, K, V, mask=mask)[0]
     per_head = tiled_attention(Q, K, V, block=4, query_block=4, mask=mask)  # 6 heads of 11×9 > one 4×4 block
-    monkeypatch.setattr(attnlib.tiled, "_on_cpu", lambda x: False)
+    monkeypatch.setattr(attnlib.tiled, "on_cpu", lambda x: False)
     at_once = tiled_attention(Q, K, V, block=4, mask=mask)
     np.testing.assert_allclose(per_head, expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(at_once, expected, rtol=1e-12, atol=1e-12)
@@ -265,13 +265,13 @@ def test_causal_skips_the_blocks_after_each_chunk(monkeypatch):
     """Every block of scores gets exactly one row max: counting those counts the blocks computed."""
     rng = np.random.default_rng(12)
     Q, K, V = (rng.standard_normal((8, 4)) for _ in range(3))
-    row_max, widths = attnlib.tiled._row_max, []
+    row_max, widths = attnlib.tiled.max_along, []
 
     def counting_row_max(S):
         widths.append(S.shape[-1])
         return row_max(S)
 
-    monkeypatch.setattr(attnlib.tiled, "_row_max", counting_row_max)
+    monkeypatch.setattr(attnlib.tiled, "max_along", counting_row_max)
     counts = {}
     for causal in (False, True):
         widths.clear()

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from attnlib import bench, timemodel
+from attnlib import counting, timemodel
 
 CONSTANTS = {
     "peak": 100e9,
@@ -20,10 +20,10 @@ CONSTANTS = {
 def test_the_phases_move_the_bytes_and_flops_chapter_15_counts(n):
     for kind, count in (("naive", "naive"), ("fused", "fused")):
         ph = timemodel.phases(kind, n, d=64, heads=8)
-        assert sum(p["bytes"] for p in ph) == bench.attention_bytes(n, 64, count, heads=8)
-        assert sum(p["flops"] for p in ph) == bench.attention_flops(n, 64, heads=8)
+        assert sum(p["bytes"] for p in ph) == counting.attention_bytes(n, 64, count, heads=8)
+        assert sum(p["flops"] for p in ph) == counting.attention_flops(n, 64, heads=8)
     tiled = timemodel.phases("tiled", n, d=64, heads=8)
-    assert sum(p["flops"] for p in tiled) == bench.attention_flops(n, 64, heads=8)
+    assert sum(p["flops"] for p in tiled) == counting.attention_flops(n, 64, heads=8)
     assert sum(p["exps"] for p in tiled) == 8 * n * n
 
 
@@ -63,7 +63,7 @@ def test_plain_pays_five_fresh_arrays_naive_one_and_only_when_large():
 def test_tiled_on_a_gpu_runs_its_products_at_the_float32_peak():
     sheet = timemodel.H200_SHEET
     tiled = timemodel.predict("tiled-torch", 8192, sheet, nbytes=2)
-    products = bench.attention_flops(8192, 64, heads=8) / sheet["float32_peak"]
+    products = counting.attention_flops(8192, 64, heads=8) / sheet["float32_peak"]
     assert tiled["split"]["compute"] + tiled["split"]["bandwidth"] >= products
     assert timemodel.predict("sdpa-torch", 8192, sheet, nbytes=2)["time_s"] < tiled["time_s"] / 10
 

@@ -308,12 +308,12 @@ def test_the_live_figure_holds_the_models_weights():
         trained_heads(layer=6)
 
 
-def test_the_live_figure_in_a_browser(chromium, tmp_path):
+def test_the_live_figure_in_a_browser(browser, tmp_path):
     from test_interactive import Page, bare_page
 
     from attnlib.interactive.trained import trained_heads
 
-    p = Page(chromium, bare_page(tmp_path, "trained", trained_heads()))
+    p = Page(browser, bare_page(tmp_path, "trained", trained_heads()))
     _, A = trained.attention_maps("the kitten sat on the mat")
     assert p.numbers(".attnfig-a") == pytest.approx(A[0, 2].ravel(), abs=0.005)
     assert "previous token 1.00" in p.text(".attnfig-say")
@@ -325,19 +325,6 @@ def test_the_live_figure_in_a_browser(chromium, tmp_path):
     assert p.text(".attnfig-say").startswith("layer 3, head 1, weight on:")
     assert p.page.locator(".attnfig-atable tr").count() == len(toks) + 1
     p.close()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from test_interactive import _chromium
-
-    if _chromium() is None:
-        pytest.skip("headless Chromium not found (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=_chromium(), headless=True, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 # --- the grid of all heads ----------------------------------------------------------------------------

@@ -31,9 +31,7 @@ import html
 import http.server
 import json
 import logging
-import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -41,6 +39,7 @@ import time
 from pathlib import Path
 
 import yaml
+from headless_chromium import find_chromium  # tools/headless_chromium.py, shared with the tests' browser
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML_DIR = ROOT / "_build" / "html"
@@ -98,20 +97,6 @@ TOO_WIDE = """() => {
     }
     return bad;
 }"""
-
-
-def find_chromium() -> str | None:
-    """The system Chromium, where tests/test_browser.py looks for it (CHROMIUM overrides)."""
-    for candidate in (
-        os.environ.get("CHROMIUM"),
-        "/usr/lib/chromium/chromium",
-        "/usr/bin/chromium",
-        shutil.which("chromium"),
-        shutil.which("chromium-browser"),
-    ):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 def book_parts(toc_file: Path = ROOT / "_toc.yml") -> list[dict]:
