@@ -153,6 +153,9 @@ H200_SHEET = {
     "fresh_rate": math.inf,  # PyTorch's GPU allocator keeps its memory
 }
 
+# The H100 (SXM5, 80 GB): the H200's chip, so the same compute, with HBM3 at 3.35 TB/s instead of 4.8.
+H100_SHEET = {**H200_SHEET, "bandwidth": {"memory": [None, 3.35e12]}}
+
 
 def constants_of(ceilings: dict, library: str) -> dict:
     """One library's constants from a stored run's "ceilings"."""
