@@ -6,8 +6,8 @@
   `_toc.yml`; `attnlib.course` reads it.
 - `attncheck/exercise_places.py`: where each checked exercise sits, per chapter subject: its number
   among the chapter notebook's `{exercise}` blocks (as sphinx-exercise numbers them), found from the
-  first code cell after that block that calls `check("id", ...)`; `progress()` says "chapter 9,
-  exercise 2" with it.
+  first code cell after that block that calls `check("id", ...)`; `progress()` names an exercise by
+  its chapter and that number with it.
 
 Run it again whenever a chapter is added, moved or renumbered, or an exercise is added or moved;
 `make book` and `make execute` run it first; tests/test_packages.py fails while either file is stale.
