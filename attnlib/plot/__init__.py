@@ -1,7 +1,7 @@
 """Every figure of the course, drawn from code with matplotlib.
 
 Each function returns a matplotlib Figure; in a notebook, `fig = plot.arrows(...)` shows it.
-The palette is Okabe–Ito (safe for colour-blind readers), heatmaps use viridis,
+The palette is Okabe–Ito (safe for colour-blind readers), heatmaps use viridis (a diverging map, white at 0, when values take both signs),
 and the figures are sized and lettered to stay readable on a phone.
 
 The figures live in modules by kind: `style` (palette, word colours, the matplotlib style, SVG
@@ -31,6 +31,7 @@ from .roofline import roofline, roofline_limit
 from .style import (
     BLACK,
     BLUE,
+    DIVERGING,
     GREEN,
     HEATMAP,
     ORANGE,
@@ -42,6 +43,7 @@ from .style import (
     VERMILLION,
     WORD_COLOURS,
     YELLOW,
+    colour_scale,
     colour_words,
     math_label,
     save_svg,
@@ -97,6 +99,7 @@ __all__ = [
     "all_heads",
     "BLACK",
     "BLUE",
+    "DIVERGING",
     "GREEN",
     "HEATMAP",
     "ORANGE",
@@ -108,6 +111,7 @@ __all__ = [
     "VERMILLION",
     "WORD_COLOURS",
     "YELLOW",
+    "colour_scale",
     "colour_words",
     "math_label",
     "save_svg",

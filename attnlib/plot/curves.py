@@ -13,7 +13,7 @@ from ..arrays import to_numpy
 from .style import (
     BLACK,
     BLUE,
-    HEATMAP,
+    DIVERGING,
     PALETTE,
     STYLE,
     colour_words,
@@ -233,7 +233,7 @@ def position_waves(PE: Any, title: str = "Sinusoidal positional encoding") -> An
     n, d = PE.shape
     fig, ax = figure(5.6, 4.8)
     with plt.rc_context(STYLE):
-        im = ax.imshow(PE, cmap=HEATMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+        im = ax.imshow(PE, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
         ax.set_xlabel(f"dimension (column of PE), 0 to {d - 1}")
         ax.set_ylabel(f"position pos, 0 to {n - 1}")
         ax.set_title(wrap(title, 44))

@@ -11,6 +11,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Arc, FancyArrowPatch, Rectangle
+from matplotlib.transforms import offset_copy
 
 from ..arrays import to_numpy
 from .style import (
@@ -52,6 +53,45 @@ def _arrow(
             shrinkB=0,
         )
     )
+
+
+def _crosses(box: Any, a: np.ndarray, b: np.ndarray, pad: float = 2.0) -> bool:
+    """Whether the segment from a to b (display points) passes through the box, grown by pad points."""
+    t = np.linspace(0.0, 1.0, 80)[:, None]
+    pts = a + t * (b - a)
+    inside = (
+        (pts[:, 0] > box.x0 - pad)
+        & (pts[:, 0] < box.x1 + pad)
+        & (pts[:, 1] > box.y0 - pad)
+        & (pts[:, 1] < box.y1 + pad)
+    )
+    return bool(inside.any())
+
+
+def _keep_labels_clear(fig: Any, ax: Any, labels: list, segments: list[tuple[Any, Any]]) -> None:
+    """Move each label, if it must, to the first nearby spot where it crosses no arrow and no label placed before it.
+
+    labels: texts drawn at an arrow's tip; segments: every arrow's (start, end) in data coordinates.
+    The spots are the label's own, then a line higher or lower, then two lines, then left of its anchor.
+    """
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ends = [(ax.transData.transform(a), ax.transData.transform(b)) for a, b in segments]
+    placed: list = []
+    spots = [(0, 0), (0, 11), (0, -11), (0, 20), (0, -20), (-8, 0), (-8, 11), (-8, -11), (0, 30), (0, -30)]
+    for label in labels:
+        base, ha = label.get_transform(), label.get_ha()
+        for dx, dy in spots:
+            label.set_transform(offset_copy(base, fig=fig, x=dx, y=dy, units="points"))
+            label.set_ha("right" if dx < 0 else ha)
+            box = label.get_window_extent(renderer)
+            if not any(_crosses(box, a, b) for a, b in ends) and not any(box.overlaps(other) for other in placed):
+                break
+        else:
+            label.set_transform(base)
+            label.set_ha(ha)
+            box = label.get_window_extent(renderer)
+        placed.append(box)
 
 
 def _plane(
@@ -259,7 +299,8 @@ def query_key_arrows(
 ) -> Any:
     """Each word's query (top) and key (bottom) as arrows in the plane of the two slots, on one scale (the query key value chapter).
 
-    A word that appears twice with the same vectors is drawn once; a vector [0, 0] is a dot.
+    A word that appears twice with the same vectors is drawn once; a vector [0, 0] is a dot. Each
+    label sits at its arrow's tip, moved a line up or down (or to the left) where it would cross an arrow.
     """
     Q, K = to_numpy(Q), to_numpy(K)
     if Q.shape[1] != 2 or K.shape[1] != 2:
@@ -269,6 +310,7 @@ def query_key_arrows(
         seen.setdefault(word, i)
     fig, axes = figure(5.0, 8.6, nrows=2)
     reach = float(np.abs(np.vstack([Q, K])).max())
+    panels = []
     with plt.rc_context(STYLE):
         for ax, M, what, names in (
             (axes[0], Q, "queries: what each word asks for", slot_names),
@@ -276,6 +318,7 @@ def query_key_arrows(
         ):
             rows = [(word, M[i]) for word, i in seen.items()]
             label_y = _spread_near(rows, reach)
+            labels, segments = [], []
             for (word, v), y in zip(rows, label_y):
                 colour = word_colour(word)
                 if np.allclose(v, 0):  # a dot, labelled under the axis, clear of the short arrows
@@ -283,7 +326,8 @@ def query_key_arrows(
                     y = -0.09 * reach
                 else:
                     _arrow(ax, (0, 0), v, colour, lw=2.6)
-                ax.text(
+                    segments.append(((0.0, 0.0), tuple(v)))
+                label = ax.text(
                     v[0] + 0.03 * reach,
                     y,
                     f"{word} {vec_text(np.round(v, 2))}",
@@ -292,6 +336,7 @@ def query_key_arrows(
                     fontweight="bold",
                     va="center",
                 )
+                labels.insert(0, label) if np.allclose(v, 0) else labels.append(label)  # a dot's label stays put
             ax.set_xlim(-0.15 * reach, 1.55 * reach)
             ax.set_ylim(-0.15 * reach, 1.15 * reach)
             ax.set_aspect("equal")
@@ -301,8 +346,11 @@ def query_key_arrows(
             ax.set_ylabel(f"slot 1: {names[1]}")
             ax.grid(alpha=0.3)
             ax.set_title(what, fontsize=12)
+            panels.append((ax, labels, segments))
         if title:
             fig.suptitle(title)
+        for ax, labels, segments in panels:  # once the layout is final: no label lies on an arrow
+            _keep_labels_clear(fig, ax, labels, segments)
     return fig
 
 

@@ -36,7 +36,28 @@ PALETTE = [
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
 
 
+# Two colour maps. A table of numbers that are all >= 0 (weights, lengths) goes dark to bright in
+# viridis. A table whose numbers take both signs (scores, weights of a lens, positional waves) uses a
+# diverging map on a scale symmetric about 0: white at 0, blue below, red above, so 0 reads as "nothing"
+# and -1.07 reads as far from 0 as 1.07. `colour_scale` picks between them; every heatmap goes through it.
 HEATMAP = "viridis"
+DIVERGING = "RdBu_r"
+
+
+def colour_scale(lo: float, hi: float) -> tuple[str, float, float]:
+    """(colour map, vmin, vmax) for values from lo to hi: viridis on [lo, hi] when no value is below 0,
+    else the diverging map on [-m, m], m the larger of |lo| and |hi|, so 0 sits at its white centre."""
+    if lo < 0 < hi or (lo < 0 and hi <= 0):
+        m = max(abs(lo), abs(hi))
+        return DIVERGING, -m, m
+    return HEATMAP, lo, hi
+
+
+def text_colour_on(face: Any) -> str:
+    """ "black" or "white", whichever reads better on a cell of colour `face` (by its relative luminance)."""
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in matplotlib.colors.to_rgb(face))
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"
 
 
 # One colour per word, the same in every chapter and every figure.
