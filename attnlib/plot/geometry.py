@@ -56,8 +56,10 @@ def _arrow(
 
 
 def _crosses(box: Any, a: np.ndarray, b: np.ndarray, pad: float = 2.0) -> bool:
-    """Whether the segment from a to b (display points) passes through the box, grown by pad points."""
-    t = np.linspace(0.0, 1.0, 80)[:, None]
+    """Whether the segment from a to b (display points) passes through the box, grown by pad points.
+
+    The last 8% of the segment, its tip, does not count: a label may sit at the tip it names."""
+    t = np.linspace(0.0, 0.92, 80)[:, None]
     pts = a + t * (b - a)
     inside = (
         (pts[:, 0] > box.x0 - pad)
@@ -72,13 +74,14 @@ def _keep_labels_clear(fig: Any, ax: Any, labels: list, segments: list[tuple[Any
     """Move each label, if it must, to the first nearby spot where it crosses no arrow and no label placed before it.
 
     labels: texts drawn at an arrow's tip; segments: every arrow's (start, end) in data coordinates.
-    The spots are the label's own, then a line higher or lower, then two lines, then left of its anchor.
+    The spots are the label's own, then a line higher or lower, a little to the right, two lines, then left of its anchor.
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     ends = [(ax.transData.transform(a), ax.transData.transform(b)) for a, b in segments]
     placed: list = []
-    spots = [(0, 0), (0, 11), (0, -11), (0, 20), (0, -20), (-8, 0), (-8, 11), (-8, -11), (0, 30), (0, -30)]
+    spots = [(0, 0), (0, 11), (0, -11), (14, 0), (14, 11), (14, -11), (0, 20), (0, -20)]
+    spots += [(-8, 0), (-8, 11), (-8, -11), (0, 30), (0, -30)]
     for label in labels:
         base, ha = label.get_transform(), label.get_ha()
         for dx, dy in spots:
@@ -201,9 +204,10 @@ def moved_arrows(
             which = [i for i, v in enumerate(tips) if (v[0] >= 0) == side]
             for i, y in zip(which, spread_out([float(tips[i][1]) for i in which], gap)):
                 label_y[i] = y
+        labels = []
         for (name, v), y in zip(after.items(), label_y):
             _arrow(ax, (0, 0), v, word_colour(name), lw=2.8)
-            ax.text(
+            label = ax.text(
                 v[0],
                 y,
                 f" {name}",
@@ -213,6 +217,7 @@ def moved_arrows(
                 ha="left" if v[0] >= 0 else "right",
                 va="center",
             )
+            labels.append(label)
         _plane(
             ax,
             np.vstack(list(before.values()) + tips),
@@ -225,6 +230,8 @@ def moved_arrows(
         ax.plot([], [], ls="-", color="0.2", lw=2.5, label="after: xW")
         ax.legend(loc="lower left", fontsize=11)
         ax.set_title(title or "W moves every arrow")
+        segments = [((0.0, 0.0), tuple(v)) for v in list(before.values()) + tips]
+        _keep_labels_clear(fig, ax, labels, segments)
     return fig
 
 
@@ -250,22 +257,29 @@ def row_combination(
     colour = word_colour(name)
     fig, ax = figure(5.5, 5.2)
     with plt.rc_context(STYLE):
+        row_labels = []
         for k, row in enumerate(W):
             _arrow(ax, (0, 0), row, "0.35", lw=2.2)
             side, end = "left" if row[0] >= 0 else "right", "top" if k == 0 else "bottom"
-            ax.text(
+            row_label = ax.text(
                 row[0], row[1], f" row {k} of {w_label}\n {vec_text(row)}", color="0.25", fontsize=11, ha=side, va=end
             )
+            row_labels.append(row_label)
         _arrow(ax, (0, 0), first, BLUE, lw=2.2, ls="--")
         _arrow(ax, first, total, ORANGE, lw=2.2, ls="--")
         _arrow(ax, (0, 0), total, colour, lw=3.2)
         bold = {"fontsize": 12, "fontweight": "bold"}
-        ax.text(*(first / 2), f"{x[0]:g} × row 0  ", color=BLUE, ha="right", va="bottom", **bold)
-        ax.text(*((first + total) / 2), f"  {x[1]:g} × row 1", color=ORANGE, ha="left", va="center", **bold)
+        labels = [
+            ax.text(*(first / 2), f"{x[0]:g} × row 0  ", color=BLUE, ha="right", va="bottom", **bold),
+            ax.text(*((first + total) / 2), f"  {x[1]:g} × row 1", color=ORANGE, ha="left", va="center", **bold),
+        ]
         side, result = "left" if total[0] >= 0 else "right", f" {name}: x{w_label}\n {vec_text(np.round(total, 4))}"
-        ax.text(total[0], total[1], result, color=colour, fontsize=13, fontweight="bold", ha=side, va="bottom")
+        labels.insert(0, ax.text(*total, result, color=colour, fontsize=13, fontweight="bold", ha=side, va="bottom"))
         _plane(ax, np.vstack([W, first, total]), xlabel, ylabel, pad=0.45, pad_low=0.35)
         ax.set_title(title or f"{name}'s row of $X{w_name}$ is a weighted sum\nof the rows of {w_label}")
+        segments = [((0.0, 0.0), tuple(W[0])), ((0.0, 0.0), tuple(W[1])), ((0.0, 0.0), tuple(first))]
+        segments += [(tuple(first), tuple(total)), ((0.0, 0.0), tuple(total))]
+        _keep_labels_clear(fig, ax, labels + row_labels, segments)
     return fig
 
 
