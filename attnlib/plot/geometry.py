@@ -11,7 +11,6 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Arc, FancyArrowPatch, Rectangle
-from matplotlib.transforms import offset_copy
 
 from ..arrays import to_numpy
 from .style import (
@@ -20,6 +19,7 @@ from .style import (
     ORANGE,
     STYLE,
     figure,
+    keep_labels_clear,
     spread_out,
     tint,
     vec_text,
@@ -53,48 +53,6 @@ def _arrow(
             shrinkB=0,
         )
     )
-
-
-def _crosses(box: Any, a: np.ndarray, b: np.ndarray, pad: float = 2.0) -> bool:
-    """Whether the segment from a to b (display points) passes through the box, grown by pad points.
-
-    The last 8% of the segment, its tip, does not count: a label may sit at the tip it names."""
-    t = np.linspace(0.0, 0.92, 80)[:, None]
-    pts = a + t * (b - a)
-    inside = (
-        (pts[:, 0] > box.x0 - pad)
-        & (pts[:, 0] < box.x1 + pad)
-        & (pts[:, 1] > box.y0 - pad)
-        & (pts[:, 1] < box.y1 + pad)
-    )
-    return bool(inside.any())
-
-
-def _keep_labels_clear(fig: Any, ax: Any, labels: list, segments: list[tuple[Any, Any]]) -> None:
-    """Move each label, if it must, to the first nearby spot where it crosses no arrow and no label placed before it.
-
-    labels: texts drawn at an arrow's tip; segments: every arrow's (start, end) in data coordinates.
-    The spots are the label's own, then a line higher or lower, a little to the right, two lines, then left of its anchor.
-    """
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    ends = [(ax.transData.transform(a), ax.transData.transform(b)) for a, b in segments]
-    placed: list = []
-    spots = [(0, 0), (0, 11), (0, -11), (14, 0), (14, 11), (14, -11), (0, 20), (0, -20)]
-    spots += [(-8, 0), (-8, 11), (-8, -11), (0, 30), (0, -30)]
-    for label in labels:
-        base, ha = label.get_transform(), label.get_ha()
-        for dx, dy in spots:
-            label.set_transform(offset_copy(base, fig=fig, x=dx, y=dy, units="points"))
-            label.set_ha("right" if dx < 0 else ha)
-            box = label.get_window_extent(renderer)
-            if not any(_crosses(box, a, b) for a, b in ends) and not any(box.overlaps(other) for other in placed):
-                break
-        else:
-            label.set_transform(base)
-            label.set_ha(ha)
-            box = label.get_window_extent(renderer)
-        placed.append(box)
 
 
 def _plane(
@@ -231,7 +189,7 @@ def moved_arrows(
         ax.legend(loc="lower left", fontsize=11)
         ax.set_title(title or "W moves every arrow")
         segments = [((0.0, 0.0), tuple(v)) for v in list(before.values()) + tips]
-        _keep_labels_clear(fig, ax, labels, segments)
+        keep_labels_clear(fig, ax, labels, segments)
     return fig
 
 
@@ -279,7 +237,7 @@ def row_combination(
         ax.set_title(title or f"{name}'s row of $X{w_name}$ is a weighted sum\nof the rows of {w_label}")
         segments = [((0.0, 0.0), tuple(W[0])), ((0.0, 0.0), tuple(W[1])), ((0.0, 0.0), tuple(first))]
         segments += [(tuple(first), tuple(total)), ((0.0, 0.0), tuple(total))]
-        _keep_labels_clear(fig, ax, labels + row_labels, segments)
+        keep_labels_clear(fig, ax, labels + row_labels, segments)
     return fig
 
 
@@ -364,7 +322,7 @@ def query_key_arrows(
         if title:
             fig.suptitle(title)
         for ax, labels, segments in panels:  # once the layout is final: no label lies on an arrow
-            _keep_labels_clear(fig, ax, labels, segments)
+            keep_labels_clear(fig, ax, labels, segments)
     return fig
 
 
