@@ -247,13 +247,16 @@ def loss_curve(
     title: str = "Training: the loss falls",
     ylabel: str = "loss (mean squared error)",
 ) -> Any:
-    """The loss at every training step, on a log scale so the late, small improvements stay visible (the learning the lenses chapter)."""
+    """The loss at every training step, on a log scale so the late, small improvements stay visible (the learning the lenses chapter).
+
+    history[k] is the loss after k steps (computed before the next update), so it is drawn at k = 0, 1, ...
+    """
     y = to_numpy(history)
     fig, ax = figure(5.4, 4.0)
     with plt.rc_context(STYLE):
-        ax.plot(np.arange(1, len(y) + 1), y, color=BLUE, lw=2)
+        ax.plot(np.arange(len(y)), y, color=BLUE, lw=2)
         ax.set_yscale("log")
-        ax.set_xlabel("training step")
+        ax.set_xlabel("steps taken")
         ax.set_ylabel(ylabel)
         ax.set_title(wrap(title, 44))
         ax.grid(alpha=0.3, which="both")
