@@ -1,8 +1,10 @@
 """Every figure of the course, drawn from code with matplotlib.
 
 Each function returns a matplotlib Figure; in a notebook, `fig = plot.arrows(...)` shows it.
-The palette is Okabe–Ito (safe for colour-blind readers), heatmaps use viridis,
-and the figures are sized and lettered to stay readable on a phone.
+The palette is Okabe–Ito (safe for colour-blind readers). Heatmaps use viridis when no value is
+below 0, and a diverging map, white at 0 on a scale symmetric about it, when values take both signs
+(`colour_scale`); marks drawn over a heatmap keep out of its colours and its cells. Labels keep off
+the arrows they name, and the figures are sized and lettered to stay readable on a phone.
 
 The figures live in modules by kind: `style` (palette, word colours, the matplotlib style, SVG
 output, the helpers every kind of figure uses), `arrows`, `geometry`, `tables` (matrices as tables
@@ -32,6 +34,7 @@ from .roofline import roofline, roofline_limit
 from .style import (
     BLACK,
     BLUE,
+    DIVERGING,
     GREEN,
     HEATMAP,
     ORANGE,
@@ -43,6 +46,7 @@ from .style import (
     VERMILLION,
     WORD_COLOURS,
     YELLOW,
+    colour_scale,
     colour_words,
     math_label,
     save_svg,
@@ -100,6 +104,7 @@ __all__ = [
     "next_token_bars",
     "BLACK",
     "BLUE",
+    "DIVERGING",
     "GREEN",
     "HEATMAP",
     "ORANGE",
@@ -111,6 +116,7 @@ __all__ = [
     "VERMILLION",
     "WORD_COLOURS",
     "YELLOW",
+    "colour_scale",
     "colour_words",
     "math_label",
     "save_svg",

@@ -18,6 +18,7 @@ from .style import (
     STYLE,
     colour_words,
     figure,
+    keep_labels_clear,
     spread_out,
     vec_text,
     word_colour,
@@ -84,7 +85,7 @@ def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
             arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 3, "mutation_scale": 20},
         )
         ax.plot([0], [0], "o", color="0.2", ms=5)
-        ax.text(0, -0.06 * span, "start", ha="center", va="top", fontsize=12, color="0.3")
+        ax.text(-0.04 * span, 0, "start", ha="right", va="center", fontsize=12, color="0.3")  # left of the dot
         ax.text(
             x / 2,
             -0.06 * span,
@@ -101,7 +102,7 @@ def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
             va="center",
             fontsize=13,
         )
-        ax.text(
+        label = ax.text(
             x * 0.45,
             y * 0.45 + 0.08 * span,
             f"{name} {vec_text(np.array([x, y]))}",
@@ -112,11 +113,12 @@ def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
             va="bottom",
             rotation=0,
         )
-        ax.set_xlim(min(0.0, x) - 0.15 * span, max(0.0, x) + 0.45 * span)
+        ax.set_xlim(min(0.0, x) - 0.45 * span, max(0.0, x) + 0.45 * span)  # room for "start" on the left
         ax.set_ylim(min(0.0, y) - 0.3 * span, max(0.0, y) + 0.25 * span)
         ax.set_aspect("equal")
         ax.axis("off")
         ax.set_title(title or f"The list {vec_text(np.array([x, y]))} is a walk: right, then up")
+        keep_labels_clear(fig, ax, [label], [((0.0, 0.0), (x, y))])
     return fig
 
 

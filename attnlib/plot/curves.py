@@ -13,7 +13,7 @@ from ..arrays import to_numpy
 from .style import (
     BLACK,
     BLUE,
-    HEATMAP,
+    DIVERGING,
     PALETTE,
     STYLE,
     colour_words,
@@ -233,7 +233,7 @@ def position_waves(PE: Any, title: str = "Sinusoidal positional encoding") -> An
     n, d = PE.shape
     fig, ax = figure(5.6, 4.8)
     with plt.rc_context(STYLE):
-        im = ax.imshow(PE, cmap=HEATMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+        im = ax.imshow(PE, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
         ax.set_xlabel(f"dimension (column of PE), 0 to {d - 1}")
         ax.set_ylabel(f"position pos, 0 to {n - 1}")
         ax.set_title(wrap(title, 44))
@@ -247,13 +247,16 @@ def loss_curve(
     title: str = "Training: the loss falls",
     ylabel: str = "loss (mean squared error)",
 ) -> Any:
-    """The loss at every training step, on a log scale so the late, small improvements stay visible (the learning the lenses chapter)."""
+    """The loss at every training step, on a log scale so the late, small improvements stay visible (the learning the lenses chapter).
+
+    history[k] is the loss after k steps (computed before the next update), so it is drawn at k = 0, 1, ...
+    """
     y = to_numpy(history)
     fig, ax = figure(5.4, 4.0)
     with plt.rc_context(STYLE):
-        ax.plot(np.arange(1, len(y) + 1), y, color=BLUE, lw=2)
+        ax.plot(np.arange(len(y)), y, color=BLUE, lw=2)
         ax.set_yscale("log")
-        ax.set_xlabel("training step")
+        ax.set_xlabel("steps taken")
         ax.set_ylabel(ylabel)
         ax.set_title(wrap(title, 44))
         ax.grid(alpha=0.3, which="both")

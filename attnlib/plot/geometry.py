@@ -19,6 +19,7 @@ from .style import (
     ORANGE,
     STYLE,
     figure,
+    keep_labels_clear,
     spread_out,
     tint,
     vec_text,
@@ -161,9 +162,10 @@ def moved_arrows(
             which = [i for i, v in enumerate(tips) if (v[0] >= 0) == side]
             for i, y in zip(which, spread_out([float(tips[i][1]) for i in which], gap)):
                 label_y[i] = y
+        labels = []
         for (name, v), y in zip(after.items(), label_y):
             _arrow(ax, (0, 0), v, word_colour(name), lw=2.8)
-            ax.text(
+            label = ax.text(
                 v[0],
                 y,
                 f" {name}",
@@ -173,6 +175,7 @@ def moved_arrows(
                 ha="left" if v[0] >= 0 else "right",
                 va="center",
             )
+            labels.append(label)
         _plane(
             ax,
             np.vstack(list(before.values()) + tips),
@@ -185,6 +188,8 @@ def moved_arrows(
         ax.plot([], [], ls="-", color="0.2", lw=2.5, label="after: xW")
         ax.legend(loc="lower left", fontsize=11)
         ax.set_title(title or "W moves every arrow")
+        segments = [((0.0, 0.0), tuple(v)) for v in list(before.values()) + tips]
+        keep_labels_clear(fig, ax, labels, segments)
     return fig
 
 
@@ -210,22 +215,29 @@ def row_combination(
     colour = word_colour(name)
     fig, ax = figure(5.5, 5.2)
     with plt.rc_context(STYLE):
+        row_labels = []
         for k, row in enumerate(W):
             _arrow(ax, (0, 0), row, "0.35", lw=2.2)
             side, end = "left" if row[0] >= 0 else "right", "top" if k == 0 else "bottom"
-            ax.text(
+            row_label = ax.text(
                 row[0], row[1], f" row {k} of {w_label}\n {vec_text(row)}", color="0.25", fontsize=11, ha=side, va=end
             )
+            row_labels.append(row_label)
         _arrow(ax, (0, 0), first, BLUE, lw=2.2, ls="--")
         _arrow(ax, first, total, ORANGE, lw=2.2, ls="--")
         _arrow(ax, (0, 0), total, colour, lw=3.2)
         bold = {"fontsize": 12, "fontweight": "bold"}
-        ax.text(*(first / 2), f"{x[0]:g} × row 0  ", color=BLUE, ha="right", va="bottom", **bold)
-        ax.text(*((first + total) / 2), f"  {x[1]:g} × row 1", color=ORANGE, ha="left", va="center", **bold)
+        labels = [
+            ax.text(*(first / 2), f"{x[0]:g} × row 0  ", color=BLUE, ha="right", va="bottom", **bold),
+            ax.text(*((first + total) / 2), f"  {x[1]:g} × row 1", color=ORANGE, ha="left", va="center", **bold),
+        ]
         side, result = "left" if total[0] >= 0 else "right", f" {name}: x{w_label}\n {vec_text(np.round(total, 4))}"
-        ax.text(total[0], total[1], result, color=colour, fontsize=13, fontweight="bold", ha=side, va="bottom")
+        labels.insert(0, ax.text(*total, result, color=colour, fontsize=13, fontweight="bold", ha=side, va="bottom"))
         _plane(ax, np.vstack([W, first, total]), xlabel, ylabel, pad=0.45, pad_low=0.35)
         ax.set_title(title or f"{name}'s row of $X{w_name}$ is a weighted sum\nof the rows of {w_label}")
+        segments = [((0.0, 0.0), tuple(W[0])), ((0.0, 0.0), tuple(W[1])), ((0.0, 0.0), tuple(first))]
+        segments += [(tuple(first), tuple(total)), ((0.0, 0.0), tuple(total))]
+        keep_labels_clear(fig, ax, labels + row_labels, segments)
     return fig
 
 
@@ -259,7 +271,8 @@ def query_key_arrows(
 ) -> Any:
     """Each word's query (top) and key (bottom) as arrows in the plane of the two slots, on one scale (the query key value chapter).
 
-    A word that appears twice with the same vectors is drawn once; a vector [0, 0] is a dot.
+    A word that appears twice with the same vectors is drawn once; a vector [0, 0] is a dot. Each
+    label sits at its arrow's tip, moved a line up or down (or to the left) where it would cross an arrow.
     """
     Q, K = to_numpy(Q), to_numpy(K)
     if Q.shape[1] != 2 or K.shape[1] != 2:
@@ -269,6 +282,7 @@ def query_key_arrows(
         seen.setdefault(word, i)
     fig, axes = figure(5.0, 8.6, nrows=2)
     reach = float(np.abs(np.vstack([Q, K])).max())
+    panels = []
     with plt.rc_context(STYLE):
         for ax, M, what, names in (
             (axes[0], Q, "queries: what each word asks for", slot_names),
@@ -276,6 +290,7 @@ def query_key_arrows(
         ):
             rows = [(word, M[i]) for word, i in seen.items()]
             label_y = _spread_near(rows, reach)
+            labels, segments = [], []
             for (word, v), y in zip(rows, label_y):
                 colour = word_colour(word)
                 if np.allclose(v, 0):  # a dot, labelled under the axis, clear of the short arrows
@@ -283,7 +298,8 @@ def query_key_arrows(
                     y = -0.09 * reach
                 else:
                     _arrow(ax, (0, 0), v, colour, lw=2.6)
-                ax.text(
+                    segments.append(((0.0, 0.0), tuple(v)))
+                label = ax.text(
                     v[0] + 0.03 * reach,
                     y,
                     f"{word} {vec_text(np.round(v, 2))}",
@@ -292,6 +308,7 @@ def query_key_arrows(
                     fontweight="bold",
                     va="center",
                 )
+                labels.insert(0, label) if np.allclose(v, 0) else labels.append(label)  # a dot's label stays put
             ax.set_xlim(-0.15 * reach, 1.55 * reach)
             ax.set_ylim(-0.15 * reach, 1.15 * reach)
             ax.set_aspect("equal")
@@ -301,8 +318,11 @@ def query_key_arrows(
             ax.set_ylabel(f"slot 1: {names[1]}")
             ax.grid(alpha=0.3)
             ax.set_title(what, fontsize=12)
+            panels.append((ax, labels, segments))
         if title:
             fig.suptitle(title)
+        for ax, labels, segments in panels:  # once the layout is final: no label lies on an arrow
+            keep_labels_clear(fig, ax, labels, segments)
     return fig
 
 

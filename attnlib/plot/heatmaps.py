@@ -14,8 +14,10 @@ from ..arrays import to_numpy
 from .style import (
     HEATMAP,
     STYLE,
+    colour_scale,
     colour_words,
     figure,
+    text_colour_on,
     wrap,
 )
 
@@ -39,11 +41,9 @@ def _panel_grid(count: int, ncols: int | None, widest: int) -> tuple[int, int, b
     return count, 1, False
 
 
-def _write_cells(
-    ax: Any, M: np.ndarray, fmt: str | Callable[[float], str], lo: float, hi: float, skip: Any = None
-) -> None:
-    """Write each cell's number in it (fmt: a format string or a function), black on the bright end
-    of the colour map (lo to hi), white on the dark end; cells where `skip` is True stay empty.
+def _write_cells(ax: Any, M: np.ndarray, fmt: str | Callable[[float], str], im: Any, skip: Any = None) -> None:
+    """Write each cell's number in it (fmt: a format string or a function), black or white, whichever
+    reads better on that cell's colour in the image `im`; cells where `skip` is True stay empty.
 
     A tiny negative number rounds to "-0.00"; it is written as 0.00.
     """
@@ -54,8 +54,8 @@ def _write_cells(
             text = fmt(M[i, j]) if callable(fmt) else fmt.format(M[i, j])
             if text.startswith("-") and float(text) == 0:
                 text = text[1:]
-            bright = (M[i, j] - lo) / (hi - lo + 1e-12) > 0.6
-            ax.text(j, i, text, ha="center", va="center", fontsize=11, color="black" if bright else "white")
+            face = im.cmap(im.norm(M[i, j]))
+            ax.text(j, i, text, ha="center", va="center", fontsize=11, color=text_colour_on(face))
 
 
 def heatmap(
@@ -75,6 +75,9 @@ def heatmap(
 ) -> Any:
     """Colour each cell of a matrix (scores S or weights A) and label its rows and columns by word (the dot product scores chapter).
 
+    The colours run from vmin to vmax (the matrix's own range where not given): viridis when no value
+    is below 0, a diverging map white at 0 and symmetric about it when one is (`colour_scale`).
+
     size=(width, height) in inches overrides the automatic size; colour_labels=True writes each
     row and column label in its word's colour (plot.word_colour), as the softmax and weighted sum chapters do.
     """
@@ -86,7 +89,10 @@ def heatmap(
     )  # <= 5.8 in: phone
     fig, ax = figure(width, height)
     with plt.rc_context(STYLE):
-        im = ax.imshow(M, cmap=HEATMAP, vmin=vmin, vmax=vmax, aspect="auto")
+        cmap, lo, hi = colour_scale(
+            float(np.nanmin(M)) if vmin is None else vmin, float(np.nanmax(M)) if vmax is None else vmax
+        )
+        im = ax.imshow(M, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
         ax.set_xticks(range(cols))
         ax.set_yticks(range(rows))
         ax.set_xticklabels(
@@ -101,7 +107,7 @@ def heatmap(
         if title:
             ax.set_title(title)
         if annotate and rows * cols <= 100:
-            _write_cells(ax, M, fmt, *im.get_clim())
+            _write_cells(ax, M, fmt, im)
         bar = fig.colorbar(im, ax=ax, shrink=0.85)
         if colorbar_label:
             bar.set_label(colorbar_label)
@@ -147,10 +153,10 @@ def before_after(
     X, Z = to_numpy(X), to_numpy(Z)
     rows, cols = X.shape
     fig, axes = figure(4.6, 1.6 + 1.05 * rows, nrows=2)
-    lo, hi = float(min(X.min(), Z.min())), float(max(X.max(), Z.max()))
+    cmap, lo, hi = colour_scale(float(min(X.min(), Z.min())), float(max(X.max(), Z.max())))
     with plt.rc_context(STYLE):
         for ax, M, name in zip(axes, (X, Z), names):
-            ax.imshow(M, cmap=HEATMAP, vmin=lo, vmax=hi, aspect="auto")
+            im = ax.imshow(M, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
             ax.set_xticks(range(cols))
             ax.set_xticklabels(col_labels)
             ax.set_yticks(range(rows))
@@ -160,7 +166,7 @@ def before_after(
             colour_words(ax.get_xticklabels() + ax.get_yticklabels())
             for side in ("left", "bottom", "top", "right"):
                 ax.spines[side].set_visible(False)
-            _write_cells(ax, M, "{:.2f}", lo, hi)
+            _write_cells(ax, M, "{:.2f}", im)
             ax.set_title(name, fontsize=12, pad=22)
         if title:
             fig.suptitle(title)
@@ -209,7 +215,7 @@ def attention_maps(
                 ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.55", edgecolor="white", lw=1))
                 ax.text(j, i, "✕", ha="center", va="center", fontsize=12, color="white")
             if n_rows * n_cols <= 64:
-                _write_cells(ax, M, _weight_text, 0.0, 1.0, skip=blocked)
+                _write_cells(ax, M, _weight_text, im, skip=blocked)
             ax.set_xticks(range(n_cols))
             ax.set_yticks(range(n_rows))
             ax.set_xticklabels(words[:n_cols], rotation=45, ha="right")
@@ -254,11 +260,13 @@ def labelled_panels(
         squeeze=False,
     )
     order = list(axes.T.flat) if transposed else list(axes.flat)
-    lo = min(float(M.min()) for M in mats) if vmin is None else vmin
-    hi = max(float(M.max()) for M in mats) if vmax is None else vmax
+    cmap, lo, hi = colour_scale(
+        min(float(M.min()) for M in mats) if vmin is None else vmin,
+        max(float(M.max()) for M in mats) if vmax is None else vmax,
+    )
     with plt.rc_context(STYLE):
         for ax, (name, _, rows, cols), M in zip(order, panels, mats):
-            im = ax.imshow(M, cmap=HEATMAP, vmin=lo, vmax=hi, aspect="auto")
+            im = ax.imshow(M, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
             ax.set_yticks(range(M.shape[0]))
             ax.set_yticklabels(rows)
             ax.set_xticks(range(M.shape[1]))
@@ -271,7 +279,7 @@ def labelled_panels(
             ax.set_title(name, fontsize=12)
             colour_words(ax.get_yticklabels())
             if M.size <= 100:
-                _write_cells(ax, M, fmt, lo, hi)
+                _write_cells(ax, M, fmt, im)
         for ax in order[len(panels) :]:
             ax.axis("off")
         fig.colorbar(im, ax=order[: len(panels)], shrink=0.6 if nrows > 1 else 0.85)

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.patches import Circle, FancyArrowPatch, Rectangle
 
 from ..arrays import to_numpy
-from .style import BLUE, ORANGE, PURPLE, STYLE, figure, tint, wrap
+from .style import BLUE, ORANGE, STYLE, figure, tint, wrap
 
 _HEAD_COLOURS = [BLUE, ORANGE, "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
 
@@ -25,15 +25,17 @@ def _block(
     faces: Sequence[Any],
     label: str,
 ) -> None:
-    """A rows × cols grid of small cells, column k filled with faces[k], its label above it."""
+    """A rows × cols grid of small cells, column k filled with faces[k] (or, where faces[k] is a list,
+    row i of it with faces[k][i % len(faces[k])]: stripes), its label above it."""
     for i in range(rows):
         for j in range(cols):
+            face = faces[j][i % len(faces[j])] if isinstance(faces[j], list) else faces[j]
             ax.add_patch(
                 Rectangle(
                     (x + j, top - 1 - i),
                     1,
                     1,
-                    facecolor=faces[j],
+                    facecolor=face,
                     edgecolor="0.3",
                     lw=0.8,
                 )
@@ -42,7 +44,7 @@ def _block(
 
 
 def _step(ax: Any, x: float, y_from: float, y_to: float, text: str, text_x: float) -> None:
-    """A downward arrow from one row of blocks to the next, with what the step does to the right."""
+    """A downward arrow from one row of blocks to the next, with what the step does in the column at text_x."""
     ax.add_patch(
         FancyArrowPatch(
             (x, y_from),
@@ -65,8 +67,9 @@ def heads_flow(
     """The four steps of multi-head attention as blocks drawn to size, one colour per head (the many heads chapter).
 
     Q (n × d_model) is cut into h blocks of d_k = d_model / h columns, each head attends on its own,
-    the heads' outputs are put side by side again, and W_O mixes them: the output's columns hold
-    every head's colour. The default title is "Split, attend, concatenate, mix with W_O", typeset.
+    the heads' outputs are put side by side again, and a trained W_O mixes them: every column of the
+    output is striped in all the heads' colours. What each step does is written in a column of its own,
+    right of every block and label. The default title is "Split, attend, concatenate, mix with W_O", typeset.
     """
     if title is None:
         title = "Split, attend, concatenate, mix with $W_O$"
@@ -75,14 +78,14 @@ def heads_flow(
     d_k = d_model // h
     colours = [tint(_HEAD_COLOURS[k % len(_HEAD_COLOURS)], 0.75) for k in range(h)]
     by_column = [colours[j // d_k] for j in range(d_model)]
-    mixed = [tint(PURPLE, 0.6)] * d_model
+    mixed = [list(colours)] * d_model  # every column: a stripe of each head's colour
     gap = 6.0  # between the blocks of the heads
     heads_width = h * d_k + (h - 1) * gap
     left = (heads_width - d_model) / 2  # the wide blocks centred over the heads
     step = n + 4.4  # from the top of one row of blocks to the next
     fig, ax = figure(5.6, 7.6)
     with plt.rc_context(STYLE):
-        text_x = heads_width + 0.8
+        text_x = heads_width + 2.2  # the steps' column, clear of the labels "Q, head 1" above the blocks
 
         def heads(top: float, name: str) -> None:
             for k in range(h):
@@ -95,15 +98,15 @@ def heads_flow(
 
         top = 0.0
         _block(ax, left, top, n, d_model, by_column, f"$Q = XW_Q$   {n}×{d_model}")
-        top = down(top, "split: reshape, swap two axes")
+        top = down(top, "split: reshape,\nswap two axes")
         heads(top, "Q")
-        top = down(top, r"attend: softmax$(QK^{\mathsf{T}}/\sqrt{d_k})\,V$")
+        top = down(top, "attend:\n" + r"softmax$(QK^{\mathsf{T}}/\sqrt{d_k})\,V$")
         heads(top, "Z")
-        top = down(top, "concatenate, side by side")
+        top = down(top, "concatenate,\nside by side")
         _block(ax, left, top, n, d_model, by_column, f"heads side by side   {n}×{d_model}")
-        top = down(top, r"$\times\, W_O$: each column mixes all heads")
+        top = down(top, r"$\times\, W_O$ (trained):" + "\neach column mixes\nall heads")
         _block(ax, left, top, n, d_model, mixed, f"output   {n}×{d_model}")
-        ax.set_xlim(-0.5, heads_width + 11)
+        ax.set_xlim(-0.5, heads_width + 12)
         ax.set_ylim(top - n - 0.5, 2.0)
         ax.set_aspect("equal")
         ax.axis("off")

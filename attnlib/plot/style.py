@@ -19,6 +19,7 @@ from typing import Any
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.transforms import offset_copy
 
 # Okabe & Ito (2008): distinguishable with every common colour-vision deficiency.
 PALETTE = [
@@ -36,7 +37,28 @@ PALETTE = [
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
 
 
+# Two colour maps. A table of numbers that are all >= 0 (weights, lengths) goes dark to bright in
+# viridis. A table whose numbers take both signs (scores, weights of a lens, positional waves) uses a
+# diverging map on a scale symmetric about 0: white at 0, blue below, red above, so 0 reads as "nothing"
+# and -1.07 reads as far from 0 as 1.07. `colour_scale` picks between them; every heatmap goes through it.
 HEATMAP = "viridis"
+DIVERGING = "RdBu_r"
+
+
+def colour_scale(lo: float, hi: float) -> tuple[str, float, float]:
+    """(colour map, vmin, vmax) for values from lo to hi: viridis on [lo, hi] when no value is below 0,
+    else the diverging map on [-m, m], m the larger of |lo| and |hi|, so 0 sits at its white centre."""
+    if lo < 0 < hi or (lo < 0 and hi <= 0):
+        m = max(abs(lo), abs(hi))
+        return DIVERGING, -m, m
+    return HEATMAP, lo, hi
+
+
+def text_colour_on(face: Any) -> str:
+    """ "black" or "white", whichever reads better on a cell of colour `face` (by its relative luminance)."""
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in matplotlib.colors.to_rgb(face))
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"
 
 
 # One colour per word, the same in every chapter and every figure.
@@ -157,6 +179,48 @@ def spread_out(ys: list[float], gap: float) -> list[float]:
     for previous, current in itertools.pairwise(order):
         out[current] = max(out[current], out[previous] + gap)
     return out
+
+
+def _crosses(box: Any, a: np.ndarray, b: np.ndarray, pad: float = 2.0) -> bool:
+    """Whether the segment from a to b (display points) passes through the box, grown by pad points.
+
+    The last 8% of the segment, its tip, does not count: a label may sit at the tip it names."""
+    t = np.linspace(0.0, 0.92, 80)[:, None]
+    pts = a + t * (b - a)
+    inside = (
+        (pts[:, 0] > box.x0 - pad)
+        & (pts[:, 0] < box.x1 + pad)
+        & (pts[:, 1] > box.y0 - pad)
+        & (pts[:, 1] < box.y1 + pad)
+    )
+    return bool(inside.any())
+
+
+def keep_labels_clear(fig: Any, ax: Any, labels: list, segments: list[tuple[Any, Any]]) -> None:
+    """Move each label, if it must, to the first nearby spot where it crosses no arrow and no label placed before it.
+
+    labels: texts drawn at an arrow's tip; segments: every arrow's (start, end) in data coordinates.
+    The spots are the label's own, then a line higher or lower, a little to the right, two lines, then left of its anchor.
+    """
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ends = [(ax.transData.transform(a), ax.transData.transform(b)) for a, b in segments]
+    placed: list = []
+    spots = [(0, 0), (0, 11), (0, -11), (14, 0), (14, 11), (14, -11), (0, 20), (0, -20)]
+    spots += [(-8, 0), (-8, 11), (-8, -11), (0, 30), (0, -30)]
+    for label in labels:
+        base, ha = label.get_transform(), label.get_ha()
+        for dx, dy in spots:
+            label.set_transform(offset_copy(base, fig=fig, x=dx, y=dy, units="points"))
+            label.set_ha("right" if dx < 0 else ha)
+            box = label.get_window_extent(renderer)
+            if not any(_crosses(box, a, b) for a, b in ends) and not any(box.overlaps(other) for other in placed):
+                break
+        else:
+            label.set_transform(base)
+            label.set_ha(ha)
+            box = label.get_window_extent(renderer)
+        placed.append(box)
 
 
 def vec_text(v: np.ndarray) -> str:

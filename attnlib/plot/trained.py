@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
@@ -78,12 +79,43 @@ def _grid(place: Any, A: np.ndarray, grid_top: float, block: int) -> Any:
     return ax
 
 
+#: Marks over a heatmap must not look like one of its cells: at least this far (CIELAB ΔE) from every colour of the map.
+MARK_DISTANCE = 25.0
+
+
+def colour_distance_from_map(colour: str, cmap: str = HEATMAP) -> float:
+    """The CIELAB ΔE from `colour` to the nearest of 256 colours of the colour map `cmap`."""
+    return float(
+        np.linalg.norm(_lab(matplotlib.colormaps[cmap](np.linspace(0, 1, 256))[:, :3]) - _lab(colour), axis=-1).min()
+    )
+
+
+def _lab(rgb: Any) -> np.ndarray:
+    """sRGB colour(s) (a name, hex, or an array of rows of 3 floats) in CIELAB (D65)."""
+    rgb = np.asarray(matplotlib.colors.to_rgb(rgb) if isinstance(rgb, str) else rgb, dtype=float)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    to_xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+    xyz = linear @ to_xyz.T / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], axis=-1)
+
+
 def _frame(fig: Any, ax: Any, marked: dict[str, tuple[tuple[int, int], str]], n: int, block: int) -> None:
-    """A frame in its colour round each marked head's small map, and a legend of the frames."""
+    """A frame in its colour round each marked head's small map, outside its cells with a gap, and a legend of the frames.
+
+    The gap keeps a bright edge column of the map (a sink on the first token) from merging into the frame.
+    """
+    gap = 0.45  # of a cell, between the map's edge and the middle of the frame's line
     for (m_layer, m_head), colour in marked.values():
         ax.add_patch(
             Rectangle(
-                (m_layer * block - 0.5, m_head * block - 0.5), n, n, fill=False, edgecolor=colour, lw=3.5, clip_on=False
+                (m_layer * block - 0.5 - gap, m_head * block - 0.5 - gap),
+                n + 2 * gap,
+                n + 2 * gap,
+                fill=False,
+                edgecolor=colour,
+                lw=2.5,
+                clip_on=False,
             )
         )
     handles = [Rectangle((0, 0), 1, 1, fill=False, edgecolor=c, lw=3) for _, c in marked.values()]
@@ -102,11 +134,18 @@ def all_heads(
     A has shape (layers, heads, n, n). The small maps have no labels; the large map on top is the
     first marked head (or layer 0, head 0), its rows and columns labelled by word in the words'
     colours, and every small map reads the same way. `marked` names heads to frame:
-    {"previous word": ((layer, head), colour), ...}, each framed in its colour, with a legend.
+    {"previous word": ((layer, head), colour), ...}, each framed in its colour, with a legend; a colour
+    the heatmap itself uses (YELLOW, the colour of weight 1) raises ValueError.
     """
     A = to_numpy(A)
     layers, heads, n, _ = A.shape
     marked = marked or {}
+    for name, (_, colour) in marked.items():
+        if colour_distance_from_map(colour) < MARK_DISTANCE:
+            raise ValueError(
+                f"all_heads: the frame of {name!r} is {colour}, a colour of the heatmap itself: "
+                "pick one outside viridis (VERMILLION, PURPLE, ORANGE or SKY)"
+            )
     big_layer, big_head = next(iter(marked.values()))[0] if marked else (0, 0)
     top, legend = 0.45 if title else 0.1, 0.7 if marked else 0.2
     height = top + BIG + 1.5 + 0.3 + heads * ROW + legend
