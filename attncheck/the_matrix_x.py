@@ -9,7 +9,7 @@ import numpy as np
 
 from attnlib.data import VOCAB, sentence_matrix
 
-from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy, to_shape
+from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy, to_shape, torch_form
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "the_matrix_x", "stacking word vectors into the matrix X"
@@ -22,17 +22,9 @@ _X_WRONG_ARTICLE = sentence_matrix("the puppy ran")
 _VOCAB = {word: np.array(v, dtype=float) for word, v in VOCAB.items()}
 
 
-def _tensor_x() -> Any:
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is in requirements.txt
-        return tuple(map(tuple, _X.tolist()))
-    return torch.tensor(_X, dtype=torch.float32)
-
-
 @exercise(
     "the_matrix_x.build_x",
-    right=[_X.copy(), _X.tolist(), tuple(map(tuple, _X.tolist())), _tensor_x()],
+    right=[_X.copy(), _X.tolist(), tuple(map(tuple, _X.tolist())), torch_form(_X, "float32")],
     wrong=[_X.T.copy(), _X.reshape(-1).copy(), _X[::-1].copy(), _X_WRONG_ARTICLE, _X[:2].copy(), _X.round(0)],
     catches="one column per word (transposed), one flat list, rows in the wrong order, 'the' for 'a', "
     "a missing word, numbers rounded",
