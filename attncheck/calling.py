@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .hints import ORDINALS, Wrong, clip, contained, describe, is_array, quietly, safe_str, sentence_start, short, show
+from .record.attempts import is_placeholder_function
 
 _MAY_CHANGE = contextvars.ContextVar("inputs_may_change", default=False)
 
@@ -37,14 +38,27 @@ def inputs_may_change(allowed: bool) -> Iterator[None]:
         _MAY_CHANGE.reset(token)
 
 
-def call(fn: Any, *args: Any, what: str = "your function", in_place: bool | None = None) -> Any:
+def call(
+    fn: Any, *args: Any, what: str = "your function", in_place: bool | None = None, forbidden: dict | None = None
+) -> Any:
     """Call the learner's function on private copies of `args`; any raise, change to an input or missing return becomes a Wrong hint.
 
-    A change to an input is refused unless `in_place` (by default: what the exercise's registration says)."""
+    A change to an input is refused unless `in_place` (by default: what the exercise's registration says).
+    `forbidden` names the helpers the statement forbids ({"attnlib.positional_encoding": the function}):
+    a function whose code refers to one, by its name or through a name bound to it, is refused before it runs.
+    An untouched stub (a body of `...` or `pass`) is told that there is no answer yet."""
     name = sentence_start(what)
     in_place = _MAY_CHANGE.get() if in_place is None else in_place
     if not callable(fn) or is_array(fn):
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
+    if is_placeholder_function(fn):
+        raise Wrong(NO_ANSWER_YET)
+    used = uses_forbidden(fn, forbidden or {})
+    if used:
+        raise Wrong(
+            f"{name} uses {used}, which the statement forbids here: the exercise is to build it "
+            "yourself. Write the computation with the steps the chapter shows."
+        )
     copies = [private_copy(a) for a in args]
     result = contained(lambda: _quiet_call(fn, copies), lambda exc: _Raised(_raised_hint(name, exc, args)))
     if not in_place:
@@ -54,6 +68,60 @@ def call(fn: Any, *args: Any, what: str = "your function", in_place: bool | None
     if result is None:
         raise Wrong(f"{name} returned None: is a `return` missing?")
     return result
+
+
+NO_ANSWER_YET = (
+    "No answer yet: the function is still the exercise's stub. Write its body (replace the `...` or "
+    "`pass`) and run the cell again."
+)
+
+
+def uses_forbidden(fn: Any, forbidden: dict, depth: int = 3) -> str | None:
+    """The label of a forbidden helper that fn's code refers to (an attribute or global of that name, or a
+    name bound to the helper itself), looking into its nested functions and the functions it calls; else None."""
+    if not forbidden:
+        return None
+    short_names = {label.rpartition(".")[2]: label for label in forbidden}
+    seen: set[int] = set()
+    todo = [(fn, depth)]
+    while todo:
+        f, left = todo.pop()
+        code = getattr(f, "__code__", None)
+        if code is None or id(code) in seen:
+            continue
+        seen.add(id(code))
+        scope = getattr(f, "__globals__", {})
+        cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _filled(c)]
+        codes = [code]
+        while codes:
+            c = codes.pop()
+            codes += [k for k in c.co_consts if inspect.iscode(k)]
+            for word in c.co_names:
+                if word in short_names:
+                    return short_names[word]
+                bound = scope.get(word) if isinstance(scope, dict) else None
+                label = _label_of(bound, forbidden)
+                if label:
+                    return label
+                if left > 1 and inspect.isfunction(bound):
+                    todo.append((bound, left - 1))
+        for value in cells:
+            label = _label_of(value, forbidden)
+            if label:
+                return label
+    return None
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
+
+
+def _label_of(value: Any, forbidden: dict) -> str | None:
+    return next((label for label, helper in forbidden.items() if value is helper), None)
 
 
 def expect_value_error(

@@ -407,6 +407,15 @@ _COLUMNS = ("column 0 (motion)", "column 1 (creature)")
 _CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W the chapter prints
 
 
+_DESIGN_SLIPS = [
+    ([[0, -1], [1, 1], [0, 0], [1, 0]], "every sign is flipped", "a sign in any entry"),
+    ([[0, 1], [1, 0], [0, -1], [1, 0]], "the rows for 'vehicle', 'small' are", "a sign in any entry"),
+    ([[0, 1], [1, 1], [0, 0], [1, 0]], "the row for 'vehicle' is", "a sign in any entry"),
+    ([[0, 1], [1, -1], [0, 0], [0, 0]], "the row for 'action' is", "any W of the right meaning"),
+]
+SLIPS["matrix_multiplication.design_w"] = _DESIGN_SLIPS
+
+
 @exercise(
     "matrix_multiplication.design_w",
     right=[
@@ -424,8 +433,9 @@ _CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W
         [[0, 1], [1, -1], [0, 0], [0, 0]],
         [[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]],
         [0, 1, 1, -1, 0, 0, 1, 0],
+        *(slip for slip, _, _ in _DESIGN_SLIPS),
     ],
-    catches="W written with features as columns (2×4), the two columns in the other order, "
+    catches="creature as vehicle minus animal (a column's signs flipped), the -1 in the wrong row, W written with features as columns (2×4), the two columns in the other order, "
     "+vehicle for -vehicle, a feature read from the wrong row, a forgotten feature, "
     "the chapter's own W, the numbers flat",
     solution="W_design = np.array([[0, 1],",
@@ -454,8 +464,13 @@ def _design_w(answer: Any) -> None:
         )
     if np.allclose(got, _W_DESIGN[:, ::-1]):
         raise Wrong("Your two columns are in the other order: column 0 of XW should be the motion score.")
-    expect_structure(got, _W_DESIGN, "Your W", values=True)
-    for j, column in enumerate(_COLUMNS):
+    for j, column in enumerate(_COLUMNS):  # a whole column's sign before its entries
+        if np.any(_W_DESIGN[:, j]) and np.allclose(got[:, j], -_W_DESIGN[:, j]):
+            raise Wrong(
+                f"In {column} of W every sign is flipped: the column measures the opposite of what it "
+                "should. Read its name again: which feature adds, which takes away?"
+            )
+    for j, column in enumerate(_COLUMNS):  # the exercise's own entry hints before any generic one
         bad = [f for f, g, w in zip(_FEATURES, got[:, j], _W_DESIGN[:, j]) if not np.isclose(g, w)]
         if bad:
             rows = f"the row for {bad[0]!r} is" if len(bad) == 1 else f"the rows for {', '.join(map(repr, bad))} are"

@@ -310,7 +310,7 @@ def _headings(stem):
 
 def test_every_section_a_hint_names_is_a_heading_of_its_chapter():
     stems = {subject: stem for _, subject, stem in course.chapters()}
-    graders = sorted((ROOT / "attnlib" / "exercises").glob("*.py"))
+    graders = sorted((ROOT / "attncheck").glob("*.py"))
     checked, missing = 0, []
     for path in graders:
         source = re.sub(r"([\"'])\s*\n\s*f?\1", "", path.read_text(encoding="utf-8"))  # "a " "b" read as "a b"
