@@ -78,6 +78,9 @@ def _mh_cases() -> list[tuple[Any, ...]]:
     # scores in the thousands, rows far apart: a softmax without each row's own max gives inf or nan
     X = rng.normal(size=(4, 4)) * 30
     out.append((X, *[rng.normal(size=(4, 4)) for _ in range(4)], 2))
+    # the first X again with other weights: a function that remembers its result by X alone fails
+    first = out[0]
+    out.append((first[0], *[rng.normal(size=W.shape) for W in first[1:5]], first[5]))
     return out
 
 
@@ -323,11 +326,26 @@ D_K_COST, H_FROM, H_TO = 64, 8, 16  # d_k stays 64, so d_model grows from 512 to
 SCORE_FACTORS = (H_TO / H_FROM, H_TO / H_FROM)  # (FLOPs of the scores, entries of A): (2, 2)
 
 
+EDGES = {
+    "many_heads.score_flops": ("factors, not counts", "d_k fixed while d_model grows", "both factors"),
+}
+_FLOPS_SLIPS = [
+    ((16 * 2 * 1000**2 * 64, 16 * 1000**2), "look like counts", "factors, not counts"),
+    ((8 * 2 * 1000**2 * 64, 16 * 2 * 1000**2 * 64), "look like counts", "factors, not counts"),
+    ((1, 1), "both factors are off", "both factors"),
+    ((1, 2), "the entries are right", "d_k fixed while d_model grows"),
+    ((4, 2), "with d_model²", "d_k fixed while d_model grows"),
+    ((0.5, 0.5), "upside down", "both factors"),
+    ((2, 1), "the second is off", "both factors"),
+]
+SLIPS = {"many_heads.score_flops": _FLOPS_SLIPS}
+
+
 @exercise(
     "many_heads.score_flops",
     right=[SCORE_FACTORS, [2, 2], (2.0, 2), np.array([2.0, 2.0])],
-    wrong=[(1, 2), (1, 1), (2, 1), (4, 2), (2, 4), (0.5, 0.5), 2],
-    catches="the FLOPs taken to stay the same, as when d_model is fixed (1, 2); nothing grows (1, 1); the "
+    wrong=[(1, 2), (1, 1), (2, 1), (4, 2), (2, 4), (0.5, 0.5), 2, *(slip for slip, _, _ in _FLOPS_SLIPS)],
+    catches="the two counts (of FLOPs, of weights) for the two factors, the FLOPs taken to stay the same, as when d_model is fixed (1, 2); nothing grows (1, 1); the "
     "entries of A taken to stay (2, 1); the projections' d_model² growth (4, 2); upside down; one number",
     solution="answer = (2, 2)",
 )
@@ -338,6 +356,17 @@ def _score_flops(answer: Any) -> None:
     if got.shape != (2,) or not np.all(np.isfinite(got)):
         raise Wrong("Give two ordinary numbers: (factor for the FLOPs of the scores, factor for the entries of A).")
     flops, entries = (float(x) for x in got)
+    # the whole answer first: counts for factors, both factors off, then one factor at a time
+    if max(abs(flops), abs(entries)) >= 64:
+        raise Wrong(
+            "Those look like counts (of FLOPs or of attention weights), not factors. The question asks "
+            "by what factor each grows: divide the count with 16 heads by the count with 8."
+        )
+    if math.isclose(flops, 1) and math.isclose(entries, 1):
+        raise Wrong(
+            "Both factors are off: with 16 heads nothing stays the same here. Each head keeps d_k = 64 and "
+            "its own n × n matrix A: count one head's, then all of them."
+        )
     if math.isclose(flops, 1) and math.isclose(entries, 2):
         raise Wrong(
             "The entries are right. The FLOPs stay the same only when d_model is fixed, so that more "

@@ -194,7 +194,14 @@ def _causal_mask(fn: Any) -> None:
 
 # --- masks.padding_mask: design the mask of a padded batch -------------------------------
 
-PADDING_CASES = (((3, 1), 3), ((1,), 1), ((2, 4, 4, 1), 4), ((5, 2), 6), ((1, 3), 3))  # (lengths, n), immutable
+PADDING_CASES = (
+    ((3, 1), 3),
+    ((1,), 1),
+    ((2, 4, 4, 1), 4),
+    ((5, 2), 6),
+    ((1, 3), 3),
+    ((3, 1), 5),
+)  # (lengths, n), immutable; lengths again at another n
 
 
 def _expected_padding(lengths: tuple[int, ...], n: int) -> np.ndarray:
