@@ -18,7 +18,7 @@ CH06 = ["transpose.by_hand", "transpose.pair_cell", "transpose.transpose_order",
 
 
 def test_the_chapter_has_the_exercises_the_notebook_checks():
-    ids = [i for i in __import__("attnlib").exercise_ids() if i.startswith("transpose.")]
+    ids = [i for i in __import__("attncheck").exercise_ids() if i.startswith("transpose.")]
     assert sorted(ids) == CH06  # transpose.qkt_shape (a repeat of the shapes chapter) is gone
 
 

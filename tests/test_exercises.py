@@ -411,3 +411,32 @@ def test_torch_forms_are_data_until_a_test_asks():
     for form in forms:
         tensor = resolved(form)
         assert isinstance(tensor, torch.Tensor) and str(tensor.dtype) == f"torch.{form.dtype}"
+
+
+# --- an untouched exercise says "No answer yet", a function's stub included ----------------------
+
+
+def _stub1(a): ...
+def _stub2(a, b): ...
+def _stub3(a, b, c): ...
+def _stub4(a, b, c, d): ...
+def _stub5(a, b, c, d, e): ...
+def _stub6(a, b, c, d, e, f): ...
+
+
+def _stub(arity: int):
+    """A stub as the notebooks write it: the right number of parameters, a body of `...`."""
+    return [_stub1, _stub2, _stub3, _stub4, _stub5, _stub6][arity - 1]
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_an_untouched_exercise_says_no_answer_yet(exercise_id, capsys):
+    """The JupyterLab review: a function's stub was asked "is a `return` missing?" where others hear "No answer yet"."""
+    ex = get(exercise_id)
+    placeholders = [None, ...]
+    if _is_function_exercise(ex):
+        right = ex.right[0]
+        placeholders.append(_stub(right.__code__.co_argcount if hasattr(right, "__code__") else 1))
+    for placeholder in placeholders:
+        verdict, printed = _verdict(exercise_id, placeholder, capsys)
+        assert not verdict and "No answer yet" in verdict.message, f"{exercise_id}, {placeholder!r}: {printed}"
