@@ -77,11 +77,12 @@ NO_ANSWER_YET = (
 
 
 def uses_forbidden(fn: Any, forbidden: dict, depth: int = 3) -> str | None:
-    """The label of a forbidden helper that fn's code refers to (an attribute or global of that name, or a
-    name bound to the helper itself), looking into its nested functions and the functions it calls; else None."""
+    """The label of a forbidden helper fn's code uses, else None; it looks into nested functions and the
+    functions fn calls. `forbidden` maps labels to helpers (functions or modules): a name bound to one,
+    an attribute of a forbidden module (`attnlib.x`), or a forbidden function's name read as an attribute
+    of its module (`attnlib.positional_encoding`) counts; a learner's own function of the same name does not."""
     if not forbidden:
         return None
-    short_names = {label.rpartition(".")[2]: label for label in forbidden}
     seen: set[int] = set()
     todo = [(fn, depth)]
     while todo:
@@ -90,25 +91,26 @@ def uses_forbidden(fn: Any, forbidden: dict, depth: int = 3) -> str | None:
         if code is None or id(code) in seen:
             continue
         seen.add(id(code))
-        scope = getattr(f, "__globals__", {})
+        scope = getattr(f, "__globals__", None)
+        scope = scope if isinstance(scope, dict) else {}
         cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _filled(c)]
-        codes = [code]
+        codes, words = [code], set()
         while codes:
             c = codes.pop()
             codes += [k for k in c.co_consts if inspect.iscode(k)]
-            for word in c.co_names:
-                if word in short_names:
-                    return short_names[word]
-                bound = scope.get(word) if isinstance(scope, dict) else None
-                label = _label_of(bound, forbidden)
-                if label:
-                    return label
-                if left > 1 and inspect.isfunction(bound):
-                    todo.append((bound, left - 1))
-        for value in cells:
+            words.update(c.co_names)
+        values = [scope[w] for w in words if w in scope] + cells
+        modules = [v for v in values if inspect.ismodule(v)]
+        for value in values:
             label = _label_of(value, forbidden)
             if label:
                 return label
+        for label, helper in forbidden.items():
+            home = getattr(helper, "__module__", None) or ""
+            name = getattr(helper, "__name__", None)
+            if name in words and any(m.__name__.split(".")[0] == home.split(".")[0] for m in modules):
+                return label
+        todo += [(v, left - 1) for v in values if left > 1 and inspect.isfunction(v)]
     return None
 
 
@@ -121,7 +123,15 @@ def _filled(cell: Any) -> bool:
 
 
 def _label_of(value: Any, forbidden: dict) -> str | None:
-    return next((label for label, helper in forbidden.items() if value is helper), None)
+    """The label of the forbidden helper `value` is, or lives in (a submodule of a forbidden module)."""
+    for label, helper in forbidden.items():
+        if value is helper:
+            return label
+        if inspect.ismodule(helper) and inspect.ismodule(value) and value.__name__.startswith(helper.__name__ + "."):
+            return label
+        if inspect.ismodule(helper) and (getattr(value, "__module__", None) or "").startswith(helper.__name__ + "."):
+            return label
+    return None
 
 
 def expect_value_error(

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+import attnlib
 from attnlib.core import self_attention as _reference
-from attnlib.core import softmax as _softmax_rows
 from attnlib.course import chapter_ref
 
 from . import (
@@ -142,6 +142,12 @@ def _cases() -> list[tuple[np.ndarray, ...]]:
         for n, d, k, v in _SHAPES
     ]
     return cases + [_overflow_case(), _rows_apart_case(), _wide_row_case()]
+
+
+def _softmax_rows(S: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The stable softmax the statement asks for, in numpy (the learner may not use attnlib's, nor may its right answers)."""
+    E = np.exp(S - S.max(axis=axis, keepdims=True))
+    return E / E.sum(axis=axis, keepdims=True)
 
 
 def _solution(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -307,10 +313,13 @@ EDGES = {
         "rows far apart",
         "a row with a large spread inside it",
         "each input again with other companions",
+        "built with numpy's @ and np.exp, not attnlib",
     )
 }
+_FORBIDDEN = {"attnlib": attnlib}  # the statement: numpy's @ and np.exp, not attnlib
 SLIPS = {
     "weighted_sum.self_attention": [
+        (_reference, "uses attnlib", "built with numpy's @ and np.exp, not attnlib"),
         (_min_shift, "each row's smallest score", "a row with a large spread inside it"),
         (_mean_shift, "each row's mean score", "a row with a large spread inside it"),
         (_global_max_shift, "the largest score of the whole matrix", "rows far apart"),
@@ -323,7 +332,7 @@ SLIPS = {
 
 @exercise(
     "weighted_sum.self_attention",
-    right=[_solution, _solution_z_only, _reference, _solution_as_list, _solution_loops],
+    right=[_solution, _solution_z_only, _solution_as_list, _solution_loops],
     wrong=[
         _no_scaling,
         _divide_by_d_k,
@@ -340,6 +349,7 @@ SLIPS = {
         _scale_by_d_v,
         _min_shift,
         _mean_shift,
+        _reference,
     ],
     catches="a shift by each row's min or mean (a row of scores 1131, 0, 0), no √d_k, d_k or √d_model instead of √d_k, softmax down the columns, S = KQᵀ (all by "
     "non-square shapes with d_k ≠ d_v ≠ d_model and n = 1), √d_v instead of √d_k, A.T @ V, no max-subtraction (scores "
@@ -352,7 +362,7 @@ def _self_attention(fn: Any) -> None:
         X, W_Q, W_K, W_V = case
         n, d_model, d_k, d_v = X.shape[0], X.shape[1], W_Q.shape[1], W_V.shape[1]
         label = f"Z for n={n}, d_model={d_model}, d_k={d_k}, d_v={d_v}"
-        got = call(fn, *case, what="your function `self_attention`")  # on private copies
+        got = call(fn, *case, what="your function `self_attention`", forbidden=_FORBIDDEN)  # on private copies
         Z = _z_from(got, want.shape)
         if _close(Z, want):
             continue
