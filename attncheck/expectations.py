@@ -119,7 +119,7 @@ def expect_array(
     if got.ndim:
         first = tuple(int(i) for i in bad[0])
         raise Wrong(
-            f"The shape is right, but {len(bad)} of {got.size} values differ. The first is "
+            f"The shape is right, but {len(bad)} of {got.size} values differ. The first wrong one is "
             f"{position_words(first)}, where you have {fmt(got[first], expected[first])}, "
             f"{_how_far(float(got[first]), float(expected[first]))}. Recompute that entry carefully."
         )
@@ -267,7 +267,9 @@ def _how_far(value: float, want: float) -> str:
     if want == 0 or not math.isfinite(value):
         return "which is not right yet"
     if (value > 0) != (want > 0) and value != 0:
-        return "which has the wrong sign"
+        if 0.9 <= abs(value / want) <= 1.1:
+            return "which has the wrong sign"
+        return "on the wrong side of 0, and not the right size either: flipping its sign would not fix it"
     ratio = abs(value / want)
     direction = "too large" if abs(value) > abs(want) else "too small"
     if 0.9 <= ratio <= 1.1:
