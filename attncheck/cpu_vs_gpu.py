@@ -163,6 +163,26 @@ def _wrong_returns_old_max(mu, l, z, s, v):
     return mu, l_new, z_new
 
 
+EDGES["cpu_vs_gpu.online_step"] = (
+    "a block that raises the max and one that does not",
+    "the first block (the max starts at -inf)",
+    "z and s may be updated in place",
+)
+SLIPS["cpu_vs_gpu.online_step"] = [
+    (
+        _wrong_no_rescale_of_z,
+        "the old z was summed with the old max",
+        "a block that raises the max and one that does not",
+    ),
+    (_wrong_upside_down, "which way does the rescale go", "a block that raises the max and one that does not"),
+    (_wrong_forgets_old_max, "it must cover the old max", "a block that raises the max and one that does not"),
+    (_wrong_not_shifted, "exponentials of the raw scores", "the first block (the max starts at -inf)"),
+    (_wrong_returns_old_max, "not the old one", "a block that raises the max and one that does not"),
+    (_wrong_no_rescale, "both ℓ and z still carry the old max", "a block that raises the max and one that does not"),
+    (_wrong_divides_each_step, "already divided by ℓ", "z and s may be updated in place"),
+]
+
+
 @exercise(
     "cpu_vs_gpu.online_step",
     right=[_right_numpy, _right_math, _right_torch],

@@ -195,6 +195,17 @@ def _mutating(A: Any, keys: Any) -> float:
     return _weight_on(A, keys)
 
 
+SLIPS["learning_the_lenses.weight_on"] = [
+    (_transposed, "rows and columns are swapped", "keys in every order"),
+    (_whole_columns, "averages whole columns", "keys in every order"),
+    (_strongest, "the strongest weight of each row", "soft weights, n = 1, 3, 5, 6"),
+    (_hit_rate, "counts the rows whose strongest key", "soft weights, n = 1, 3, 5, 6"),
+    (_sum_not_mean, "the total over the rows", "soft weights, n = 1, 3, 5, 6"),
+    (_skips_first_row, "leave out row 0", "soft weights, n = 1, 3, 5, 6"),
+    (_cached_by_a, "keeps results between calls", "each input again with another companion"),
+]
+
+
 @exercise(
     "learning_the_lenses.weight_on",
     right=[_weight_on, _right_loop, _right_torch, _right_list_comprehension],

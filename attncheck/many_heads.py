@@ -16,6 +16,10 @@ from . import Wrong, call, exercise, expect_array, expect_pair, to_numpy, to_sha
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "many_heads", "many heads"
 
+# per exercise: the edges its statement promises, and the slips registered with the hint each must get
+EDGES: dict = {}
+SLIPS: dict = {}
+
 # --- many_heads.split_shape: the shape after split_heads -----------------------------------
 
 SPLIT_SHAPE = (2, 8, 10, 64)  # X: (batch 2, n 10, d_model 512), h = 8
@@ -153,6 +157,34 @@ def _mh_no_max_shift(X, W_Q, W_K, W_V, W_O, h):
     return (E / E.sum(axis=-1, keepdims=True) @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
 
 
+def _mh_cached_by_x(X, W_Q, W_K, W_V, W_O, h):
+    """Remembers the output by X alone: the same X with other weights gets the old output."""
+    key = repr(np.asarray(X).tolist())
+    if key not in _MH_MEMORY:
+        _MH_MEMORY[key] = _mh_solution(X, W_Q, W_K, W_V, W_O, h)[0]
+    return _MH_MEMORY[key]
+
+
+_MH_MEMORY: dict = {}
+
+
+def _mh_row_shift(X, W_Q, W_K, W_V, W_O, h, shift):
+    n, d_model = X.shape
+    d_k = d_model // h
+    Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    S = Q @ K.transpose(0, 2, 1) / np.sqrt(d_k)
+    E = np.exp(S - shift(S, axis=-1, keepdims=True))
+    return (E / E.sum(axis=-1, keepdims=True) @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+
+def _mh_min_shift(X, W_Q, W_K, W_V, W_O, h):
+    return _mh_row_shift(X, W_Q, W_K, W_V, W_O, h, np.min)  # each row's smallest score: its largest overflows
+
+
+def _mh_mean_shift(X, W_Q, W_K, W_V, W_O, h):
+    return _mh_row_shift(X, W_Q, W_K, W_V, W_O, h, np.mean)
+
+
 def _mh_global_max_shift(X, W_Q, W_K, W_V, W_O, h):
     n, d_model = X.shape
     d_k = d_model // h
@@ -259,6 +291,19 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
     return ""
 
 
+EDGES["many_heads.multi_head"] = (
+    "n = 1, h = 1, h = d_model and n ≠ d_model",
+    "scores in the thousands, rows far apart",
+    "the same X again with other weights",
+)
+SLIPS["many_heads.multi_head"] = [
+    (_mh_min_shift, "each row by its smallest score", "scores in the thousands, rows far apart"),
+    (_mh_mean_shift, "each row by its mean score", "scores in the thousands, rows far apart"),
+    (_mh_no_w_o, "w_o", "n = 1, h = 1, h = d_model and n ≠ d_model"),
+    (_mh_cached_by_x, "keeps results between calls", "the same X again with other weights"),
+]
+
+
 @exercise(
     "many_heads.multi_head",
     right=[_mh_solution, _mh_loop, _mh_output_only, _reference],
@@ -275,8 +320,11 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
         _mh_stack_dot_T,
         _mh_no_max_shift,
         _mh_global_max_shift,
+        _mh_min_shift,
+        _mh_mean_shift,
+        _mh_cached_by_x,
     ],
-    catches="a softmax without the max-subtraction or shifted by the whole array's max (a hidden case "
+    catches="a softmax shifted by each row's min or mean, a softmax without the max-subtraction or shifted by the whole array's max (a hidden case "
     "with scores in the thousands), W_O left out, split by reshape without the swap, merge without the swap, scaled by √d_model, "
     "h ignored (one head), softmax across heads, softmax down each head's columns, a function that zeroes W_V in place, `.T` on a 3-D stack; "
     "cases include n = 1, h = 1, h = d_model and n ≠ d_model",
@@ -285,7 +333,7 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
 def _multi_head(fn: Any) -> None:
     cases = _mh_cases()  # fresh arrays for every check, from a fixed seed
     wants = [_reference(*case)[0] for case in cases]  # before any learner code runs
-    for case, want in zip(cases, wants):
+    for k, (case, want) in enumerate(zip(cases, wants)):
         n, d_model = case[0].shape
         h = case[-1]
         try:
@@ -303,12 +351,29 @@ def _multi_head(fn: Any) -> None:
         label = f"The output for n={n}, d_model={d_model}, h={h}"
         if got.shape == want.shape and np.all(np.isfinite(got)) and np.allclose(got, want, atol=1e-8):
             continue
+        if any(w.shape == got.shape and np.allclose(got, w, atol=1e-8) for w in wants[:k]):
+            raise Wrong(
+                f"{label} is the output of an earlier call: your function keeps results between calls. "
+                "Compute it from the X and weights it is given, every time."
+            )
         if got.shape != want.shape:
             raise Wrong(
                 f"{label} has shape {got.shape}, but it should be (n, d_model) = {want.shape}. "
                 "Print the shape after every step."
             )
         if not np.all(np.isfinite(got)):
+            with np.errstate(all="ignore"):
+                shifted = [
+                    words
+                    for slip, words in ((_mh_min_shift, "its smallest score"), (_mh_mean_shift, "its mean score"))
+                    if np.allclose(got, slip(*case), equal_nan=True)
+                ]
+            if shifted:
+                raise Wrong(
+                    f"{label} contains inf or nan: you shifted each row by {shifted[0]}. One hidden case has "
+                    "scores in the thousands, so e^x of a row's largest score still overflows: subtract each "
+                    "row's own largest score (the last axis, keepdims=True)."
+                )
             raise Wrong(
                 f"{label} contains inf or nan. One hidden case has scores in the thousands, with "
                 "rows far apart: subtract each row's own largest score before np.exp (the last axis, "
@@ -326,9 +391,7 @@ D_K_COST, H_FROM, H_TO = 64, 8, 16  # d_k stays 64, so d_model grows from 512 to
 SCORE_FACTORS = (H_TO / H_FROM, H_TO / H_FROM)  # (FLOPs of the scores, entries of A): (2, 2)
 
 
-EDGES = {
-    "many_heads.score_flops": ("factors, not counts", "d_k fixed while d_model grows", "both factors"),
-}
+EDGES["many_heads.score_flops"] = ("factors, not counts", "d_k fixed while d_model grows", "both factors")
 _FLOPS_SLIPS = [
     ((16 * 2 * 1000**2 * 64, 16 * 1000**2), "look like counts", "factors, not counts"),
     ((8 * 2 * 1000**2 * 64, 16 * 2 * 1000**2 * 64), "look like counts", "factors, not counts"),
@@ -338,7 +401,7 @@ _FLOPS_SLIPS = [
     ((0.5, 0.5), "upside down", "both factors"),
     ((2, 1), "the second is off", "both factors"),
 ]
-SLIPS = {"many_heads.score_flops": _FLOPS_SLIPS}
+SLIPS["many_heads.score_flops"] = _FLOPS_SLIPS
 
 
 @exercise(

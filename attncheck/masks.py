@@ -243,6 +243,17 @@ def _pad_torch(lengths: Any, n: int) -> Any:
     return torch.arange(n)[None, None, :] < torch.as_tensor(lengths)[:, None, None]
 
 
+def _pad_cached_by_lengths(lengths: Any, n: int) -> np.ndarray:
+    """Remembers each mask by the lengths alone: the same lengths at another n get the old mask."""
+    key = tuple(int(x) for x in lengths)
+    if key not in _PAD_MEMORY:
+        _PAD_MEMORY[key] = _pad_numpy(lengths, n)
+    return _PAD_MEMORY[key]
+
+
+_PAD_MEMORY: dict = {}
+
+
 def _pad_no_middle_axis(lengths: Any, n: int) -> np.ndarray:
     return np.arange(n)[None, :] < np.asarray(lengths)[:, None]
 
@@ -299,6 +310,7 @@ SLIPS = {
         (_pad_longest, "n is the second argument", "no sentence fills all n positions"),
         (_pad_off_by_one, "real words at positions 0 to", "no sentence fills all n positions"),
         (_pad_in_front, "puts the padding in front", "lengths not sorted"),
+        (_pad_cached_by_lengths, "keeps results between calls", "the same lengths again at another n"),
     ],
 }
 
@@ -308,6 +320,7 @@ SLIPS = {
     right=[_pad_numpy, _pad_loops, _pad_torch],
     wrong=[
         _padding_from_the_library,
+        _pad_cached_by_lengths,
         _pad_no_middle_axis,
         _pad_every_row,
         _pad_inverted,
@@ -331,6 +344,11 @@ def _padding_mask(fn: Any) -> None:
         got = call(fn, given, n, what="your function `padding_mask`", forbidden=_FORBIDDEN_PADDING)
         label = f"Your mask for lengths {list(lengths)} and n = {n}"
         mask = _read_padding_mask(got, want, label)
+        if any(mask.shape == w.shape and np.array_equal(mask, w) and not np.array_equal(w, want) for w in wants[:case]):
+            raise Wrong(
+                f"{label} is the mask of an earlier call: your function keeps results between calls. "
+                "Build each mask from the lengths and n it is given."
+            )
         _check_padding_shape(mask, want, label)
         _check_padding_pattern(mask, want, label, lengths)
 

@@ -209,7 +209,9 @@ def _same_numbers(got: np.ndarray, want: np.ndarray) -> bool:
 def _not_whole_array(x: np.ndarray, got: np.ndarray) -> str:
     """The end of the overflow hint: the whole array's max named only when that is what was used."""
     whole = x.ndim > 1 and _same_numbers(got, _whole_array_max(x))
-    return ", not by the whole array's largest." if whole else "."
+    if whole:
+        return ", not by the whole array's largest."
+    return ": yours shifts by nothing." if _same_numbers(got, _naive(x)) else "."
 
 
 def _columns(x: Any) -> np.ndarray:
@@ -257,6 +259,7 @@ SLIPS = {
         (_mean_shift, "by its mean score", "a row with a large spread inside it"),
         (_min_shift, "by its smallest score", "a row with a large spread inside it"),
         (_whole_array_max, "not by the whole array's largest", "rows far apart"),
+        (_naive, "yours shifts by nothing", "scores near ±1000"),
         (_atleast_2d, "without np.atleast_2d", "a single row (1-D) and matrices"),
         (_columns, "the columns add up to 1", "one row or one column"),
     ]

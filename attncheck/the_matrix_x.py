@@ -210,6 +210,25 @@ _POSITION = ["first", "in the middle", "last", "fourth of five", "second of two"
 _RAGGED_LENGTHS = [([len(v) for v in case]) for case in RAGGED_CASES]
 
 
+EDGES = {
+    "the_matrix_x.make_x": (
+        "one vector and several",
+        "the odd length first, in the middle or last",
+        "a ValueError that names the lengths",
+    )
+}
+SLIPS = {
+    "the_matrix_x.make_x": [
+        (_make_x_columns, "each vector became a column", "one vector and several"),
+        (_make_x_flat, "one flat list", "one vector and several"),
+        (_make_x_silent_message, "does not name the lengths", "the odd length first, in the middle or last"),
+        (_make_x_first_vs_last, "does not name the lengths", "the odd length first, in the middle or last"),
+        (_make_x_first_two, "does not name the lengths", "the odd length first, in the middle or last"),
+        (_make_x_wrong_error, "raised TypeError", "a ValueError that names the lengths"),
+    ]
+}
+
+
 @exercise(
     "the_matrix_x.make_x",
     right=[_make_x, _make_x_stack_after_check, _make_x_via_set],

@@ -122,6 +122,17 @@ def _between_int(a: Any, b: Any) -> int:
     return int(_between_solution(a, b))
 
 
+def _between_cached_by_b(a: Any, b: Any) -> float:
+    """Remembers each angle by the second arrow alone."""
+    key = tuple(b)
+    if key not in _BETWEEN_MEMORY:
+        _BETWEEN_MEMORY[key] = _between_solution(a, b)
+    return _BETWEEN_MEMORY[key]
+
+
+_BETWEEN_MEMORY: dict = {}
+
+
 def _between_no_return(a: Any, b: Any) -> None:
     _between_solution(a, b)
 
@@ -170,6 +181,7 @@ SLIPS = {
         (_between_catches_domain, "they are 180° apart", "arrows pointing exactly the same way or exactly opposite"),
         (_between_asin, "not math.asin", "a right angle"),
         (_between_a_twice, "the length of one arrow twice", "two, three, four or more entries"),
+        (_between_cached_by_b, "keeps results between calls", "each arrow again with another companion"),
     ]
 }
 
@@ -192,6 +204,7 @@ SLIPS = {
         _between_mutates,
         _between_rounded,
         _between_int,
+        _between_cached_by_b,
     ],
     catches="the angle rounded to 1 decimal or cut by int(); radians; the cosine instead of the angle; no division by the lengths; |a| twice; only the first two "
     "entries; no guard for a cosine rounded past 1 (math domain error on parallel arrows); the "
@@ -201,7 +214,7 @@ SLIPS = {
 )
 def _angle_between(fn: Any) -> None:
     unsure = None  # a hint for a value two slips explain (0 at a right angle: the cosine, or math.asin's 0°)
-    for (a, b), want in zip(BETWEEN_CASES, _BETWEEN_WANT):
+    for k, ((a, b), want) in enumerate(zip(BETWEEN_CASES, _BETWEEN_WANT)):
         shown = f"{_vec_text(a)} and {_vec_text(b)}"
         try:
             got = call(fn, list(a), list(b), what="your function `angle_between`")
@@ -222,6 +235,14 @@ def _angle_between(fn: Any) -> None:
             raise Wrong(f"For {shown} your `angle_between` gave {value}; a finite number of degrees is wanted.")
         if math.isclose(value, want, abs_tol=1e-3, rel_tol=1e-6):  # acos is steep near 0° and 180°
             continue
+        if any(
+            math.isclose(value, w, abs_tol=1e-9) and (x == a or y == b)
+            for (x, y), w in zip(BETWEEN_CASES[:k], _BETWEEN_WANT)
+        ):
+            raise Wrong(
+                f"For {shown} your `angle_between` gave the angle of an earlier call that shared one of "
+                "these arrows: it keeps results between calls. Compute each angle from both arrows it is given."
+            )
         hint = _between_hint(a, b, want, value, shown)
         if hint is None:  # 0 at a right angle: the cosine, or math.asin's 0°
             unsure = (

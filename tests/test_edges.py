@@ -512,3 +512,20 @@ def test_each_slip_gets_its_own_hint_and_no_other_slip_s(exercise_id):
         others = {h for _, h, _ in slips if h.lower() not in hint.lower() and hint.lower() not in h.lower()}
         fired = [h for h in others if h.lower() in message.lower()]
         assert not fired, f"{exercise_id}: the hint for {hint!r} also says {fired}: {message!r}"
+
+
+FUNCTION_EXERCISES = [
+    ex.id
+    for ex in registry.exercises()
+    if ex.right and callable(ex.right[0]) and not isinstance(ex.right[0], np.ndarray)
+]
+
+
+@pytest.mark.parametrize("exercise_id", FUNCTION_EXERCISES)
+def test_every_function_exercise_lists_its_edges_and_a_slip_caught_on_each(exercise_id):
+    """Issue 43 item 1: the edges a statement promises are data, and each holds an input that tells a registered slip apart."""
+    ex = registry.get(exercise_id)
+    edges, slips = _edges(ex), _slips(ex)
+    assert edges, f"{exercise_id} lists no edge of its statement (EDGES in its grader)"
+    uncovered = [edge for edge in edges if not any(e == edge for _, _, e in slips)]
+    assert not uncovered, f"{exercise_id}: no registered slip is caught on {uncovered}"
