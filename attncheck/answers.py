@@ -374,7 +374,7 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
         if "int" not in str(answer.dtype):
             raise Wrong(
                 f"{name} holds {describe(answer)}: a shape holds whole numbers (ints), not decimals. "
-                "Write each size as an int (and divide with //, which keeps ints)."
+                "Write each size as an int (where a size came from a division, divide with //, which keeps ints)."
             )
         answer = [int(d) for d in to_numpy(answer, what)]
     if isinstance(answer, (bool, np.bool_, str, bytes)) or callable(answer):
@@ -402,7 +402,8 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
         if not isinstance(d, (numbers.Integral, np.integer)):
             raise Wrong(
                 f"Entry [{i}] of {_mid_sentence(what)} is {show(d, 40)}, a decimal number: a shape holds whole numbers "
-                "(ints), not decimals. Write it as an int (and divide with //, which keeps ints)."
+                f"(ints), not decimals. Write {int(d)}, not {show(d, 40)} (where it came from a division, divide "
+                "with //, which keeps ints)."
             )
         dims.append(int(d))
     return tuple(dims)

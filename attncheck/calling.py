@@ -183,10 +183,15 @@ def _refuse_changed(fn: Any, args: tuple, copies: list, name: str) -> None:
     changed = [i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)]
     if changed:
         label = _argument_name(fn, changed[0], len(args))
+        ways = (
+            ".sort(), .pop(), .append() or x[i] = on it; copy it first, or build a new list"
+            if isinstance(args[changed[0]], list)
+            else "+=, -=, [...] = or out= on it"
+        )
         raise Wrong(
             f"{name} changed its input {label} in place: after the call it no longer holds what "
             "it was given. The caller's data must stay as it was, so build the result as a new "
-            "array instead of writing into the input (no +=, -=, [...] = or out= on it)."
+            f"array instead of writing into the input (no {ways})."
         )
 
 

@@ -57,7 +57,10 @@ def _expected_key(answer: Any) -> None:
         raise Wrong("Give two key positions, one for query 1 and one for query 4, as a pair such as (0, 0).")
     got = got.ravel()
     if got.size != 2:
-        raise Wrong(f"Your answer holds {got.size} numbers; give two, one for query 1 and one for query 4.")
+        raise Wrong(
+            f"Your answer holds {got.size} number{'' if got.size == 1 else 's'}; give two, one for query 1 "
+            "and one for query 4."
+        )
     if not np.all(np.isfinite(got)) or not np.allclose(got, np.round(got)):
         raise Wrong("Key positions are whole numbers, counted from 0.")
     first, second = (int(x) for x in np.round(got))
