@@ -236,6 +236,14 @@ def _order_hint(got: np.ndarray, expected: np.ndarray, name: str, same) -> str:
         and sorted(map(tuple, got.tolist())) == sorted(map(tuple, expected.tolist()))
     ):
         return f"{name} holds the right rows, but in another order: row i belongs to the i-th item."
+    if got.ndim == 2 and sorted(map(tuple, got.T.tolist())) == sorted(map(tuple, expected.T.tolist())):
+        return f"{name} holds the right columns, but in another order: column j belongs to the j-th item."
+    if got.ndim == 2:
+        off = [i for i in range(got.shape[0]) if not same(got[i], expected[i])]
+        if len(off) == 1 and same(np.sort(got[off[0]]), np.sort(expected[off[0]])):
+            return f"In row {off[0]} of {name[:1].lower() + name[1:]} the right numbers stand in another order."
+    if len(np.unique(np.round(want, 9))) <= want.size // 2:
+        return ""  # few distinct values (0s and 1s, say): the same numbers in another order is no evidence of a swap
     return f"{name} holds the right numbers, but in another order."
 
 
