@@ -45,7 +45,7 @@ def rounding_hint(answer: Any, expected: Any, atol: float = 1e-6, rtol: float = 
             places = "whole numbers" if have == 0 else f"{have} decimal{'s' if have > 1 else ''}"
             return (
                 f"Your numbers look rounded to {places}, which is too coarse here. Keep at least "
-                f"{need} decimals, or give the unrounded result of the computation."
+                f"{need} decimal{'s' if need != 1 else ''}, or give the unrounded result of the computation."
             )
     sig = _significant(got)
     if sig is not None and sig >= 2 and np.all(want != 0):
