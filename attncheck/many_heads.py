@@ -79,6 +79,7 @@ def _mh_cases() -> list[tuple[Any, ...]]:
         X = rng.normal(size=(n, d))
         Ws = [rng.normal(size=(d, d)) for _ in range(4)]
         out.append((X, *Ws, h))
+    out.append(_mh_shift_case(rng))  # before the case below, where every wrong shift gives the same nan
     # scores in the thousands, rows far apart: a softmax without each row's own max gives inf or nan
     X = rng.normal(size=(4, 4)) * 30
     out.append((X, *[rng.normal(size=(4, 4)) for _ in range(4)], 2))
@@ -86,6 +87,17 @@ def _mh_cases() -> list[tuple[Any, ...]]:
     first = out[0]
     out.append((first[0], *[rng.normal(size=W.shape) for W in first[1:5]], first[5]))
     return out
+
+
+def _mh_shift_case(rng: np.random.Generator) -> tuple[Any, ...]:
+    """One head whose scores are S itself (X = I, W_Q = I): each wrong shift leaves its own rows inf or nan.
+
+    Row 0 sits near -1000 (no shift underflows to 0/0), row 1 spans -700 to 700 (the min shift
+    overflows, the mean does not), row 2 spans 0 to 1500 (min, mean and no shift overflow), and the
+    whole array's max (1500) empties rows 0 and 1."""
+    S = np.array([[-1000.0, -1001.0, -1000.5], [-700.0, 700.0, 0.0], [0.0, 1500.0, 750.0]])
+    W_K = np.sqrt(3.0) * S.T  # d_k = 3: S = W_Q W_Kᵀ / √3
+    return (np.eye(3), np.eye(3), W_K, rng.normal(size=(3, 3)), rng.normal(size=(3, 3)), 1)
 
 
 def _mh_solution(X, W_Q, W_K, W_V, W_O, h):
@@ -298,6 +310,8 @@ EDGES["many_heads.multi_head"] = (
 )
 SLIPS["many_heads.multi_head"] = [
     (_mh_min_shift, "each row by its smallest score", "scores in the thousands, rows far apart"),
+    (_mh_no_max_shift, "shifts the scores by nothing", "scores in the thousands, rows far apart"),
+    (_mh_global_max_shift, "the largest score of the whole array", "scores in the thousands, rows far apart"),
     (_mh_mean_shift, "each row by its mean score", "scores in the thousands, rows far apart"),
     (_mh_no_w_o, "w_o", "n = 1, h = 1, h = d_model and n ≠ d_model"),
     (_mh_cached_by_x, "keeps results between calls", "the same X again with other weights"),
@@ -365,14 +379,19 @@ def _multi_head(fn: Any) -> None:
             with np.errstate(all="ignore"):
                 shifted = [
                     words
-                    for slip, words in ((_mh_min_shift, "its smallest score"), (_mh_mean_shift, "its mean score"))
+                    for slip, words in (
+                        (_mh_min_shift, "you shifted each row by its smallest score"),
+                        (_mh_mean_shift, "you shifted each row by its mean score"),
+                        (_mh_no_max_shift, "your softmax shifts the scores by nothing"),
+                        (_mh_global_max_shift, "you shifted by the largest score of the whole array"),
+                    )
                     if np.allclose(got, slip(*case), equal_nan=True)
                 ]
-            if shifted:
+            if len(shifted) == 1:  # one shift alone explains these numbers
                 raise Wrong(
-                    f"{label} contains inf or nan: you shifted each row by {shifted[0]}. One hidden case has "
-                    "scores in the thousands, so e^x of a row's largest score still overflows: subtract each "
-                    "row's own largest score (the last axis, keepdims=True)."
+                    f"{label} contains inf or nan: {shifted[0]}. One hidden case has "
+                    "scores in the thousands, with rows far apart: subtract each "
+                    "row's own largest score (the last axis, keepdims=True): then every e^x is at most 1."
                 )
             raise Wrong(
                 f"{label} contains inf or nan. One hidden case has scores in the thousands, with "
