@@ -83,8 +83,7 @@ def _causal_loops(n: int) -> list[list[bool]]:
     return [[j <= i for j in range(n)] for i in range(n)]
 
 
-# the statements say: plain Python or numpy, not attnlib's own mask functions
-_FORBIDDEN_CAUSAL = {"attnlib.causal_mask": _library_causal_mask}
+_FORBIDDEN_CAUSAL = {"attnlib.causal_mask": _library_causal_mask}  # the statements: numpy, not attnlib
 _FORBIDDEN_PADDING = {"attnlib.padding_mask": _library_padding_mask}
 
 
