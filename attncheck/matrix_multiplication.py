@@ -169,15 +169,9 @@ def _matmul_int_cells(M: Any, N: Any) -> list[list[int]]:
     return [[int(cell) for cell in row] for row in _matmul_solution(M, N)]
 
 
-def _matmul_cached_by_m(M: Any, N: Any) -> list[list[float]]:
+def _matmul_cached_by_m(M: Any, N: Any, memory: dict = {}) -> Any:  # noqa: B006 - the memory is the slip
     """Remembers its result by M alone: the second N with the same M gets the first N's product."""
-    key = repr(np.asarray(M).tolist())
-    if key not in _MATMUL_MEMORY:
-        _MATMUL_MEMORY[key] = _matmul_solution(M, N)
-    return _MATMUL_MEMORY[key]
-
-
-_MATMUL_MEMORY: dict = {}
+    return memory.setdefault(repr(np.asarray(M).tolist()), _matmul_solution(M, N))
 
 
 def _matmul_transposed(M: Any, N: Any) -> np.ndarray:

@@ -234,15 +234,9 @@ def _mean_shift(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
     return E / E.sum(axis=1, keepdims=True) @ V
 
 
-def _cached_by_x(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+def _cached_by_x(X: Any, W_Q: Any, W_K: Any, W_V: Any, memory: dict = {}) -> Any:  # noqa: B006 - the slip
     """Remembers Z by X alone: the same X with other weights gets the old Z."""
-    key = repr(np.asarray(X).tolist())
-    if key not in _SA_MEMORY:
-        _SA_MEMORY[key] = _solution(X, W_Q, W_K, W_V)[0]
-    return _SA_MEMORY[key]
-
-
-_SA_MEMORY: dict = {}
+    return memory.setdefault(repr(np.asarray(X).tolist()), _solution(X, W_Q, W_K, W_V)[0])
 
 
 def _returns_weights(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
