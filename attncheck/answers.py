@@ -321,13 +321,41 @@ def _ragged(what: str, path: tuple[int, ...], first: tuple, i: int, other: tuple
     )
 
 
-def torch_form(values: Any, dtype: str = "float32") -> Any:
-    """`values` as a torch tensor of `dtype` (a right answer in torch's form), or a list where torch is missing."""
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is in requirements.txt
-        return np.asarray(values, dtype=float).tolist()
-    return torch.tensor(np.asarray(values, dtype=float), dtype=getattr(torch, dtype))
+class TorchForm:
+    """A right answer in torch's form, registered as data: the numbers and the dtype.
+
+    The tensor is built only when `tensor()` is called (by a test), so importing the graders
+    loads no torch. Judged as it is, it reads as its numbers (`__array__`)."""
+
+    __slots__ = ("dtype", "values")
+
+    def __init__(self, values: Any, dtype: str = "float32") -> None:
+        self.values = np.asarray(values, dtype=float)
+        self.dtype = dtype
+
+    def tensor(self) -> Any:
+        """The torch tensor itself, or a list where torch is missing."""
+        try:
+            import torch
+        except ImportError:  # pragma: no cover - torch is in requirements.txt
+            return self.values.tolist()
+        return torch.tensor(self.values, dtype=getattr(torch, self.dtype))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.array(self.values, dtype=dtype)
+
+    def __repr__(self) -> str:
+        return f"torch_form({self.values.tolist()!r}, {self.dtype!r})"
+
+
+def torch_form(values: Any, dtype: str = "float32") -> TorchForm:
+    """`values` as a right answer in torch's form (a tensor of `dtype`), built only when a test asks (`resolved`)."""
+    return TorchForm(values, dtype)
+
+
+def resolved(answer: Any) -> Any:
+    """A registered answer as the learner would give it: a `torch_form` becomes its tensor, anything else stays."""
+    return answer.tensor() if isinstance(answer, TorchForm) else answer
 
 
 # --- shapes, lists and words -------------------------------------------------------------
@@ -346,7 +374,7 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
         if "int" not in str(answer.dtype):
             raise Wrong(
                 f"{name} holds {describe(answer)}: a shape holds whole numbers (ints), not decimals. "
-                "Write each size as an int (and divide with //, which keeps ints)."
+                "Write each size as an int (where a size came from a division, divide with //, which keeps ints)."
             )
         answer = [int(d) for d in to_numpy(answer, what)]
     if isinstance(answer, (bool, np.bool_, str, bytes)) or callable(answer):
@@ -374,7 +402,8 @@ def to_shape(answer: Any, what: str = "your answer", length: int | None = None) 
         if not isinstance(d, (numbers.Integral, np.integer)):
             raise Wrong(
                 f"Entry [{i}] of {_mid_sentence(what)} is {show(d, 40)}, a decimal number: a shape holds whole numbers "
-                "(ints), not decimals. Write it as an int (and divide with //, which keeps ints)."
+                f"(ints), not decimals. Write {int(d)}, not {show(d, 40)} (where it came from a division, divide "
+                "with //, which keeps ints)."
             )
         dims.append(int(d))
     return tuple(dims)

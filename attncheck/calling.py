@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .hints import ORDINALS, Wrong, clip, contained, describe, is_array, quietly, safe_str, sentence_start, short, show
+from .record.attempts import is_placeholder_function
 
 _MAY_CHANGE = contextvars.ContextVar("inputs_may_change", default=False)
 
@@ -37,14 +38,27 @@ def inputs_may_change(allowed: bool) -> Iterator[None]:
         _MAY_CHANGE.reset(token)
 
 
-def call(fn: Any, *args: Any, what: str = "your function", in_place: bool | None = None) -> Any:
+def call(
+    fn: Any, *args: Any, what: str = "your function", in_place: bool | None = None, forbidden: dict | None = None
+) -> Any:
     """Call the learner's function on private copies of `args`; any raise, change to an input or missing return becomes a Wrong hint.
 
-    A change to an input is refused unless `in_place` (by default: what the exercise's registration says)."""
+    A change to an input is refused unless `in_place` (by default: what the exercise's registration says).
+    `forbidden` names the helpers the statement forbids ({"attnlib.positional_encoding": the function}):
+    a function whose code refers to one, by its name or through a name bound to it, is refused before it runs.
+    An untouched stub (a body of `...` or `pass`) is told that there is no answer yet."""
     name = sentence_start(what)
     in_place = _MAY_CHANGE.get() if in_place is None else in_place
     if not callable(fn) or is_array(fn):
         raise Wrong(f"{name} should be a function (def ...), but it is {describe(fn)}.")
+    if is_placeholder_function(fn):
+        raise Wrong(NO_ANSWER_YET)
+    used = uses_forbidden(fn, forbidden or {})
+    if used:
+        raise Wrong(
+            f"{name} uses {used}, which the statement forbids here: the exercise is to build it "
+            "yourself. Write the computation with the steps the chapter shows."
+        )
     copies = [private_copy(a) for a in args]
     result = contained(lambda: _quiet_call(fn, copies), lambda exc: _Raised(_raised_hint(name, exc, args)))
     if not in_place:
@@ -54,6 +68,70 @@ def call(fn: Any, *args: Any, what: str = "your function", in_place: bool | None
     if result is None:
         raise Wrong(f"{name} returned None: is a `return` missing?")
     return result
+
+
+NO_ANSWER_YET = (
+    "No answer yet: the function is still the exercise's stub. Write its body (replace the `...` or "
+    "`pass`) and run the cell again."
+)
+
+
+def uses_forbidden(fn: Any, forbidden: dict, depth: int = 3) -> str | None:
+    """The label of a forbidden helper fn's code uses, else None; it looks into nested functions and the
+    functions fn calls. `forbidden` maps labels to helpers (functions or modules): a name bound to one,
+    an attribute of a forbidden module (`attnlib.x`), or a forbidden function's name read as an attribute
+    of its module (`attnlib.positional_encoding`) counts; a learner's own function of the same name does not."""
+    if not forbidden:
+        return None
+    seen: set[int] = set()
+    todo = [(fn, depth)]
+    while todo:
+        f, left = todo.pop()
+        code = getattr(f, "__code__", None)
+        if code is None or id(code) in seen:
+            continue
+        seen.add(id(code))
+        scope = getattr(f, "__globals__", None)
+        scope = scope if isinstance(scope, dict) else {}
+        cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _filled(c)]
+        codes, words = [code], set()
+        while codes:
+            c = codes.pop()
+            codes += [k for k in c.co_consts if inspect.iscode(k)]
+            words.update(c.co_names)
+        values = [scope[w] for w in words if w in scope] + cells
+        modules = [v for v in values if inspect.ismodule(v)]
+        for value in values:
+            label = _label_of(value, forbidden)
+            if label:
+                return label
+        for label, helper in forbidden.items():
+            home = getattr(helper, "__module__", None) or ""
+            name = getattr(helper, "__name__", None)
+            if name in words and any(m.__name__.split(".")[0] == home.split(".")[0] for m in modules):
+                return label
+        todo += [(v, left - 1) for v in values if left > 1 and inspect.isfunction(v)]
+    return None
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
+
+
+def _label_of(value: Any, forbidden: dict) -> str | None:
+    """The label of the forbidden helper `value` is, or lives in (a submodule of a forbidden module)."""
+    for label, helper in forbidden.items():
+        if value is helper:
+            return label
+        if inspect.ismodule(helper) and inspect.ismodule(value) and value.__name__.startswith(helper.__name__ + "."):
+            return label
+        if inspect.ismodule(helper) and (getattr(value, "__module__", None) or "").startswith(helper.__name__ + "."):
+            return label
+    return None
 
 
 def expect_value_error(
@@ -105,10 +183,15 @@ def _refuse_changed(fn: Any, args: tuple, copies: list, name: str) -> None:
     changed = [i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)]
     if changed:
         label = _argument_name(fn, changed[0], len(args))
+        ways = (
+            ".sort(), .pop(), .append() or x[i] = on it; copy it first, or build a new list"
+            if isinstance(args[changed[0]], list)
+            else "+=, -=, [...] = or out= on it"
+        )
         raise Wrong(
             f"{name} changed its input {label} in place: after the call it no longer holds what "
             "it was given. The caller's data must stay as it was, so build the result as a new "
-            "array instead of writing into the input (no +=, -=, [...] = or out= on it)."
+            f"array instead of writing into the input (no {ways})."
         )
 
 

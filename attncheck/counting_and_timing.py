@@ -12,6 +12,23 @@ from . import one_number as _one_number  # one finite number, or None
 CHAPTER = "counting_and_timing", "counting and timing"
 
 
+def _units(value: float | None, right: float, unit: str) -> None:
+    """Raise Wrong when the value is the right count written in thousands, millions, billions or trillions."""
+    if value is None or value == 0:
+        return
+    for scale, prefix, words in (
+        (1e3, "k", "thousands"),
+        (1e6, "M", "millions"),
+        (1e9, "G", "billions"),
+        (1e12, "T", "trillions"),
+    ):
+        if math.isclose(value * scale, right, rel_tol=1e-3):
+            raise Wrong(
+                f"That looks like the count in {prefix}{unit}, {words} of {unit}s. Give the count itself, "
+                f"in {unit}s: the whole number."
+            )
+
+
 def _slips(value: float | None, slips: dict[float, str]) -> None:
     if value is None:
         return
@@ -24,17 +41,46 @@ def _slips(value: float | None, slips: dict[float, str]) -> None:
 
 N, D, HEADS = 4096, 64, 8
 FLOPS = HEADS * (2 * N**2 * D + 2 * N**2 * D)
+SIDE, BYTES = 1536, 4  # the intensity exercise's square matrices, float32
+INTENSITY = 2 * SIDE**3 / (3 * SIDE**2 * BYTES)
+
+
+EDGES = {
+    "counting_and_timing.flops": ("the count in FLOPs, not GFLOP", "every head", "both products"),
+    "counting_and_timing.intensity": ("float32: 4 bytes a number", "a multiply-add is 2 FLOPs", "read and write"),
+}
+SLIPS = {
+    "counting_and_timing.flops": [
+        (FLOPS / 1e9, "in GFLOP", "the count in FLOPs, not GFLOP"),
+        (FLOPS / 1e12, "in TFLOP", "the count in FLOPs, not GFLOP"),
+        (FLOPS // HEADS, "the work of one head", "every head"),
+        (FLOPS // 2, "that is half the count", "both products"),
+    ],
+    "counting_and_timing.intensity": [
+        (2 * SIDE**3 / (3 * SIDE**2 * 8), "8 bytes a number", "float32: 4 bytes a number"),
+        (2 * SIDE**3 / (3 * SIDE**2 * 2), "2 bytes a number", "float32: 4 bytes a number"),
+        (2 * SIDE**3 / (2 * SIDE**2 * BYTES), "not the one written", "read and write"),
+        (2 * SIDE**3 / (3 * SIDE**2), "divides by numbers", "float32: 4 bytes a number"),
+    ],
+}
 
 
 @exercise(
     "counting_and_timing.flops",
     right=[FLOPS, float(FLOPS), 3.4359738368e10],
-    wrong=[FLOPS // HEADS, FLOPS // 2, FLOPS // 2 // HEADS, HEADS * 4 * N * D],
-    catches="one head only, one product only or a multiply-add as 1 FLOP, both slips at once, growth like n",
+    wrong=[
+        FLOPS // HEADS,
+        FLOPS // 2,
+        FLOPS // 2 // HEADS,
+        HEADS * 4 * N * D,
+        *(s for s, _, _ in SLIPS["counting_and_timing.flops"][:2]),
+    ],
+    catches="the count in GFLOP or TFLOP, one head only, one product only or a multiply-add as 1 FLOP, both slips at once, growth like n",
     solution="answer = 8 * (2 * 4096**2 * 64 + 2 * 4096**2 * 64)",
 )
 def _flops(answer: Any) -> None:
     value = _one_number(answer, "your count")
+    _units(value, FLOPS, "FLOP")  # the whole answer's unit before its arithmetic
     _slips(
         value,
         {
@@ -89,9 +135,6 @@ def _time_at_2n(answer: Any) -> None:
 
 # --- arithmetic intensity ----------------------------------------------------------------------
 
-SIDE, BYTES = 1536, 4  # float32
-INTENSITY = 2 * SIDE**3 / (3 * SIDE**2 * BYTES)
-
 
 @exercise(
     "counting_and_timing.intensity",
@@ -102,8 +145,9 @@ INTENSITY = 2 * SIDE**3 / (3 * SIDE**2 * BYTES)
         SIDE**3 / (3 * SIDE**2 * BYTES),
         2 * SIDE**3 / (3 * SIDE**2),
         1 / INTENSITY,
+        SLIPS["counting_and_timing.intensity"][0][0],
     ],
-    catches="the result matrix not counted, 2 bytes a number, a multiply-add as 1 FLOP, numbers "
+    catches="8 bytes a number (float64; the same number as a multiply-add counted as 1 FLOP, so the hint names both), the result matrix not counted, 2 bytes a number, a multiply-add as 1 FLOP, numbers "
     "instead of bytes, the ratio upside down",
     solution="answer = 2 * 1536**3 / (3 * 1536**2 * 4)",
 )
@@ -115,7 +159,9 @@ def _intensity(answer: Any) -> None:
             2 * SIDE**3 / (2 * SIDE**2 * BYTES): "That counts the two matrices read, but not the one written: "
             "the result goes to memory too.",
             2 * SIDE**3 / (3 * SIDE**2 * 2): "That counts 2 bytes a number. The statement says float32.",
-            SIDE**3 / (3 * SIDE**2 * BYTES): "That counts a multiply-add as 1 FLOP; it is 2.",
+            # half the intensity: two slips give this one number, so the hint names both
+            SIDE**3 / (3 * SIDE**2 * BYTES): "That is half the intensity: either a multiply-add counted as 1 FLOP "
+            "(it is 2), or 8 bytes a number (numpy's default floats; the statement says float32, 4 bytes).",
             2 * SIDE**3 / (3 * SIDE**2): "That divides by numbers, not by bytes. Intensity is FLOPs per byte.",
             1 / INTENSITY: "That is bytes per FLOP, the ratio upside down.",
         },

@@ -17,17 +17,41 @@ N_MEM, HEADS_MEM, BYTES_PER = 16_384, 32, 2  # bfloat16
 A_BYTES = N_MEM**2 * HEADS_MEM * BYTES_PER
 
 
+EDGES = {"cpu_vs_gpu.memory_of_a": ("bfloat16: 2 bytes a number", "every head", "the size in bytes, not GB or GiB")}
+SLIPS = {
+    "cpu_vs_gpu.memory_of_a": [
+        (4 * A_BYTES, "8 bytes a number", "bfloat16: 2 bytes a number"),
+        (2 * A_BYTES, "4 bytes a number", "bfloat16: 2 bytes a number"),
+        (A_BYTES / 1e9, "the size in GB", "the size in bytes, not GB or GiB"),
+        (A_BYTES / 2**30, "the size in GiB", "the size in bytes, not GB or GiB"),
+        (A_BYTES // HEADS_MEM, "the A of one head", "every head"),
+    ]
+}
+
+
 @exercise(
     "cpu_vs_gpu.memory_of_a",
     right=[A_BYTES, float(A_BYTES), 1.7179869184e10],
-    wrong=[2 * A_BYTES, A_BYTES // HEADS_MEM, N_MEM * HEADS_MEM * BYTES_PER, A_BYTES // BYTES_PER, 16, 17.18],
-    catches="float32's 4 bytes, one head only, growth like n, numbers instead of bytes, GiB or GB instead of bytes",
+    wrong=[
+        2 * A_BYTES,
+        A_BYTES // HEADS_MEM,
+        N_MEM * HEADS_MEM * BYTES_PER,
+        A_BYTES // BYTES_PER,
+        16,
+        17.18,
+        *(a for a, _, _ in SLIPS["cpu_vs_gpu.memory_of_a"]),
+    ],
+    catches="float64's 8 bytes, MiB or MB, float32's 4 bytes, one head only, growth like n, numbers instead of bytes, GiB or GB instead of bytes",
     solution="answer = 16_384**2 * 32 * 2",
 )
 def _memory_of_a(answer: Any) -> None:
     value = _one_number(answer, "your count of bytes")
     slips = {
         2 * A_BYTES: "That counts 4 bytes a number (float32). How many bytes does a bfloat16 number take?",
+        4
+        * A_BYTES: "That counts 8 bytes a number (numpy's default floats). How many bytes does a bfloat16 number take?",
+        A_BYTES / 2**20: "That is the size in MiB. Give it in bytes: 1 MiB is 2²⁰ bytes.",
+        A_BYTES / 1e6: "That is the size in MB (10⁶ bytes). Give it in bytes.",
         A_BYTES // HEADS_MEM: "That is the A of one head. Every head has its own A.",
         N_MEM * HEADS_MEM * BYTES_PER: "That grows only like n. A has a row and a column for every word.",
         A_BYTES // BYTES_PER: "That counts numbers, not bytes.",
@@ -137,6 +161,26 @@ def _wrong_divides_each_step(mu, l, z, s, v):
 def _wrong_returns_old_max(mu, l, z, s, v):
     _, l_new, z_new = _right_math(mu, l, z, s, v)
     return mu, l_new, z_new
+
+
+EDGES["cpu_vs_gpu.online_step"] = (
+    "a block that raises the max and one that does not",
+    "the first block (the max starts at -inf)",
+    "z and s may be updated in place",
+)
+SLIPS["cpu_vs_gpu.online_step"] = [
+    (
+        _wrong_no_rescale_of_z,
+        "the old z was summed with the old max",
+        "a block that raises the max and one that does not",
+    ),
+    (_wrong_upside_down, "which way does the rescale go", "a block that raises the max and one that does not"),
+    (_wrong_forgets_old_max, "it must cover the old max", "a block that raises the max and one that does not"),
+    (_wrong_not_shifted, "exponentials of the raw scores", "the first block (the max starts at -inf)"),
+    (_wrong_returns_old_max, "not the old one", "a block that raises the max and one that does not"),
+    (_wrong_no_rescale, "both ℓ and z still carry the old max", "a block that raises the max and one that does not"),
+    (_wrong_divides_each_step, "already divided by ℓ", "z and s may be updated in place"),
+]
 
 
 @exercise(

@@ -298,10 +298,29 @@ def _key_design(answer: Any) -> None:
 DOUBLED = (2.0, 4.0)
 
 
+EDGES = {"dot_product_scores.doubling": ("queries alone, then queries and keys", "both factors")}
+SLIPS = {
+    "dot_product_scores.doubling": [
+        ((1, 1), "both factors are off", "both factors"),
+        ((4, 2), "the two factors are swapped", "queries alone, then queries and keys"),
+        ((2, 2), "the second is off", "both factors"),
+        ((4, 4), "only the query doubles", "queries alone, then queries and keys"),
+    ]
+}
+
+
 @exercise(
     "dot_product_scores.doubling",
     right=[DOUBLED, [2, 4], np.array(DOUBLED), torch_form(list(DOUBLED), "float32"), (2.0, 4)],
-    wrong=[(2, 2), (4, 4), (4, 2), (2, 8), (1, 2), ("2", "4")],
+    wrong=[
+        (2, 2),
+        (4, 4),
+        (4, 2),
+        (2, 8),
+        (1, 2),
+        ("2", "4"),
+        *(a for a, _, _ in SLIPS["dot_product_scores.doubling"]),
+    ],
     catches="both doublings counted once; the first counted twice; swapped; doubled three times; no change; text",
     solution="S_both = (2 * Q) @ (2 * K).T",
 )
@@ -314,6 +333,11 @@ def _doubling(answer: Any) -> None:
     if not np.isclose(first, DOUBLED[0]):
         if np.isclose(first, DOUBLED[1]) and np.isclose(second, DOUBLED[0]):
             raise Wrong("The two factors are swapped: first queries alone, then queries and keys together.")
+        if not np.isclose(second, DOUBLED[1]):
+            raise Wrong(
+                "Both factors are off. A score is a sum of products q[t] k[t]: double one factor of "
+                f"each product, then both, and see what the sum does. See {WHERE_DOT}."
+            )
         raise Wrong(
             "The first factor is off. Only the query doubles: each product q[t] k[t] has one "
             f"factor doubled. See {WHERE_DOT}."

@@ -45,7 +45,7 @@ def rounding_hint(answer: Any, expected: Any, atol: float = 1e-6, rtol: float = 
             places = "whole numbers" if have == 0 else f"{have} decimal{'s' if have > 1 else ''}"
             return (
                 f"Your numbers look rounded to {places}, which is too coarse here. Keep at least "
-                f"{need} decimals, or give the unrounded result of the computation."
+                f"{need} decimal{'s' if need != 1 else ''}, or give the unrounded result of the computation."
             )
     sig = _significant(got)
     if sig is not None and sig >= 2 and np.all(want != 0):
@@ -119,7 +119,7 @@ def expect_array(
     if got.ndim:
         first = tuple(int(i) for i in bad[0])
         raise Wrong(
-            f"The shape is right, but {len(bad)} of {got.size} values differ. The first is "
+            f"The shape is right, but {len(bad)} of {got.size} values differ. The first wrong one is "
             f"{position_words(first)}, where you have {fmt(got[first], expected[first])}, "
             f"{_how_far(float(got[first]), float(expected[first]))}. Recompute that entry carefully."
         )
@@ -236,6 +236,14 @@ def _order_hint(got: np.ndarray, expected: np.ndarray, name: str, same) -> str:
         and sorted(map(tuple, got.tolist())) == sorted(map(tuple, expected.tolist()))
     ):
         return f"{name} holds the right rows, but in another order: row i belongs to the i-th item."
+    if got.ndim == 2 and sorted(map(tuple, got.T.tolist())) == sorted(map(tuple, expected.T.tolist())):
+        return f"{name} holds the right columns, but in another order: column j belongs to the j-th item."
+    if got.ndim == 2:
+        off = [i for i in range(got.shape[0]) if not same(got[i], expected[i])]
+        if len(off) == 1 and same(np.sort(got[off[0]]), np.sort(expected[off[0]])):
+            return f"In row {off[0]} of {name[:1].lower() + name[1:]} the right numbers stand in another order."
+    if len(np.unique(np.round(want, 9))) <= want.size // 2:
+        return ""  # few distinct values (0s and 1s, say): the same numbers in another order is no evidence of a swap
     return f"{name} holds the right numbers, but in another order."
 
 
@@ -267,7 +275,9 @@ def _how_far(value: float, want: float) -> str:
     if want == 0 or not math.isfinite(value):
         return "which is not right yet"
     if (value > 0) != (want > 0) and value != 0:
-        return "which has the wrong sign"
+        if 0.9 <= abs(value / want) <= 1.1:
+            return "which has the wrong sign"
+        return "on the wrong side of 0, and not the right size either: flipping its sign would not fix it"
     ratio = abs(value / want)
     direction = "too large" if abs(value) > abs(want) else "too small"
     if 0.9 <= ratio <= 1.1:

@@ -16,6 +16,10 @@ from . import Wrong, call, exercise, expect_array, expect_pair, to_numpy, to_sha
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "many_heads", "many heads"
 
+# per exercise: the edges its statement promises, and the slips registered with the hint each must get
+EDGES: dict = {}
+SLIPS: dict = {}
+
 # --- many_heads.split_shape: the shape after split_heads -----------------------------------
 
 SPLIT_SHAPE = (2, 8, 10, 64)  # X: (batch 2, n 10, d_model 512), h = 8
@@ -75,10 +79,25 @@ def _mh_cases() -> list[tuple[Any, ...]]:
         X = rng.normal(size=(n, d))
         Ws = [rng.normal(size=(d, d)) for _ in range(4)]
         out.append((X, *Ws, h))
+    out.append(_mh_shift_case(rng))  # before the case below, where every wrong shift gives the same nan
     # scores in the thousands, rows far apart: a softmax without each row's own max gives inf or nan
     X = rng.normal(size=(4, 4)) * 30
     out.append((X, *[rng.normal(size=(4, 4)) for _ in range(4)], 2))
+    # the first X again with other weights: a function that remembers its result by X alone fails
+    first = out[0]
+    out.append((first[0], *[rng.normal(size=W.shape) for W in first[1:5]], first[5]))
     return out
+
+
+def _mh_shift_case(rng: np.random.Generator) -> tuple[Any, ...]:
+    """One head whose scores are S itself (X = I, W_Q = I): each wrong shift leaves its own rows inf or nan.
+
+    Row 0 sits near -1000 (no shift underflows to 0/0), row 1 spans -700 to 700 (the min shift
+    overflows, the mean does not), row 2 spans 0 to 1500 (min, mean and no shift overflow), and the
+    whole array's max (1500) empties rows 0 and 1."""
+    S = np.array([[-1000.0, -1001.0, -1000.5], [-700.0, 700.0, 0.0], [0.0, 1500.0, 750.0]])
+    W_K = np.sqrt(3.0) * S.T  # d_k = 3: S = W_Q W_Kᵀ / √3
+    return (np.eye(3), np.eye(3), W_K, rng.normal(size=(3, 3)), rng.normal(size=(3, 3)), 1)
 
 
 def _mh_solution(X, W_Q, W_K, W_V, W_O, h):
@@ -148,6 +167,34 @@ def _mh_no_max_shift(X, W_Q, W_K, W_V, W_O, h):
     Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
     E = np.exp(Q @ K.transpose(0, 2, 1) / np.sqrt(d_k))
     return (E / E.sum(axis=-1, keepdims=True) @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+
+def _mh_cached_by_x(X, W_Q, W_K, W_V, W_O, h):
+    """Remembers the output by X alone: the same X with other weights gets the old output."""
+    key = repr(np.asarray(X).tolist())
+    if key not in _MH_MEMORY:
+        _MH_MEMORY[key] = _mh_solution(X, W_Q, W_K, W_V, W_O, h)[0]
+    return _MH_MEMORY[key]
+
+
+_MH_MEMORY: dict = {}
+
+
+def _mh_row_shift(X, W_Q, W_K, W_V, W_O, h, shift):
+    n, d_model = X.shape
+    d_k = d_model // h
+    Q, K, V = ((X @ W).reshape(n, h, d_k).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    S = Q @ K.transpose(0, 2, 1) / np.sqrt(d_k)
+    E = np.exp(S - shift(S, axis=-1, keepdims=True))
+    return (E / E.sum(axis=-1, keepdims=True) @ V).transpose(1, 0, 2).reshape(n, d_model) @ W_O
+
+
+def _mh_min_shift(X, W_Q, W_K, W_V, W_O, h):
+    return _mh_row_shift(X, W_Q, W_K, W_V, W_O, h, np.min)  # each row's smallest score: its largest overflows
+
+
+def _mh_mean_shift(X, W_Q, W_K, W_V, W_O, h):
+    return _mh_row_shift(X, W_Q, W_K, W_V, W_O, h, np.mean)
 
 
 def _mh_global_max_shift(X, W_Q, W_K, W_V, W_O, h):
@@ -256,6 +303,21 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
     return ""
 
 
+EDGES["many_heads.multi_head"] = (
+    "n = 1, h = 1, h = d_model and n ≠ d_model",
+    "scores in the thousands, rows far apart",
+    "the same X again with other weights",
+)
+SLIPS["many_heads.multi_head"] = [
+    (_mh_min_shift, "each row by its smallest score", "scores in the thousands, rows far apart"),
+    (_mh_no_max_shift, "shifts the scores by nothing", "scores in the thousands, rows far apart"),
+    (_mh_global_max_shift, "the largest score of the whole array", "scores in the thousands, rows far apart"),
+    (_mh_mean_shift, "each row by its mean score", "scores in the thousands, rows far apart"),
+    (_mh_no_w_o, "w_o", "n = 1, h = 1, h = d_model and n ≠ d_model"),
+    (_mh_cached_by_x, "keeps results between calls", "the same X again with other weights"),
+]
+
+
 @exercise(
     "many_heads.multi_head",
     right=[_mh_solution, _mh_loop, _mh_output_only, _reference],
@@ -272,8 +334,11 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
         _mh_stack_dot_T,
         _mh_no_max_shift,
         _mh_global_max_shift,
+        _mh_min_shift,
+        _mh_mean_shift,
+        _mh_cached_by_x,
     ],
-    catches="a softmax without the max-subtraction or shifted by the whole array's max (a hidden case "
+    catches="a softmax shifted by each row's min or mean, a softmax without the max-subtraction or shifted by the whole array's max (a hidden case "
     "with scores in the thousands), W_O left out, split by reshape without the swap, merge without the swap, scaled by √d_model, "
     "h ignored (one head), softmax across heads, softmax down each head's columns, a function that zeroes W_V in place, `.T` on a 3-D stack; "
     "cases include n = 1, h = 1, h = d_model and n ≠ d_model",
@@ -282,7 +347,7 @@ def _slip(got: np.ndarray, case: tuple[Any, ...]) -> str:
 def _multi_head(fn: Any) -> None:
     cases = _mh_cases()  # fresh arrays for every check, from a fixed seed
     wants = [_reference(*case)[0] for case in cases]  # before any learner code runs
-    for case, want in zip(cases, wants):
+    for k, (case, want) in enumerate(zip(cases, wants)):
         n, d_model = case[0].shape
         h = case[-1]
         try:
@@ -300,12 +365,34 @@ def _multi_head(fn: Any) -> None:
         label = f"The output for n={n}, d_model={d_model}, h={h}"
         if got.shape == want.shape and np.all(np.isfinite(got)) and np.allclose(got, want, atol=1e-8):
             continue
+        if any(w.shape == got.shape and np.allclose(got, w, atol=1e-8) for w in wants[:k]):
+            raise Wrong(
+                f"{label} is the output of an earlier call: your function keeps results between calls. "
+                "Compute it from the X and weights it is given, every time."
+            )
         if got.shape != want.shape:
             raise Wrong(
                 f"{label} has shape {got.shape}, but it should be (n, d_model) = {want.shape}. "
                 "Print the shape after every step."
             )
         if not np.all(np.isfinite(got)):
+            with np.errstate(all="ignore"):
+                shifted = [
+                    words
+                    for slip, words in (
+                        (_mh_min_shift, "you shifted each row by its smallest score"),
+                        (_mh_mean_shift, "you shifted each row by its mean score"),
+                        (_mh_no_max_shift, "your softmax shifts the scores by nothing"),
+                        (_mh_global_max_shift, "you shifted by the largest score of the whole array"),
+                    )
+                    if np.allclose(got, slip(*case), equal_nan=True)
+                ]
+            if len(shifted) == 1:  # one shift alone explains these numbers
+                raise Wrong(
+                    f"{label} contains inf or nan: {shifted[0]}. One hidden case has "
+                    "scores in the thousands, with rows far apart: subtract each "
+                    "row's own largest score (the last axis, keepdims=True): then every e^x is at most 1."
+                )
             raise Wrong(
                 f"{label} contains inf or nan. One hidden case has scores in the thousands, with "
                 "rows far apart: subtract each row's own largest score before np.exp (the last axis, "
@@ -323,11 +410,24 @@ D_K_COST, H_FROM, H_TO = 64, 8, 16  # d_k stays 64, so d_model grows from 512 to
 SCORE_FACTORS = (H_TO / H_FROM, H_TO / H_FROM)  # (FLOPs of the scores, entries of A): (2, 2)
 
 
+EDGES["many_heads.score_flops"] = ("factors, not counts", "d_k fixed while d_model grows", "both factors")
+_FLOPS_SLIPS = [
+    ((16 * 2 * 1000**2 * 64, 16 * 1000**2), "look like counts", "factors, not counts"),
+    ((8 * 2 * 1000**2 * 64, 16 * 2 * 1000**2 * 64), "look like counts", "factors, not counts"),
+    ((1, 1), "both factors are off", "both factors"),
+    ((1, 2), "the entries are right", "d_k fixed while d_model grows"),
+    ((4, 2), "with d_model²", "d_k fixed while d_model grows"),
+    ((0.5, 0.5), "upside down", "both factors"),
+    ((2, 1), "the second is off", "both factors"),
+]
+SLIPS["many_heads.score_flops"] = _FLOPS_SLIPS
+
+
 @exercise(
     "many_heads.score_flops",
     right=[SCORE_FACTORS, [2, 2], (2.0, 2), np.array([2.0, 2.0])],
-    wrong=[(1, 2), (1, 1), (2, 1), (4, 2), (2, 4), (0.5, 0.5), 2],
-    catches="the FLOPs taken to stay the same, as when d_model is fixed (1, 2); nothing grows (1, 1); the "
+    wrong=[(1, 2), (1, 1), (2, 1), (4, 2), (2, 4), (0.5, 0.5), 2, *(slip for slip, _, _ in _FLOPS_SLIPS)],
+    catches="the two counts (of FLOPs, of weights) for the two factors, the FLOPs taken to stay the same, as when d_model is fixed (1, 2); nothing grows (1, 1); the "
     "entries of A taken to stay (2, 1); the projections' d_model² growth (4, 2); upside down; one number",
     solution="answer = (2, 2)",
 )
@@ -338,6 +438,17 @@ def _score_flops(answer: Any) -> None:
     if got.shape != (2,) or not np.all(np.isfinite(got)):
         raise Wrong("Give two ordinary numbers: (factor for the FLOPs of the scores, factor for the entries of A).")
     flops, entries = (float(x) for x in got)
+    # the whole answer first: counts for factors, both factors off, then one factor at a time
+    if max(abs(flops), abs(entries)) >= 64:
+        raise Wrong(
+            "Those look like counts (of FLOPs or of attention weights), not factors. The question asks "
+            "by what factor each grows: divide the count with 16 heads by the count with 8."
+        )
+    if math.isclose(flops, 1) and math.isclose(entries, 1):
+        raise Wrong(
+            "Both factors are off: with 16 heads nothing stays the same here. Each head keeps d_k = 64 and "
+            "its own n × n matrix A: count one head's, then all of them."
+        )
     if math.isclose(flops, 1) and math.isclose(entries, 2):
         raise Wrong(
             "The entries are right. The FLOPs stay the same only when d_model is fixed, so that more "

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from attnlib.core import softmax as _softmax
+from attnlib.masks import causal_mask as _library_causal_mask
 from attnlib.masks import padding_mask as _library_padding_mask
 
 from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, to_mask, to_numpy
@@ -82,6 +83,18 @@ def _causal_loops(n: int) -> list[list[bool]]:
     return [[j <= i for j in range(n)] for i in range(n)]
 
 
+_FORBIDDEN_CAUSAL = {"attnlib.causal_mask": _library_causal_mask}  # the statements: numpy, not attnlib
+_FORBIDDEN_PADDING = {"attnlib.padding_mask": _library_padding_mask}
+
+
+def _causal_from_the_library(n: int) -> np.ndarray:
+    return np.asarray(_library_causal_mask(n))
+
+
+def _padding_from_the_library(lengths: Any, n: int) -> np.ndarray:
+    return _library_padding_mask(lengths, n)
+
+
 def _causal_compare(n: int) -> np.ndarray:
     return np.arange(n)[:, None] >= np.arange(n)[None, :]
 
@@ -127,6 +140,7 @@ CAUSAL_SIZES = (3, 1, 2, 6)  # n = 3 first: there every wrong pattern looks diff
     "masks.causal_mask",
     right=[_causal, _causal_loops, _causal_compare, _causal_torch],
     wrong=[
+        _causal_from_the_library,
         _causal_upper,
         _causal_no_diagonal,
         _causal_inverted,
@@ -143,7 +157,7 @@ CAUSAL_SIZES = (3, 1, 2, 6)  # n = 3 first: there every wrong pattern looks diff
 def _causal_mask(fn: Any) -> None:
     wants = {n: _causal(n) for n in CAUSAL_SIZES}  # before any learner code runs
     for n in CAUSAL_SIZES:
-        got = call(fn, n, what="your function `causal_mask`")
+        got = call(fn, n, what="your function `causal_mask`", forbidden=_FORBIDDEN_CAUSAL)
         what = f"the result of causal_mask({n})"
         try:
             mask, numbers = to_mask(got, what), None
@@ -194,7 +208,14 @@ def _causal_mask(fn: Any) -> None:
 
 # --- masks.padding_mask: design the mask of a padded batch -------------------------------
 
-PADDING_CASES = (((3, 1), 3), ((1,), 1), ((2, 4, 4, 1), 4), ((5, 2), 6), ((1, 3), 3))  # (lengths, n), immutable
+PADDING_CASES = (
+    ((3, 1), 3),
+    ((1,), 1),
+    ((2, 4, 4, 1), 4),
+    ((5, 2), 6),
+    ((1, 3), 3),
+    ((3, 1), 5),
+)  # (lengths, n), immutable; lengths again at another n
 
 
 def _expected_padding(lengths: tuple[int, ...], n: int) -> np.ndarray:
@@ -219,6 +240,17 @@ def _pad_torch(lengths: Any, n: int) -> Any:
     import torch
 
     return torch.arange(n)[None, None, :] < torch.as_tensor(lengths)[:, None, None]
+
+
+def _pad_cached_by_lengths(lengths: Any, n: int) -> np.ndarray:
+    """Remembers each mask by the lengths alone: the same lengths at another n get the old mask."""
+    key = tuple(int(x) for x in lengths)
+    if key not in _PAD_MEMORY:
+        _PAD_MEMORY[key] = _pad_numpy(lengths, n)
+    return _PAD_MEMORY[key]
+
+
+_PAD_MEMORY: dict = {}
 
 
 def _pad_no_middle_axis(lengths: Any, n: int) -> np.ndarray:
@@ -255,10 +287,39 @@ def _pad_sorts_in_place(lengths: Any, n: int) -> np.ndarray:
     return mask
 
 
+EDGES = {
+    "masks.causal_mask": ("n = 1, 2, 3 and 6", "True where a word may attend", "plain Python or numpy, not attnlib"),
+    "masks.padding_mask": (
+        "no sentence fills all n positions",
+        "lengths not sorted",
+        "the same lengths again at another n",
+        "numpy, not attnlib",
+    ),
+}
+SLIPS = {
+    "masks.causal_mask": [
+        (_causal_from_the_library, "uses attnlib.causal_mask", "plain Python or numpy, not attnlib"),
+        (_causal_upper, "see the words after it", "True where a word may attend"),
+        (_causal_no_diagonal, "may always attend to itself", "True where a word may attend"),
+        (_causal_inverted, "may not look", "True where a word may attend"),
+        (_causal_fixed_size, "has shape (6, 6)", "n = 1, 2, 3 and 6"),
+    ],
+    "masks.padding_mask": [
+        (_padding_from_the_library, "uses attnlib.padding_mask", "numpy, not attnlib"),
+        (_pad_longest, "n is the second argument", "no sentence fills all n positions"),
+        (_pad_off_by_one, "real words at positions 0 to", "no sentence fills all n positions"),
+        (_pad_in_front, "puts the padding in front", "lengths not sorted"),
+        (_pad_cached_by_lengths, "keeps results between calls", "the same lengths again at another n"),
+    ],
+}
+
+
 @exercise(
     "masks.padding_mask",
-    right=[_pad_numpy, _pad_loops, _pad_torch, _library_padding_mask],
+    right=[_pad_numpy, _pad_loops, _pad_torch],
     wrong=[
+        _padding_from_the_library,
+        _pad_cached_by_lengths,
         _pad_no_middle_axis,
         _pad_every_row,
         _pad_inverted,
@@ -279,9 +340,14 @@ def _padding_mask(fn: Any) -> None:
     wants = [_expected_padding(lengths, n) for lengths, n in PADDING_CASES]  # before any learner code runs
     for case, ((lengths, n), want) in enumerate(zip(PADDING_CASES, wants)):
         given = np.array(lengths) if case == 2 else list(lengths)  # one case as a numpy array
-        got = call(fn, given, n, what="your function `padding_mask`")
+        got = call(fn, given, n, what="your function `padding_mask`", forbidden=_FORBIDDEN_PADDING)
         label = f"Your mask for lengths {list(lengths)} and n = {n}"
         mask = _read_padding_mask(got, want, label)
+        if any(mask.shape == w.shape and np.array_equal(mask, w) and not np.array_equal(w, want) for w in wants[:case]):
+            raise Wrong(
+                f"{label} is the mask of an earlier call: your function keeps results between calls. "
+                "Build each mask from the lengths and n it is given."
+            )
         _check_padding_shape(mask, want, label)
         _check_padding_pattern(mask, want, label, lengths)
 

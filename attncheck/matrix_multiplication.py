@@ -164,6 +164,16 @@ def _matmul_off_by_one(M: Any, N: Any) -> list[list[float]]:
     return [[sum(M[i][k] * N[k][j] for k in range(inner - 1)) for j in range(len(N[0]))] for i in range(len(M))]
 
 
+def _matmul_int_cells(M: Any, N: Any) -> list[list[int]]:
+    """Right sums, each cut to a whole number by int(): passes while every entry is whole."""
+    return [[int(cell) for cell in row] for row in _matmul_solution(M, N)]
+
+
+def _matmul_cached_by_m(M: Any, N: Any, memory: dict = {}) -> Any:  # noqa: B006 - the memory is the slip
+    """Remembers its result by M alone: the second N with the same M gets the first N's product."""
+    return memory.setdefault(repr(np.asarray(M).tolist()), _matmul_solution(M, N))
+
+
 def _matmul_transposed(M: Any, N: Any) -> np.ndarray:
     return np.asarray(_matmul_solution(M, N)).T
 
@@ -196,17 +206,48 @@ def _hidden_pairs() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     ]
     pairs = []
     for a, b in shapes:
-        M = rng.integers(-3, 4, size=a).astype(float)
-        N = rng.integers(-3, 4, size=b).astype(float)
+        # whole numbers and halves or quarters: a product cut to whole numbers by int() shows
+        M = rng.integers(-3, 4, size=a) + rng.choice([0.0, 0.5, 0.25], size=a)
+        N = rng.integers(-3, 4, size=b) + rng.choice([0.0, 0.5, -0.25], size=b)
         M[0, -1] = M[0, -1] or 2.0  # no zero in the last column of M: dropping the last product shows
         N[-1, 0] = N[-1, 0] or -1.0
         pairs.append((M, N, M @ N))
+    # each matrix again with another partner: a function that remembers results by one of them fails
+    (M0, N0, _), (M5, _, _) = pairs[0], pairs[5]
+    N_other = N0[:, ::-1] + 0.5
+    M_other = M5[:, :3][:3][::-1] - 0.25 if M5.shape[1] >= 3 else M0[::-1]
+    pairs += [(M0, N_other, M0 @ N_other), (M_other[:, : N0.shape[0]], N0, M_other[:, : N0.shape[0]] @ N0)]
     return pairs
 
 
 _MATMUL_PAIRS = _hidden_pairs()
 # Shapes that cannot be multiplied; all numbers differ, so a message naming both shapes is recognisable.
 _MATMUL_BAD = [((2, 3), (4, 5)), ((1, 4), (3, 2)), ((3, 1), (2, 3)), ((2, 2), (3, 3)), ((5, 2), (3, 4))]
+
+
+EDGES = {
+    "matrix_multiplication.my_matmul": (
+        "any legal shapes: one row, one column, an inner size of 1",
+        "values with fractions",
+        "shapes that do not fit",
+        "each matrix again with another partner",
+    ),
+    "matrix_multiplication.design_w": ("any W of the right meaning", "a sign in any entry"),
+}
+SLIPS = {
+    "matrix_multiplication.my_matmul": [
+        (_matmul_int_cells, "the decimals were cut", "values with fractions"),
+        (_matmul_cached_by_m, "keeps results between calls", "each matrix again with another partner"),
+        (_matmul_off_by_one, "misses its last product", "any legal shapes: one row, one column, an inner size of 1"),
+        (_matmul_transposed, "the product flipped", "any legal shapes: one row, one column, an inner size of 1"),
+        (
+            _matmul_square_only,
+            "do your loops run over the right lengths",
+            "any legal shapes: one row, one column, an inner size of 1",
+        ),
+        (_matmul_vague_message, "does not name the shape", "shapes that do not fit"),
+    ],
+}
 
 
 @exercise(
@@ -225,15 +266,18 @@ _MATMUL_BAD = [((2, 3), (4, 5)), ((1, 4), (3, 2)), ((3, 1), (2, 3)), ((2, 2), (3
         _matmul_no_return,
         _matmul_zeroes_input,
         _matmul_scribbles_after,
+        _matmul_int_cells,
+        _matmul_cached_by_m,
     ],
-    catches="square-only loops (1-row, 1-column and inner-1 cases), N[k][i] for N[k][j], a dropped last "
+    catches="cells cut to whole numbers by int() (hidden entries hold halves and quarters), a result remembered "
+    "by M alone (M again with another N), square-only loops (1-row, 1-column and inner-1 cases), N[k][i] for N[k][j], a dropped last "
     "product, the transposed result, no shape check (silent or IndexError), TypeError instead of "
     "ValueError, a message naming no shape or one shape (numpy's own), a missing return, "
     "a function that changes M or N",
     solution="row.append(sum(M[i][t] * N[t][j] for t in range(inner)))",
 )
 def _my_matmul(fn: Any) -> None:
-    for M, N, want in _MATMUL_PAIRS:
+    for k, (M, N, want) in enumerate(_MATMUL_PAIRS):
         a, b = M.shape, N.shape
         got = call(fn, M, N, what="Your function `my_matmul`")
         got = to_numpy(got, f"For shapes {a} and {b} the result")
@@ -242,6 +286,23 @@ def _my_matmul(fn: Any) -> None:
                 f"For shapes {a} and {b} your result has shape {got.shape}, but it should be "
                 f"{want.shape}: one row per row of M, one column per column of N. Do your loops run "
                 f"over the right lengths? See {SECTION_INNER}."
+            )
+        earlier = [w for _, _, w in _MATMUL_PAIRS[:k] if w.shape == want.shape and not np.allclose(w, want)]
+        if not np.allclose(got, want) and any(np.allclose(got, w) for w in earlier):
+            raise Wrong(
+                f"For shapes {a} and {b} your function returned the product of an earlier call: it "
+                "keeps results between calls. Compute each product from the M and N it is given."
+            )
+        if not np.allclose(got, want) and np.allclose(got, np.trunc(want)) and np.any(want != np.trunc(want)):
+            raise Wrong(
+                f"For shapes {a} and {b} your cells are whole numbers, but the product of these "
+                "matrices has fractions: the decimals were cut, by int() or a result of whole numbers. "
+                "Keep each sum as it is."
+            )
+        if not np.allclose(got, want) and np.allclose(got, want - np.outer(M[:, -1], N[-1])) and M.shape[1] > 1:
+            raise Wrong(
+                f"For shapes {a} and {b} every cell of your result misses its last product: t must run "
+                f"over every one of the {M.shape[1]} columns of M ({SECTION_CELL})."
             )
         if not np.allclose(got, want) and np.allclose(got, want.T):
             raise Wrong(
@@ -340,6 +401,15 @@ _COLUMNS = ("column 0 (motion)", "column 1 (creature)")
 _CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W the chapter prints
 
 
+_DESIGN_SLIPS = [
+    ([[0, -1], [1, 1], [0, 0], [1, 0]], "every sign is flipped", "a sign in any entry"),
+    ([[0, 1], [1, 0], [0, -1], [1, 0]], "the rows for 'vehicle', 'small' are", "a sign in any entry"),
+    ([[0, 1], [1, 1], [0, 0], [1, 0]], "the row for 'vehicle' is", "a sign in any entry"),
+    ([[0, 1], [1, -1], [0, 0], [0, 0]], "the row for 'action' is", "any W of the right meaning"),
+]
+SLIPS["matrix_multiplication.design_w"] = _DESIGN_SLIPS
+
+
 @exercise(
     "matrix_multiplication.design_w",
     right=[
@@ -357,8 +427,9 @@ _CHAPTER_W = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the W
         [[0, 1], [1, -1], [0, 0], [0, 0]],
         [[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]],
         [0, 1, 1, -1, 0, 0, 1, 0],
+        *(slip for slip, _, _ in _DESIGN_SLIPS),
     ],
-    catches="W written with features as columns (2×4), the two columns in the other order, "
+    catches="creature as vehicle minus animal (a column's signs flipped), the -1 in the wrong row, W written with features as columns (2×4), the two columns in the other order, "
     "+vehicle for -vehicle, a feature read from the wrong row, a forgotten feature, "
     "the chapter's own W, the numbers flat",
     solution="W_design = np.array([[0, 1],",
@@ -387,8 +458,13 @@ def _design_w(answer: Any) -> None:
         )
     if np.allclose(got, _W_DESIGN[:, ::-1]):
         raise Wrong("Your two columns are in the other order: column 0 of XW should be the motion score.")
-    expect_structure(got, _W_DESIGN, "Your W", values=True)
-    for j, column in enumerate(_COLUMNS):
+    for j, column in enumerate(_COLUMNS):  # a whole column's sign before its entries
+        if np.any(_W_DESIGN[:, j]) and np.allclose(got[:, j], -_W_DESIGN[:, j]):
+            raise Wrong(
+                f"In {column} of W every sign is flipped: the column measures the opposite of what it "
+                "should. Read its name again: which feature adds, which takes away?"
+            )
+    for j, column in enumerate(_COLUMNS):  # the exercise's own entry hints before any generic one
         bad = [f for f, g, w in zip(_FEATURES, got[:, j], _W_DESIGN[:, j]) if not np.isclose(g, w)]
         if bad:
             rows = f"the row for {bad[0]!r} is" if len(bad) == 1 else f"the rows for {', '.join(map(repr, bad))} are"

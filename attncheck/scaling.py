@@ -134,10 +134,21 @@ NINE_FROM, NINE_TO = 64, 576
 NINEFOLD = (math.sqrt(NINE_TO / NINE_FROM), 1.0)  # (3, 1)
 
 
+EDGES = {"scaling.ninefold": ("the spread, not the variance", "both factors", "unscaled first, then scaled")}
+SLIPS = {
+    "scaling.ninefold": [
+        ((6, 2), "both factors are off", "both factors"),
+        ((9, 1), "how much the variance grows", "the spread, not the variance"),
+        ((1, 3), "the two factors are swapped", "unscaled first, then scaled"),
+        ((3, 3), "the second is off", "both factors"),
+    ]
+}
+
+
 @exercise(
     "scaling.ninefold",
     right=[NINEFOLD, [3, 1], np.array(NINEFOLD), torch_form(list(NINEFOLD), "float32"), (3.0, 1)],
-    wrong=[(9, 1), (3, 3), (9, 3), (1, 3), (3, 1 / 3), (3,)],
+    wrong=[(9, 1), (3, 3), (9, 3), (1, 3), (3, 1 / 3), (3,), *(a for a, _, _ in SLIPS["scaling.ninefold"])],
     catches="the variance's factor; scaling forgotten in the second; both squared; swapped; "
     "scaling over-corrects; one number only",
     solution="answer = (3, 1)",
@@ -156,6 +167,11 @@ def _ninefold(answer: Any) -> None:
         raise Wrong(
             "The first factor is how much the VARIANCE grows. The spread is the square root of "
             f"the variance. See {WHERE_WHY}."
+        )
+    if not np.isclose(raw, NINEFOLD[0], rtol=0.05) and not np.isclose(scaled, NINEFOLD[1], rtol=0.05):
+        raise Wrong(
+            "Both factors are off. How does the spread of q · k grow with d_k, and what does dividing "
+            f"by √d_k leave of that growth? See {WHERE_WHY}."
         )
     if not np.isclose(raw, NINEFOLD[0], rtol=0.05):
         raise Wrong(f"The first factor is off: how does the spread of q · k grow with d_k? See {WHERE_WHY}.")

@@ -200,7 +200,6 @@ def _true_tags(answer: Any) -> None:
 
 
 # n = 6 words, d_model = 8, d_k = 4, d_v = 3
-ATTENTION_SIZES = {"n": 6, "d_model": 8, "d_k": 4, "d_v": 3}
 ATTENTION_SHAPES = {"W_V": (8, 3), "K": (6, 4), "S": (6, 6), "Z": (6, 3)}
 _ATTENTION_HINTS = {
     ("W_V", (6, 3)): "W_V takes one row per number of a word's vector; it knows nothing of how many words there are.",

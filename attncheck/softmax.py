@@ -209,7 +209,9 @@ def _same_numbers(got: np.ndarray, want: np.ndarray) -> bool:
 def _not_whole_array(x: np.ndarray, got: np.ndarray) -> str:
     """The end of the overflow hint: the whole array's max named only when that is what was used."""
     whole = x.ndim > 1 and _same_numbers(got, _whole_array_max(x))
-    return ", not by the whole array's largest." if whole else "."
+    if whole:
+        return ", not by the whole array's largest."
+    return ": yours shifts by nothing." if _same_numbers(got, _naive(x)) else "."
 
 
 def _columns(x: Any) -> np.ndarray:
@@ -238,11 +240,48 @@ def _no_return(x: Any) -> None:
     e / e.sum(axis=-1, keepdims=True)
 
 
+def _atleast_2d(x: Any) -> np.ndarray:
+    """Right weights, but a 1-D row comes back as a (1, n) matrix."""
+    return np.atleast_2d(_stable(x))
+
+
+EDGES = {
+    "softmax.stable_softmax": (
+        "a single row (1-D) and matrices",
+        "scores near ±1000",
+        "rows far apart",
+        "a row with a large spread inside it",
+        "one row or one column",
+    )
+}
+SLIPS = {
+    "softmax.stable_softmax": [
+        (_mean_shift, "by its mean score", "a row with a large spread inside it"),
+        (_min_shift, "by its smallest score", "a row with a large spread inside it"),
+        (_whole_array_max, "not by the whole array's largest", "rows far apart"),
+        (_naive, "yours shifts by nothing", "scores near ±1000"),
+        (_atleast_2d, "without np.atleast_2d", "a single row (1-D) and matrices"),
+        (_columns, "the columns add up to 1", "one row or one column"),
+    ]
+}
+
+
 @exercise(
     "softmax.stable_softmax",
     right=[_stable, lambda x: softmax(x, axis=-1), _stable_rows_loop, _stable_np_max],
-    wrong=[_naive, _whole_array_max, _mean_shift, _min_shift, _columns, _axis_one, _no_keepdims, _in_place, _no_return],
-    catches="no max-subtraction (scores near ±1000 overflow or give 0/0), the whole array's max "
+    wrong=[
+        _naive,
+        _whole_array_max,
+        _mean_shift,
+        _min_shift,
+        _columns,
+        _axis_one,
+        _no_keepdims,
+        _in_place,
+        _no_return,
+        _atleast_2d,
+    ],
+    catches="a 1-D row returned as a (1, n) matrix, no max-subtraction (scores near ±1000 overflow or give 0/0), the whole array's max "
     "(rows 1500 apart), the mean or min instead of the max (a row [-800, 0, 800]), softmax "
     "down the columns (1-row, n×1 and non-square inputs), axis=1 (a 1-D row), no keepdims, "
     "a function that changes its input, a missing return",
@@ -288,6 +327,11 @@ def _call_softmax(fn: Any, given: np.ndarray) -> Any:
 
 
 def _check_softmax_shape(got: np.ndarray, want: np.ndarray, x: np.ndarray, case: str) -> None:
+    if got.shape != want.shape and got.size == want.size and np.allclose(got.reshape(want.shape), want):
+        raise Wrong(
+            f"The result for {case} holds the right numbers, but in shape {got.shape}: softmax keeps the "
+            f"shape of its input, {x.shape}. Return it as it is, without np.atleast_2d or a reshape."
+        )
     if got.shape != want.shape:
         raise Wrong(
             f"The result for {case} has shape {got.shape}, but softmax keeps the shape of its "
@@ -320,12 +364,13 @@ def _check_softmax_finite(got: np.ndarray, x: np.ndarray, case: str) -> None:
     """inf or nan in the result: a shift by the mean or the min, or no shift at all."""
     if np.all(np.isfinite(got)):
         return
-    if any(_same_numbers(got, shift(x)) for shift in (_mean_shift, _min_shift)):
-        raise Wrong(
-            f"The result for {case} contains inf or nan: you shifted each row by its mean "
-            "or its smallest score, which leaves some exponents above 0, so e^x still "
-            "overflows. Only the row's own largest score keeps every exponent at most 0."
-        )
+    for shift, shifted_by in ((_mean_shift, "its mean score"), (_min_shift, "its smallest score")):
+        if _same_numbers(got, shift(x)) and not _same_numbers(got, _stable(x)):
+            raise Wrong(
+                f"The result for {case} contains inf or nan: you shifted each row by {shifted_by}, which "
+                "leaves some exponents above 0, so e^x still overflows. Only the row's own largest "
+                "score keeps every exponent at most 0."
+            )
     raise Wrong(
         f"The result for {case} contains inf or nan: np.exp overflowed, or a whole row "
         "underflowed to 0. Shift each row by its own largest score before np.exp "

@@ -9,7 +9,7 @@ import numpy as np
 
 from attnlib.data import VOCAB, sentence_matrix
 
-from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy, to_shape
+from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy, to_shape, torch_form
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "the_matrix_x", "stacking word vectors into the matrix X"
@@ -22,17 +22,9 @@ _X_WRONG_ARTICLE = sentence_matrix("the puppy ran")
 _VOCAB = {word: np.array(v, dtype=float) for word, v in VOCAB.items()}
 
 
-def _tensor_x() -> Any:
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is in requirements.txt
-        return tuple(map(tuple, _X.tolist()))
-    return torch.tensor(_X, dtype=torch.float32)
-
-
 @exercise(
     "the_matrix_x.build_x",
-    right=[_X.copy(), _X.tolist(), tuple(map(tuple, _X.tolist())), _tensor_x()],
+    right=[_X.copy(), _X.tolist(), tuple(map(tuple, _X.tolist())), torch_form(_X, "float32")],
     wrong=[_X.T.copy(), _X.reshape(-1).copy(), _X[::-1].copy(), _X_WRONG_ARTICLE, _X[:2].copy(), _X.round(0)],
     catches="one column per word (transposed), one flat list, rows in the wrong order, 'the' for 'a', "
     "a missing word, numbers rounded",
@@ -216,6 +208,25 @@ RAGGED_CASES = [
 ]
 _POSITION = ["first", "in the middle", "last", "fourth of five", "second of two"]
 _RAGGED_LENGTHS = [([len(v) for v in case]) for case in RAGGED_CASES]
+
+
+EDGES = {
+    "the_matrix_x.make_x": (
+        "one vector and several",
+        "the odd length first, in the middle or last",
+        "a ValueError that names the lengths",
+    )
+}
+SLIPS = {
+    "the_matrix_x.make_x": [
+        (_make_x_columns, "each vector became a column", "one vector and several"),
+        (_make_x_flat, "one flat list", "one vector and several"),
+        (_make_x_silent_message, "does not name the lengths", "the odd length first, in the middle or last"),
+        (_make_x_first_vs_last, "does not name the lengths", "the odd length first, in the middle or last"),
+        (_make_x_first_two, "does not name the lengths", "the odd length first, in the middle or last"),
+        (_make_x_wrong_error, "raised TypeError", "a ValueError that names the lengths"),
+    ]
+}
 
 
 @exercise(

@@ -112,6 +112,27 @@ def _between_asin(a: Any, b: Any) -> float:
     return math.degrees(math.asin(max(-1.0, min(1.0, _cosine(a, b)))))
 
 
+def _between_rounded(a: Any, b: Any) -> float:
+    """Right, then rounded to one decimal, as the chapter's printouts are: the statement asks for the angle unrounded."""
+    return round(_between_solution(a, b), 1)
+
+
+def _between_int(a: Any, b: Any) -> int:
+    """Right, then cut to whole degrees by int()."""
+    return int(_between_solution(a, b))
+
+
+def _between_cached_by_b(a: Any, b: Any) -> float:
+    """Remembers each angle by the second arrow alone."""
+    key = tuple(b)
+    if key not in _BETWEEN_MEMORY:
+        _BETWEEN_MEMORY[key] = _between_solution(a, b)
+    return _BETWEEN_MEMORY[key]
+
+
+_BETWEEN_MEMORY: dict = {}
+
+
 def _between_no_return(a: Any, b: Any) -> None:
     _between_solution(a, b)
 
@@ -136,8 +157,33 @@ BETWEEN_CASES = [
     ([2.6, -0.7, -2.0], [-5 * x for x in (2.6, -0.7, -2.0)]),  # opposite: the cosine rounds to just below -1
     ([0.1, 0.2, 0.3], [2 * x for x in (0.1, 0.2, 0.3)]),
     ([-1.0, 3.0], [2.0, 1.0]),
+    ([-2.0, 1.0], [0.0, 2.0]),  # the second arrow of the first case again, with another first: a cache by b fails
 ]
 _BETWEEN_WANT = [math.degrees(math.acos(max(-1.0, min(1.0, _cosine(a, b))))) for a, b in BETWEEN_CASES]
+
+
+# What the statement promises the inputs hold, and the slips registered with the words of the hint each must get.
+EDGES = {
+    "vectors.angle_between": (
+        "two, three, four or more entries",
+        "a right angle",
+        "arrows pointing exactly the same way or exactly opposite",
+        "the angle in degrees, unrounded",
+        "each arrow again with another companion",
+    )
+}
+SLIPS = {
+    "vectors.angle_between": [
+        (_between_radians, "that is in radians", "the angle in degrees, unrounded"),
+        (_between_rounded, "looks rounded to 1 decimal", "the angle in degrees, unrounded"),
+        (_between_int, "looks rounded to whole degrees", "the angle in degrees, unrounded"),
+        (_between_first_two, "used only the first two", "two, three, four or more entries"),
+        (_between_catches_domain, "they are 180° apart", "arrows pointing exactly the same way or exactly opposite"),
+        (_between_asin, "not math.asin", "a right angle"),
+        (_between_a_twice, "the length of one arrow twice", "two, three, four or more entries"),
+        (_between_cached_by_b, "keeps results between calls", "each arrow again with another companion"),
+    ]
+}
 
 
 @exercise(
@@ -156,8 +202,11 @@ _BETWEEN_WANT = [math.degrees(math.acos(max(-1.0, min(1.0, _cosine(a, b))))) for
         _between_asin,
         _between_no_return,
         _between_mutates,
+        _between_rounded,
+        _between_int,
+        _between_cached_by_b,
     ],
-    catches="radians; the cosine instead of the angle; no division by the lengths; |a| twice; only the first two "
+    catches="the angle rounded to 1 decimal or cut by int(); radians; the cosine instead of the angle; no division by the lengths; |a| twice; only the first two "
     "entries; no guard for a cosine rounded past 1 (math domain error on parallel arrows); the "
     "2-D directions from the x axis subtracted; a guard at 1 only, or math.acos's error caught as 0° (opposite "
     "arrows whose cosine rounds below -1); math.asin for math.acos; no return; a function that changes its input",
@@ -165,7 +214,7 @@ _BETWEEN_WANT = [math.degrees(math.acos(max(-1.0, min(1.0, _cosine(a, b))))) for
 )
 def _angle_between(fn: Any) -> None:
     unsure = None  # a hint for a value two slips explain (0 at a right angle: the cosine, or math.asin's 0°)
-    for (a, b), want in zip(BETWEEN_CASES, _BETWEEN_WANT):
+    for k, ((a, b), want) in enumerate(zip(BETWEEN_CASES, _BETWEEN_WANT)):
         shown = f"{_vec_text(a)} and {_vec_text(b)}"
         try:
             got = call(fn, list(a), list(b), what="your function `angle_between`")
@@ -186,6 +235,14 @@ def _angle_between(fn: Any) -> None:
             raise Wrong(f"For {shown} your `angle_between` gave {value}; a finite number of degrees is wanted.")
         if math.isclose(value, want, abs_tol=1e-3, rel_tol=1e-6):  # acos is steep near 0° and 180°
             continue
+        if any(
+            math.isclose(value, w, abs_tol=1e-9) and (x == a or y == b)
+            for (x, y), w in zip(BETWEEN_CASES[:k], _BETWEEN_WANT)
+        ):
+            raise Wrong(
+                f"For {shown} your `angle_between` gave the angle of an earlier call that shared one of "
+                "these arrows: it keeps results between calls. Compute each angle from both arrows it is given."
+            )
         hint = _between_hint(a, b, want, value, shown)
         if hint is None:  # 0 at a right angle: the cosine, or math.asin's 0°
             unsure = (
@@ -199,6 +256,15 @@ def _angle_between(fn: Any) -> None:
 
 def _between_hint(a: Any, b: Any, want: float, value: float, shown: str) -> str | None:
     """The hint for an angle that is not `want`: the slip it matches, or None when two slips explain it."""
+    for places in (2, 1, 0):
+        if math.isclose(value, round(want, places), abs_tol=1e-9) or (
+            places == 0 and math.isclose(value, math.trunc(want), abs_tol=1e-9)
+        ):
+            where = "whole degrees" if places == 0 else f"{places} decimal{'s' if places > 1 else ''}"
+            return (
+                f"For {shown} your `angle_between` gave {fmt(value, want)}°, which looks rounded to {where}. "
+                "Return the angle unrounded: the chapter rounds only when it prints."
+            )
     if want > 1e-6 and math.isclose(value, math.radians(want), abs_tol=1e-6):
         return (
             f"For {shown} your `angle_between` gave {value:.4g}: that is in radians. Convert it to "

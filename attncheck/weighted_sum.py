@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+import attnlib
 from attnlib.core import self_attention as _reference
-from attnlib.core import softmax as _softmax_rows
 from attnlib.course import chapter_ref
 
 from . import (
@@ -122,13 +122,34 @@ def _rows_apart_case() -> tuple[np.ndarray, ...]:
     return X, W_Q, W_K, W_V
 
 
+def _wide_row_case() -> tuple[np.ndarray, ...]:
+    """Row 0's scores are [1131, 0, 0]: a spread of over 1,000 inside one row.
+
+    Shifted by the row's max it is fine; shifted by its min or its mean, e^x still overflows (chapter 9's
+    stable_softmax rejects both shifts on such a row). X is the identity, so Q = W_Q, K = W_K, V = W_V.
+    """
+    X = np.eye(3)
+    W_Q = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]])
+    W_K = np.array([[1600.0, 0.0], [0.0, 0.0], [0.0, 1.0]])
+    W_V = np.array([[0.5, -1.0], [2.0, 0.3], [-0.4, 1.2]])
+    return X, W_Q, W_K, W_V
+
+
 def _cases() -> list[tuple[np.ndarray, ...]]:
     rng = np.random.default_rng(10)
     cases = [
         (rng.normal(size=(n, d)), rng.normal(size=(d, k)), rng.normal(size=(d, k)), rng.normal(size=(d, v)))
         for n, d, k, v in _SHAPES
     ]
-    return cases + [_overflow_case(), _rows_apart_case()]
+    X0, W_Q0, W_K0, W_V0 = cases[0]  # the first X again with other weights: a result remembered by X fails
+    again = (X0, rng.normal(size=W_Q0.shape), rng.normal(size=W_K0.shape), rng.normal(size=W_V0.shape))
+    return cases + [_overflow_case(), _rows_apart_case(), _wide_row_case(), again]
+
+
+def _softmax_rows(S: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The stable softmax the statement asks for, in numpy (the learner may not use attnlib's, nor may its right answers)."""
+    E = np.exp(S - S.max(axis=axis, keepdims=True))
+    return E / E.sum(axis=axis, keepdims=True)
 
 
 def _solution(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -197,6 +218,25 @@ def _global_max_shift(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
     S = Q @ K.T / np.sqrt(K.shape[1])
     E = np.exp(S - S.max())  # the whole matrix's largest score, not each row's
     return E / E.sum(axis=1, keepdims=True) @ V
+
+
+def _min_shift(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S - S.min(axis=1, keepdims=True))  # each row's smallest score: its largest still overflows
+    return E / E.sum(axis=1, keepdims=True) @ V
+
+
+def _mean_shift(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S - S.mean(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True) @ V
+
+
+def _cached_by_x(X: Any, W_Q: Any, W_K: Any, W_V: Any, memory: dict = {}) -> Any:  # noqa: B006 - the slip
+    """Remembers Z by X alone: the same X with other weights gets the old Z."""
+    return memory.setdefault(repr(np.asarray(X).tolist()), _solution(X, W_Q, W_K, W_V)[0])
 
 
 def _returns_weights(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
@@ -273,9 +313,34 @@ def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
         raise Wrong("You blended with A transposed. Word i's weights are row i of A, so Z = A @ V, not A.T @ V.")
 
 
+EDGES = {
+    "weighted_sum.self_attention": (
+        "any legal shapes: d_k, d_v and d_model all different, n = 1",
+        "scores in the tens of thousands",
+        "rows far apart",
+        "a row with a large spread inside it",
+        "each input again with other companions",
+        "built with numpy's @ and np.exp, not attnlib",
+    )
+}
+_FORBIDDEN = {"attnlib": attnlib}  # the statement: numpy's @ and np.exp, not attnlib
+SLIPS = {
+    "weighted_sum.self_attention": [
+        (_reference, "uses attnlib", "built with numpy's @ and np.exp, not attnlib"),
+        (_cached_by_x, "keeps results between calls", "each input again with other companions"),
+        (_min_shift, "each row's smallest score", "a row with a large spread inside it"),
+        (_mean_shift, "each row's mean score", "a row with a large spread inside it"),
+        (_global_max_shift, "the largest score of the whole matrix", "rows far apart"),
+        (_no_max_shift, "scores near 25,000", "scores in the tens of thousands"),
+        (_scale_by_d_model, "scaled by √d_model", "any legal shapes: d_k, d_v and d_model all different, n = 1"),
+        (_divide_by_d_k, "divided by d_k itself", "any legal shapes: d_k, d_v and d_model all different, n = 1"),
+    ]
+}
+
+
 @exercise(
     "weighted_sum.self_attention",
-    right=[_solution, _solution_z_only, _reference, _solution_as_list, _solution_loops],
+    right=[_solution, _solution_z_only, _solution_as_list, _solution_loops],
     wrong=[
         _no_scaling,
         _divide_by_d_k,
@@ -290,25 +355,43 @@ def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
         _no_return,
         _blends_with_transpose,
         _scale_by_d_v,
+        _min_shift,
+        _mean_shift,
+        _reference,
+        _cached_by_x,
     ],
-    catches="no √d_k, d_k or √d_model instead of √d_k, softmax down the columns, S = KQᵀ (all by "
+    catches="a shift by each row's min or mean (a row of scores 1131, 0, 0), no √d_k, d_k or √d_model instead of √d_k, softmax down the columns, S = KQᵀ (all by "
     "non-square shapes with d_k ≠ d_v ≠ d_model and n = 1), √d_v instead of √d_k, A.T @ V, no max-subtraction (scores "
     "near 25,000), a shift by the whole matrix's max (rows near +1,000 and -1,000), returning A, changing X or W_V in place, a missing return, no ValueError "
     "for a W_Q with the wrong number of rows",
     solution="S = Q @ K.T / np.sqrt(d_k)",
 )
 def _self_attention(fn: Any) -> None:
-    for case, want in zip(_SA_CASES, _SA_WANT):
+    for k, (case, want) in enumerate(zip(_SA_CASES, _SA_WANT)):
         X, W_Q, W_K, W_V = case
         n, d_model, d_k, d_v = X.shape[0], X.shape[1], W_Q.shape[1], W_V.shape[1]
         label = f"Z for n={n}, d_model={d_model}, d_k={d_k}, d_v={d_v}"
-        got = call(fn, *case, what="your function `self_attention`")  # on private copies
+        got = call(fn, *case, what="your function `self_attention`", forbidden=_FORBIDDEN)  # on private copies
         Z = _z_from(got, want.shape)
         if _close(Z, want):
             continue
+        if any(w.shape == Z.shape and _close(Z, w) for w in _SA_WANT[:k]):
+            raise Wrong(
+                f"{label} is the Z of an earlier call: your function keeps results between calls. "
+                "Compute Z from the X and weights it is given, every time."
+            )
         if Z.shape == want.shape and not np.all(np.isfinite(Z)):
             with np.errstate(all="ignore"):
                 global_shift = _global_max_shift(*case)
+                shifts = {"smallest score": _min_shift(*case), "mean score": _mean_shift(*case)}
+            shifted = next((name for name, z in shifts.items() if np.allclose(Z, z, equal_nan=True)), None)
+            if shifted and not np.allclose(Z, global_shift, equal_nan=True):
+                raise Wrong(
+                    f"{label} contains inf or nan: you subtracted each row's {shifted}. In this hidden input "
+                    "one row's scores are spread over more than 1,000 (about 1131, 0, 0), so after that "
+                    "shift e^x of its largest score still overflows. Subtract each row's largest score: "
+                    "then every power is at most e^0 = 1."
+                )
             if np.allclose(Z, global_shift, equal_nan=True):
                 raise Wrong(
                     f"{label} contains nan: you subtracted the largest score of the whole matrix. "

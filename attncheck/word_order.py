@@ -9,6 +9,7 @@ import numpy as np
 
 from attnlib.core import self_attention
 from attnlib.data import running_lenses, sentence_matrix, words
+from attnlib.positions import positional_encoding
 
 from . import Wrong, call, exercise, expect_array, to_numpy
 
@@ -75,7 +76,8 @@ def _shuffled_rows(answer: Any) -> None:
 
 # --- one row of the sinusoidal positional encoding ---------------------------------------
 
-_CASES = [(0, 4), (1, 4), (3, 2), (7, 6), (50, 16), (2, 8), (1000, 10)]
+# pos = 0, d_model = 2, a far position; then positions again at another width (a cache by position fails)
+_CASES = [(0, 4), (1, 4), (3, 2), (7, 6), (50, 16), (2, 8), (1000, 10), (1, 6), (3, 8), (7, 2)]
 
 
 def _pe_row(pos: int, d_model: int) -> np.ndarray:
@@ -97,10 +99,25 @@ def _right_torch(pos: int, d_model: int) -> Any:
     return torch.stack([torch.sin(angle), torch.cos(angle)], dim=1).reshape(-1)
 
 
-def _right_library(pos: int, d_model: int) -> np.ndarray:
-    from attnlib.positions import positional_encoding
-
+def _uses_the_library(pos: int, d_model: int) -> np.ndarray:
+    """Right numbers, from the library function the statement forbids."""
     return positional_encoding(pos + 1, d_model)[pos]
+
+
+def _cached_by_position(pos: int, d_model: int) -> np.ndarray:
+    """Remembers each row by its position alone: the same position at another width gets the old row."""
+    if pos not in _PE_MEMORY:
+        _PE_MEMORY[pos] = _pe_row(pos, d_model)
+    return _PE_MEMORY[pos]
+
+
+_PE_MEMORY: dict = {}
+
+
+def _base_1000(pos: int, d_model: int) -> np.ndarray:
+    i = np.arange(0, d_model, 2)
+    angle = pos / 1000 ** (i / d_model)
+    return np.stack([np.sin(angle), np.cos(angle)], axis=1).reshape(-1)
 
 
 def _right_list(pos: int, d_model: int) -> list[float]:
@@ -149,20 +166,63 @@ def _off_by_one(pos: int, d_model: int) -> np.ndarray:
     return _pe_row(pos + 1, d_model)
 
 
+EDGES = {
+    "word_order.pe_row": (
+        "any position: 0, 1 and a far one (1000)",
+        "d_model = 2 and wider",
+        "the same position again at another width",
+        "built without attnlib.positional_encoding",
+    )
+}
+SLIPS = {
+    "word_order.pe_row": [
+        (_uses_the_library, "which the statement forbids", "built without attnlib.positional_encoding"),
+        (_cached_by_position, "keeps results between calls", "the same position again at another width"),
+        (_off_by_one, "is the row of position", "any position: 0, 1 and a far one (1000)"),
+        (_swapped, "sines and cosines are swapped", "d_model = 2 and wider"),
+        (_halves, "all the sines first", "d_model = 2 and wider"),
+        (_degrees, "treats the angle as degrees", "any position: 0, 1 and a far one (1000)"),
+        (_i_not_2i, "the speeds are off", "d_model = 2 and wider"),
+        (_base_1000, "recompute that pair's angle", "any position: 0, 1 and a far one (1000)"),
+    ]
+}
+_FORBIDDEN = {"attnlib.positional_encoding": positional_encoding}
+
+
 @exercise(
     "word_order.pe_row",
-    right=[_pe_row, _right_torch, _right_library, _right_list],
-    wrong=[_swapped, _column_index_exponent, _i_not_2i, _halves, _times_not_divided, _off_by_one, _degrees],
-    catches="sine and cosine swapped, the exponent j/d_model per column instead of 2f/d_model per pair f, "
+    right=[_pe_row, _right_torch, _right_list],
+    wrong=[
+        _swapped,
+        _column_index_exponent,
+        _i_not_2i,
+        _halves,
+        _times_not_divided,
+        _off_by_one,
+        _degrees,
+        _uses_the_library,
+        _cached_by_position,
+        _base_1000,
+    ],
+    catches="attnlib.positional_encoding used (the statement forbids it), a row remembered by position alone "
+    "(positions 1, 3 and 7 again at another width), base 1000, sine and cosine swapped, the exponent j/d_model per column instead of 2f/d_model per pair f, "
     "i/d_model, all sines then all cosines, multiplying by the speed, counting positions from 1, the angle taken as degrees; "
     "pos = 0, d_model = 2 and a far position 1000 are among the cases (the inputs are ints, so "
     "nothing can be changed in place)",
     solution="angle = pos / 10000 ** (2 * i / d_model)",
 )
 def _pe_row_checker(fn: Any) -> None:
-    for (pos, d_model), want in zip(_CASES, _EXPECTED):
-        got = to_numpy(call(fn, pos, d_model, what="your function `pe_row`"), f"pe_row({pos}, {d_model})")
+    for k, ((pos, d_model), want) in enumerate(zip(_CASES, _EXPECTED)):
+        got = call(fn, pos, d_model, what="your function `pe_row`", forbidden=_FORBIDDEN)
+        got = to_numpy(got, f"pe_row({pos}, {d_model})")
         label = f"pe_row({pos}, {d_model})"
+        earlier = [(d, w) for (p, d), w in zip(_CASES[:k], _EXPECTED) if p == pos and d != d_model]
+        if any(got.shape == w.shape and np.allclose(got, w, atol=1e-9) for _, w in earlier):
+            raise Wrong(
+                f"Your {label} is the row pe_row({pos}, {earlier[0][0]}) gave earlier: your function keeps "
+                "results between calls, by position alone. The row depends on d_model too: compute it "
+                "from both arguments on every call."
+            )
         if got.shape != want.shape:
             raise Wrong(
                 f"Your {label} has shape {got.shape}, but it should be a flat row of d_model = {d_model} numbers."
@@ -202,7 +262,11 @@ def _pe_row_checker(fn: Any) -> None:
             raise Wrong(
                 f"Your {label} differs from the formula in {off.size} of its {d_model} columns, first in "
                 f"column {column}, the {kind} of pair f = {column // 2}. Recompute that pair's angle as the "
-                "section on sinusoidal encodings defines it, in radians, and check which column takes its "
-                "sine and which its cosine."
+                "section on sinusoidal encodings defines it, in radians"
+                + (
+                    "."  # each pair is a sine and a cosine of one angle already: the placement is not the slip
+                    if np.allclose(got.reshape(-1, 2) ** 2 @ np.ones(2), 1.0, atol=1e-9)
+                    else ", and check which column takes its sine and which its cosine."
+                )
             )
         expect_array(got, want, what=label, atol=1e-9)

@@ -43,7 +43,8 @@ def test_online_step_accepts_every_right_form(answer, capsys):
         (graders._wrong_not_shifted, "raw scores"),
         (graders._wrong_returns_old_max, "not the old one"),
         (lambda mu, l, z, s, v: (mu, l), "Return three things"),
-        (lambda mu, l, z, s, v: None, "return"),
+        (lambda mu, l, z, s, v: z.copy() and None, "return"),  # reads its input, returns nothing: no stub
+        (lambda mu, l, z, s, v: None, "No answer yet"),  # the untouched stub
         (lambda mu, l, z, s, v: (None, None, None), "still None"),
         (lambda mu, l, z, s, v: (max(mu, max(s)), 1.0, [0.0]), "one entry per column"),
     ],

@@ -200,7 +200,12 @@ def test_key_design_grader_keeps_its_own_copies(capsys):
 
 
 def test_doubling_hints(capsys):
-    for answer, says in [((2, 2), "second is off"), ((4, 2), "swapped"), ((1, 2), "first factor is off")]:
+    for answer, says in [
+        ((2, 2), "second is off"),
+        ((4, 2), "swapped"),
+        ((1, 2), "Both factors are off"),
+        ((4, 4), "first factor is off"),
+    ]:
         ok, out = verdict("dot_product_scores.doubling", answer, capsys)
         assert not ok and says in out
 

@@ -80,7 +80,9 @@ def test_the_learner_cannot_reach_the_expected_answers(capsys):
         ((4, 2), "projections"),
         ((0.5, 0.5), "upside down"),
         ((2, 1), "second is off"),
-        ((1, 1), "first factor is off"),
+        ((1, 1), "Both factors are off"),
+        ((3, 2), "first factor is off"),
+        ((2 * 1000**2 * 64 * 8, 2 * 1000**2 * 64 * 16), "look like counts"),
         (2, "two ordinary numbers"),
     ],
 )

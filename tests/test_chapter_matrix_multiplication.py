@@ -75,7 +75,7 @@ def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
         (graders._matmul_type_error, "raised TypeError"),
         (graders._matmul_square_only, "(1, 4) and (4, 3)"),
         (graders._matmul_wrong_index, "cell (0, 1)"),
-        (graders._matmul_off_by_one, "how far t runs"),
+        (graders._matmul_off_by_one, "misses its last product"),
         (graders._matmul_transposed, "flipped"),
         (graders._matmul_no_return, "return"),
         (graders._matmul_zeroes_input, "changed its input `M`"),

@@ -61,7 +61,12 @@ def test_pe_row_accepts_float32_tensors_and_rejects_a_function_that_returns_noth
         bool(check("word_order.pe_row", lambda p, d: torch.tensor(graders._pe_row(p, d), dtype=torch.float32))) is True
     )
     capsys.readouterr()
-    assert "return" in hint_for("word_order.pe_row", lambda p, d: None, capsys)
+
+    def no_return(p, d):
+        row = [p, d]  # computes, but returns nothing  # noqa: F841
+
+    assert "return" in hint_for("word_order.pe_row", no_return, capsys)
+    assert "No answer yet" in hint_for("word_order.pe_row", lambda p, d: None, capsys)  # the untouched stub
 
 
 def test_degrees_get_a_radians_hint(capsys):

@@ -11,9 +11,11 @@ import copy
 import json
 import math
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from attncheck import judge, registry
 from attncheck.hints import fmt
@@ -410,3 +412,120 @@ def test_every_registered_online_step_slip_hears_a_step_not_a_plain_not_right():
     for wrong in registry.get("cpu_vs_gpu.online_step").wrong:
         hint = _fails("cpu_vs_gpu.online_step", wrong)
         assert not any(words in hint for words in plain), (wrong.__name__, hint)
+
+
+# --- answers that keep state between calls ------------------------------------------------------
+
+
+def _key(x):
+    try:
+        return repr(np.asarray(x, dtype=float).tolist())
+    except (TypeError, ValueError):
+        return repr(x)
+
+
+def _caching(fn, which):
+    """fn, remembering its results by some of its arguments only (`which` picks them), or by none: the first result forever."""
+    memory = {}
+
+    def cached(*args):
+        key = which(args)
+        if key not in memory:
+            memory[key] = fn(*args)
+        return copy.deepcopy(memory[key])
+
+    cached.__name__ = f"{getattr(fn, '__name__', 'fn')}_with_a_cache"
+    return cached
+
+
+CACHES = {
+    "by its first argument alone": lambda args: _key(args[0]),
+    "by its last argument alone": lambda args: _key(args[-1]),
+    "by nothing (the first result forever)": lambda args: 0,
+}
+STATEFUL = [
+    (ex.id, name)
+    for ex in registry.exercises()
+    if ex.right and callable(ex.right[0]) and not isinstance(ex.right[0], np.ndarray) and not ex.in_place
+    for name in CACHES
+]
+
+
+@pytest.mark.parametrize(("exercise_id", "cache"), STATEFUL)
+def test_an_answer_that_keeps_state_between_calls_is_caught(exercise_id, cache):
+    """Issue 43: a hidden input repeats each argument with another companion, so a cache keyed by part of them fails."""
+    right = registry.get(exercise_id).right[0]
+    arity = right.__code__.co_argcount if hasattr(right, "__code__") else 1
+    if arity < 2 and cache != "by nothing (the first result forever)":
+        pytest.skip("one argument: a cache keyed by it is a right answer")
+    verdict = judge(exercise_id, _caching(right, CACHES[cache]))
+    assert not verdict.ok, f"{exercise_id} accepted a function that caches {cache}"
+
+
+# --- each registered slip: an input that tells it apart, its own hint and no other's -----------
+
+
+def _slips(ex):
+    return getattr(sys.modules[ex.checker.__module__], "SLIPS", {}).get(ex.id, [])
+
+
+def _edges(ex):
+    return getattr(sys.modules[ex.checker.__module__], "EDGES", {}).get(ex.id, ())
+
+
+SLIPPED = [ex.id for ex in registry.exercises() if _slips(ex)]
+
+
+def test_the_classes_of_issue_43_are_registered_as_slips():
+    assert {
+        "matrix_multiplication.my_matmul",
+        "matrix_multiplication.design_w",
+        "weighted_sum.self_attention",
+        "word_order.pe_row",
+        "learning_the_lenses.expected_key",
+        "many_heads.score_flops",
+        "vectors.angle_between",
+        "counting_and_timing.flops",
+        "counting_and_timing.intensity",
+    } <= set(SLIPPED)
+
+
+@pytest.mark.parametrize("exercise_id", SLIPPED)
+def test_each_slip_is_a_registered_wrong_answer_on_an_edge_the_statement_promises(exercise_id):
+    ex = registry.get(exercise_id)
+    edges = _edges(ex)
+    assert edges, f"{exercise_id} registers slips but lists no edge of its statement"
+    for answer, hint, edge in _slips(ex):
+        assert any(answer is w or (not callable(w) and repr(w) == repr(answer)) for w in ex.wrong), (
+            f"{exercise_id}: the slip for {hint!r} is not in `wrong`"
+        )
+        assert edge in edges, f"{exercise_id}: {edge!r} is not an edge its statement promises ({edges})"
+
+
+@pytest.mark.parametrize("exercise_id", SLIPPED)
+def test_each_slip_gets_its_own_hint_and_no_other_slip_s(exercise_id):
+    ex = registry.get(exercise_id)
+    slips = _slips(ex)
+    for answer, hint, _ in slips:
+        message = " ".join(_fails(exercise_id, answer).split())
+        assert hint.lower() in message.lower(), f"{exercise_id}: wanted {hint!r}, got {message!r}"
+        others = {h for _, h, _ in slips if h.lower() not in hint.lower() and hint.lower() not in h.lower()}
+        fired = [h for h in others if h.lower() in message.lower()]
+        assert not fired, f"{exercise_id}: the hint for {hint!r} also says {fired}: {message!r}"
+
+
+FUNCTION_EXERCISES = [
+    ex.id
+    for ex in registry.exercises()
+    if ex.right and callable(ex.right[0]) and not isinstance(ex.right[0], np.ndarray)
+]
+
+
+@pytest.mark.parametrize("exercise_id", FUNCTION_EXERCISES)
+def test_every_function_exercise_lists_its_edges_and_a_slip_caught_on_each(exercise_id):
+    """Issue 43 item 1: the edges a statement promises are data, and each holds an input that tells a registered slip apart."""
+    ex = registry.get(exercise_id)
+    edges, slips = _edges(ex), _slips(ex)
+    assert edges, f"{exercise_id} lists no edge of its statement (EDGES in its grader)"
+    uncovered = [edge for edge in edges if not any(e == edge for _, _, e in slips)]
+    assert not uncovered, f"{exercise_id}: no registered slip is caught on {uncovered}"

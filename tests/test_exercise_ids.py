@@ -213,3 +213,121 @@ def test_a_grader_for_a_new_chapter_is_found_whatever_its_file_is_called(toc_wit
     finally:
         registry._REGISTRY.pop("a_new_idea.guess", None)
         sys.modules.pop("attncheck.a_new_idea", None)
+
+
+# --- every id the course ever published -------------------------------------------------------
+
+# Every `chNN.` id a grader registered from the first commit (30 November 2026) to the subject
+# ids (2 December), recovered with `git grep 'exercise("ch'` over each commit of that history.
+PUBLISHED = [
+    "ch01.angle",
+    "ch01.angle_between",
+    "ch01.closest_to_kitten",
+    "ch01.closest_to_sat",
+    "ch01.d_model",
+    "ch01.longer_arrow",
+    "ch02.build_x",
+    "ch02.make_x",
+    "ch02.shapes_after_edit",
+    "ch03.attention_shapes",
+    "ch03.illegal_tag",
+    "ch03.read_shapes",
+    "ch03.tag_of_array",
+    "ch03.true_tags",
+    "ch04.by_hand",
+    "ch04.design_w",
+    "ch04.my_matmul",
+    "ch04.row_view",
+    "ch04.shapes",
+    "ch05.d_k_heads",
+    "ch05.q_by_hand",
+    "ch05.swap_slots",
+    "ch05.w_shapes",
+    "ch06.ab_transpose",
+    "ch06.by_hand",
+    "ch06.pair_cell",
+    "ch06.product_transpose",
+    "ch06.qkt_shape",
+    "ch06.transpose_order",
+    "ch06.trap",
+    "ch07.changed_key",
+    "ch07.distance",
+    "ch07.dots_by_hand",
+    "ch07.doubling",
+    "ch07.key_design",
+    "ch07.most_aligned",
+    "ch07.score_cell",
+    "ch08.ninefold",
+    "ch08.scale",
+    "ch08.spread",
+    "ch09.by_hand",
+    "ch09.doubled",
+    "ch09.gap",
+    "ch09.most_attended",
+    "ch09.stable_softmax",
+    "ch10.causal_mask",
+    "ch10.flops",
+    "ch10.self_attention",
+    "ch10.what_changes",
+    "ch10.z_row",
+    "ch11.causal_mask",
+    "ch11.causal_zeros",
+    "ch11.crossover",
+    "ch11.flops",
+    "ch11.masked_count",
+    "ch11.masked_row",
+    "ch11.memory_of_a",
+    "ch11.online_step",
+    "ch11.padding_mask",
+    "ch11.time_at_2n",
+    "ch12.multi_head",
+    "ch12.score_flops",
+    "ch12.split_shape",
+    "ch13.pe_row",
+    "ch13.shuffled_rows",
+    "ch14.expected_key",
+    "ch14.weight_on",
+    "ch15.crossover",
+    "ch15.flops",
+    "ch15.intensity",
+    "ch15.memory_of_a",
+    "ch15.online_step",
+    "ch15.time_at_2n",
+    "ch16.memory_of_a",
+    "ch16.online_step",
+]
+# first-edition ids the issue names, and where each must lead
+FIRST_EDITION = {
+    "ch15.online_step": "cpu_vs_gpu.online_step",
+    "ch10.causal_mask": "masks.causal_mask",
+    "ch11.flops": "counting_and_timing.flops",
+    "ch11.memory_of_a": "cpu_vs_gpu.memory_of_a",
+}
+
+
+@pytest.mark.parametrize("old", PUBLISHED)
+def test_every_published_id_resolves_or_says_which_id_asks_now(old, capsys):
+    found = registry.find(old)
+    if old in ids.RETIRED:
+        assert found is None
+        instead = ids.RETIRED[old]
+        assert registry.find(instead) is not None, f"{old} points at {instead}, which is not registered"
+        assert instead in ids.retired_note(old)
+        printed = " ".join(attncheck.check(old, 1.0).message.split())
+        assert instead in printed, f"{old}: {printed}"  # today's message lists its chapter's exercises
+        return
+    assert found is not None, f"{old} names no exercise: {attncheck.check(old, None).message}"
+    right = get(found.id).right[0]
+    assert attncheck.check(old, right), f"{old} ({found.id}) rejected its right answer"
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(("old", "now"), FIRST_EDITION.items())
+def test_first_edition_ids_lead_to_their_exercise_not_the_chapter_of_that_number_today(old, now):
+    assert get(old).id == now
+
+
+def test_second_edition_numbers_are_the_bare_numbers():
+    assert ids.current_id("ch15.flops") == "counting_and_timing.flops"
+    assert ids.current_id("ch16.online_step") == "cpu_vs_gpu.online_step"
+    assert ids.current_id("ch12.score_flops") == "many_heads.score_flops"

@@ -11,7 +11,9 @@ The framework's own promises are proved one by one, on made-up exercises, in tes
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -20,6 +22,7 @@ import torch
 
 import attncheck
 from attncheck import check, exercise_ids, get
+from attncheck.answers import TorchForm, resolved
 
 IDS = exercise_ids()
 PREFIX = "✗ Not yet. "
@@ -183,7 +186,7 @@ def test_exercise_ids_are_listed_in_the_package():
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_right_answers_pass(exercise_id, capsys):
     ex = get(exercise_id)
-    for answer in ex.right:
+    for answer in map(resolved, ex.right):  # a torch form as the tensor it stands for
         verdict, printed = _verdict(exercise_id, answer, capsys)
         assert verdict, f"{exercise_id} rejected a right answer {_shown(answer)}: {printed}"
         assert verdict == True
@@ -350,7 +353,7 @@ def _numeric_forms(values: np.ndarray) -> list:
 def test_numbers_pass_in_every_dtype(exercise_id, capsys):
     ex = get(exercise_id)
     tried = 0
-    for answer in ex.right:
+    for answer in map(resolved, ex.right):
         if isinstance(answer, str) or _is_function_exercise(ex):
             continue
         try:
@@ -368,3 +371,72 @@ def test_numbers_pass_in_every_dtype(exercise_id, capsys):
                 f"{getattr(form, 'dtype', '')}: {printed}"
             )
     capsys.readouterr()
+
+
+# --- torch is loaded only when an answer or a test needs it -------------------------------
+
+FIRST_CHECKS = """
+import sys
+import numpy as np
+import attncheck
+from attncheck.answers import TorchForm
+attncheck.exercise_ids()
+assert "torch" not in sys.modules, "exercise_ids() loaded torch"
+attncheck.check("softmax.by_hand", np.array([0.1141952, 0.84379473, 0.04201007]))
+assert "torch" not in sys.modules, "a numpy answer's first check loaded torch"
+for exercise_id in attncheck.exercise_ids():
+    ex = attncheck.get(exercise_id)
+    if ex.right and callable(ex.right[0]):
+        continue  # a function exercise's right answers include torch code of their own
+    for answer in [*ex.right, *ex.wrong]:
+        if not isinstance(answer, TorchForm):
+            attncheck.check(exercise_id, answer)
+            assert "torch" not in sys.modules, f"checking {exercise_id} loaded torch"
+print("no torch")
+"""
+
+
+def test_the_first_check_of_a_numpy_answer_loads_no_torch():
+    """Issue 40 item 4: exercise_ids() and every non-torch registered answer's check leave torch unloaded."""
+    env = {**os.environ, "ATTNLIB_PROGRESS": "off"}
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_CHECKS], check=False, capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.stdout.strip().endswith("no torch"), done.stderr[-2000:]
+
+
+def test_torch_forms_are_data_until_a_test_asks():
+    forms = [a for i in IDS for a in get(i).right if isinstance(a, TorchForm)]
+    assert len(forms) >= 18
+    for form in forms:
+        tensor = resolved(form)
+        assert isinstance(tensor, torch.Tensor) and str(tensor.dtype) == f"torch.{form.dtype}"
+
+
+# --- an untouched exercise says "No answer yet", a function's stub included ----------------------
+
+
+def _stub1(a): ...
+def _stub2(a, b): ...
+def _stub3(a, b, c): ...
+def _stub4(a, b, c, d): ...
+def _stub5(a, b, c, d, e): ...
+def _stub6(a, b, c, d, e, f): ...
+
+
+def _stub(arity: int):
+    """A stub as the notebooks write it: the right number of parameters, a body of `...`."""
+    return [_stub1, _stub2, _stub3, _stub4, _stub5, _stub6][arity - 1]
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_an_untouched_exercise_says_no_answer_yet(exercise_id, capsys):
+    """The JupyterLab review: a function's stub was asked "is a `return` missing?" where others hear "No answer yet"."""
+    ex = get(exercise_id)
+    placeholders = [None, ...]
+    if _is_function_exercise(ex):
+        right = ex.right[0]
+        placeholders.append(_stub(right.__code__.co_argcount if hasattr(right, "__code__") else 1))
+    for placeholder in placeholders:
+        verdict, printed = _verdict(exercise_id, placeholder, capsys)
+        assert not verdict and "No answer yet" in verdict.message, f"{exercise_id}, {placeholder!r}: {printed}"

@@ -4,7 +4,6 @@ exercise, and the structure of an answer diagnosed before its values, on several
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -228,16 +227,14 @@ def test_an_integer_result_is_not_called_rounded(capsys):
         [[1.0], [1.0] * (10**7 - 1)],
         "x" * 10**7,
         [None] * 10**6,
+        lambda *args: np.zeros(10**7),
     ],
+    ids=["array", "text array", "bfloat16", "ragged list", "text", "Nones", "a function returning 10**7"],
 )
-def test_check_answers_fast_on_big_junk(junk, capsys):
-    for exercise_id in (
-        "matrix_multiplication.by_hand",
-        "weighted_sum.flops",
-        "many_heads.split_shape",
-        "query_key_value.w_shapes",
-    ):
-        start = time.perf_counter()
-        check(exercise_id, junk)
-        assert time.perf_counter() - start < 0.2, exercise_id
-    said(capsys)
+def test_every_exercise_refuses_big_junk_in_one_short_line(junk, capsys):
+    """Issue 43 item 6: 10**7 numbers never raise and get a short hint. The time (under 0.2 s) is measured
+    by benchmarks/check_big.py, not here: a test asserts no measured speed."""
+    for exercise_id in exercise_ids():
+        verdict = check(exercise_id, junk)
+        printed = said(capsys)
+        assert not verdict and printed.startswith("✗") and len(printed) < 700, (exercise_id, printed[:200])
