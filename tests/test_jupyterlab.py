@@ -338,3 +338,27 @@ def test_a_learner_in_jupyterlab(browser, chapter):
         took = ", ".join(f"{k} {v:.1f} s" for k, v in times.items())
         print(f"JupyterLab, chapter {chapter}: {'; '.join(saw)} | {took}" + "".join(f"\n  ✗ {p}" for p in problems))
     assert not problems, f"{name} in JupyterLab:\n" + "\n".join(problems)
+
+
+def test_a_stored_figure_reads_on_labs_dark_theme():
+    """JupyterLab shows a stored figure as it is, also in its dark theme: a transparent one puts the
+    black titles, labels and ticks on near-black. A figure of attnlib.plot, as the kernel stores it
+    (SVG and PNG), has an opaque white background."""
+    import io
+
+    import matplotlib
+    from IPython.core.pylabtools import print_figure
+    from PIL import Image
+
+    from attnlib.plot.style import figure
+
+    matplotlib.use("Agg")
+    fig, ax = figure(3, 2)
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("a title")
+    png = Image.open(io.BytesIO(print_figure(fig, "png"))).convert("RGBA")
+    corners = [png.getpixel((x, y)) for x in (0, png.width - 1) for y in (0, png.height - 1)]
+    assert all(pixel == (255, 255, 255, 255) for pixel in corners), f"the PNG's corners are {corners}"
+    svg = print_figure(fig, "svg")
+    background = re.search(r"<g id=\"patch_1\">\s*<path d=[^>]*style=\"([^\"]*)\"", svg)
+    assert background and "fill: #ffffff" in background.group(1), f"the SVG's background: {svg[:600]}"
