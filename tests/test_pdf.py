@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import subprocess
 import os
 import re
+import subprocess
 import unicodedata
 from collections import Counter
 from html import unescape
@@ -424,16 +424,16 @@ def _live_figures(html_text: str) -> list[tuple[str, list[str]]]:
     """Each live figure of a built page: its id and the words and numbers its starting picture
     draws (the SVG's labels, the cells of its grids and tables), without its controls and notes."""
     found = []
-    for match in re.finditer(r'<figure class="attnfig" id="([^"]+)".*?</figure>', html_text, re.S):
-        body = re.sub(r"<(style|script)\b.*?</\1>", "", match.group(0), flags=re.S)
-        body = re.sub(r'<p class="attnfig-static">.*?</p>', "", body, flags=re.S)
-        body = re.sub(r'<div class="attnfig-controls".*?</div>', "", body, flags=re.S)
-        body = re.sub(r"<fieldset\b.*?</fieldset>", "", body, flags=re.S)
+    for match in re.finditer(r'<figure class="attnfig" id="([^"]+)".*?</figure>', html_text, re.DOTALL):
+        body = re.sub(r"<(style|script)\b.*?</\1>", "", match.group(0), flags=re.DOTALL)
+        body = re.sub(r'<p class="attnfig-static">.*?</p>', "", body, flags=re.DOTALL)
+        body = re.sub(r'<div class="attnfig-controls".*?</div>', "", body, flags=re.DOTALL)
+        body = re.sub(r"<fieldset\b.*?</fieldset>", "", body, flags=re.DOTALL)
         # a part that only a control shows (another state of the figure), not the starting picture
-        body = re.sub(r'<div class="(?!attnfig-pic)[^"]*" style="display:none">.*?</div>', "", body, flags=re.S)
-        drawn = re.findall(r"<text\b[^>]*>(.*?)</text>", body, re.S)
-        drawn += re.findall(r'<button[^>]*class="attnfig-cell[^"]*"[^>]*>(.*?)</button>', body, re.S)
-        drawn += re.findall(r"<td\b[^>]*>(.*?)</td>", body, re.S)
+        body = re.sub(r'<div class="(?!attnfig-pic)[^"]*" style="display:none">.*?</div>', "", body, flags=re.DOTALL)
+        drawn = re.findall(r"<text\b[^>]*>(.*?)</text>", body, re.DOTALL)
+        drawn += re.findall(r'<button[^>]*class="attnfig-cell[^"]*"[^>]*>(.*?)</button>', body, re.DOTALL)
+        drawn += re.findall(r"<td\b[^>]*>(.*?)</td>", body, re.DOTALL)
         words = [_squash(_plain(t)) for t in drawn]
         found.append((match.group(1), [w for w in words if len(w) >= 2]))
     return found
@@ -489,7 +489,7 @@ def test_every_character_has_a_glyph(pdf):
 
 def _code_lines(html_text: str) -> list[str]:
     """Every line of code and printed output of a built page, as its <pre> blocks hold them."""
-    blocks = re.findall(r"<pre\b[^>]*>(.*?)</pre>", html_text, re.S)
+    blocks = re.findall(r"<pre\b[^>]*>(.*?)</pre>", html_text, re.DOTALL)
     return [line.strip() for block in blocks for line in _plain(block).splitlines() if line.strip()]
 
 
