@@ -205,7 +205,7 @@ async function assemble(book) {
 
     // live figures: their starting picture and readout, no controls, one line saying so
     for (const fig of root.querySelectorAll("figure.attnfig")) {
-      fig.querySelectorAll(".attnfig-static, .attnfig-controls, fieldset").forEach((el) => el.remove());
+      fig.querySelectorAll(".attnfig-static, .attnfig-controls, fieldset, .attnfig-still").forEach((el) => el.remove());
       // the pictures the figure's script shows once it runs (none runs here)
       fig.querySelectorAll(".attnfig-pic").forEach((pic) => (pic.style.display = "contents"));
       const where = doc.startsWith("chapters/") ? ` and in its notebook, <code>${doc}.ipynb</code>` : "";
