@@ -91,7 +91,7 @@ WATCH = f"""() => {{ window.__ran = false;
 SEEN = f"""() => {{ const w = {CURRENT}.node;
   const outs = Array.from(w.querySelectorAll('.jp-OutputArea-output'));
   return {{ text: w.querySelector('.jp-Notebook').innerText,
-    images: w.querySelectorAll('.jp-OutputArea-output img, .jp-OutputArea-output .jp-RenderedSVG svg').length,
+    images: w.querySelectorAll('.jp-OutputArea-output img:not(.attnfig-still), .jp-OutputArea-output .jp-RenderedSVG svg').length,
     figure_text: outs.filter(o => /<Figure size/.test(o.innerText)).length,
     figures: Array.from(w.querySelectorAll('.attnfig')).map(f => ({{ live: f.dataset.live === '1',
       note: (f.querySelector('.attnfig-static') || {{innerText: ''}}).innerText,
