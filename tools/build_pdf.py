@@ -347,6 +347,35 @@ def head_overlay(page, heads: list[str]) -> bytes:
     return page.pdf(format="A4", print_background=False, margin={"top": "0", "bottom": "0", "left": "0", "right": "0"})
 
 
+def draw_over(writer, page, over) -> None:
+    """Draw page `over` (of another PDF) on top of `page`: its content as one more stream of the
+    page, its fonts under names of their own. (pypdf's merge_page rewrites the page's whole
+    content, which an incremental update then stores twice: 4 MB more for the running heads.)"""
+    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject
+
+    data = over.get_contents().get_data()
+    resources = page["/Resources"]
+    for category, entries in over["/Resources"].items():
+        if not isinstance(entries.get_object(), DictionaryObject):
+            continue  # /ProcSet
+        target = resources.get(category)
+        if target is None:
+            target = resources[NameObject(category)] = DictionaryObject()
+        target = target.get_object()
+        for name, value in entries.get_object().items():
+            own = "/Head" + name[1:]
+            data = re.sub(rb"/" + re.escape(name[1:].encode()) + rb"(?=[\s/\[\]<>()])", own.encode(), data)
+            target[NameObject(own)] = value.clone(writer)
+    before, after = DecodedStreamObject(), DecodedStreamObject()
+    before.set_data(b"q\n")
+    after.set_data(b"\nQ\n" + data)
+    contents = page.raw_get("/Contents")
+    streams = list(contents.get_object()) if isinstance(contents.get_object(), ArrayObject) else [contents]
+    page[NameObject("/Contents")] = ArrayObject(
+        [writer._add_object(before), *streams, writer._add_object(after.flate_encode())]
+    )
+
+
 def destinations(pdf: bytes) -> dict:
     """Every named destination Chromium made (the target of a link inside the book): its page
     (from 0) and where on the page it is, as pypdf's fit for a bookmark."""
@@ -412,8 +441,7 @@ def write_outline(printed: Path, out: Path, meta: dict) -> None:
     overlay = PdfReader(BytesIO(meta["head_overlay"]))
     for index, head in enumerate(meta["heads"]):
         if head:
-            writer.pages[index].merge_page(overlay.pages[index])
-            writer.pages[index].compress_content_streams()  # pypdf writes a merged page's stream plain
+            draw_over(writer, writer.pages[index], overlay.pages[index])
     part = None
     for entry in meta["docs"]:
         if "doc" not in entry:
