@@ -915,3 +915,21 @@ def test_a_sanitised_copy_draws_the_starting_picture_and_no_dead_button(name):
     buttons = re.findall(r"<button\b[^>]*>", fig.html)
     live = [b for b in buttons if " disabled" not in b]
     assert not live, f"{name}: {len(live)} of {len(buttons)} buttons work only with the script but look live"
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_the_starting_picture_is_drawn_by_python(name):
+    """Where no script runs (the PDF, an untrusted notebook) the picture is what Python wrote: its
+    shapes must already have their places, not wait for the script to set them. At most a third of
+    a picture's lines, polygons and paths may start empty (an angle's arc before there is one)."""
+    import xml.dom.minidom
+
+    for svg in re.findall(r"<svg\b.*?</svg>", FIGURES[name]().html, re.DOTALL):
+        document = xml.dom.minidom.parseString(figpage._xml_text(svg)).documentElement
+        shapes = [e for tag in ("line", "polygon", "polyline", "path") for e in document.getElementsByTagName(tag)]
+        needs = {"line": ("x1", "y1", "x2", "y2"), "polygon": ("points",), "polyline": ("points",), "path": ("d",)}
+        empty = [e for e in shapes if not all(e.getAttribute(a).strip() for a in needs[e.tagName])]
+        assert len(empty) * 3 <= len(shapes), (
+            f"{name}: {len(empty)} of {len(shapes)} shapes wait for the script: "
+            f"{[e.getAttribute('class') or e.tagName for e in empty]}"
+        )
