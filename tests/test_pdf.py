@@ -92,7 +92,8 @@ class _Article(HTMLParser):
             return
         if tag == "h2":
             self.h2 += 1
-        if tag == "img" or (tag == "figure" and "attnfig" in classes):
+        # a live figure's still image (what an untrusted notebook shows) is not printed: its picture is
+        if (tag == "img" and "attnfig-still" not in classes) or (tag == "figure" and "attnfig" in classes):
             self.figures.append(a.get("id") or f"pdf-figure-{len(self.figures) + 1}")
         if tag == "span" and "sd-summary-text" in classes:
             self._summary = [""]
