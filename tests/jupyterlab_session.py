@@ -1,8 +1,9 @@
-"""A real JupyterLab for the tests: started on a loopback port with empty user folders, driven by Playwright.
+"""A real JupyterLab (or Jupyter Notebook 7) for the tests: started on a loopback port with empty user
+folders, driven by Playwright.
 
 `LabServer` copies the chapters folder to a temporary one (JupyterLab saves what it opens), installs
-the course's overrides as `make lab` does, and starts `jupyter lab` with empty Jupyter user folders,
-as a learner's first run. `open_notebook` opens one chapter in headless Chromium at 1280 x 900.
+the course's overrides as `make lab` does, and starts `jupyter lab` (or, with app="notebook",
+`jupyter notebook`) with empty Jupyter user folders, as a learner's first run.
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "attnlib-course-test"
+#: the class that configures each app
+APP_CLASS = {"lab": "LabApp", "notebook": "JupyterNotebookApp"}
 
 
 class LabServer:
     """`jupyter lab` on 127.0.0.1, serving a copy of chapters/ from `folder`."""
 
-    def __init__(self, folder: Path, notebooks: list[str], source: Path = ROOT):
+    def __init__(self, folder: Path, notebooks: list[str], source: Path = ROOT, app: str = "lab"):
         """`source`: the course folder whose chapters and attnlib are served (another checkout, to
-        watch a check fail on older notebooks)."""
+        watch a check fail on older notebooks); `app`: "lab" or "notebook" (Notebook 7)."""
+        self.app = app
         self.folder = folder
         self.chapters = folder / "chapters"
         self.chapters.mkdir(parents=True)
@@ -56,13 +60,13 @@ class LabServer:
         self.process = subprocess.Popen(
             [
                 str(jupyter),
-                "lab",
+                app,
                 "--no-browser",
                 "--ip=127.0.0.1",
                 "--port=0",
                 f"--IdentityProvider.token={TOKEN}",
-                f"--LabApp.app_settings_dir={settings}",
-                "--LabApp.expose_app_in_browser=True",
+                f"--{APP_CLASS[app]}.app_settings_dir={settings}",
+                f"--{APP_CLASS[app]}.expose_app_in_browser=True",
                 *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
                 str(self.chapters),
             ],
@@ -89,6 +93,8 @@ class LabServer:
         raise RuntimeError("jupyter lab did not start in time")
 
     def notebook_url(self, name: str) -> str:
+        if self.app == "notebook":
+            return f"{self.url}/notebooks/{name}?token={TOKEN}"
         return f"{self.url}/lab/tree/{name}?token={TOKEN}&reset"
 
     def close(self) -> None:

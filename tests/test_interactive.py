@@ -95,8 +95,11 @@ def test_same_bytes_every_call_and_no_network(name):
     first, second = FIGURES[name](), FIGURES[name]()
     assert first.html == second.html
     assert first._repr_html_() == first.html
-    for forbidden in ("http", "//", "src=", "import(", "fetch(", "XMLHttpRequest"):
-        assert forbidden not in first.html, f"{name}: {forbidden!r} in the output"
+    # the still pictures are data: images, written into the figure itself
+    offline = re.sub(r'src="data:image/svg\+xml;base64,[A-Za-z0-9+/=]+"', 'src="data:"', first.html)
+    for forbidden in ("http", "//", 'src="h', 'src="/', "import(", "fetch(", "XMLHttpRequest"):
+        assert forbidden not in offline, f"{name}: {forbidden!r} in the output"
+    assert offline.count("src=") == offline.count('src="data:"'), f"{name}: a source that is not in the figure"
     assert "0x" not in repr(first)  # nbval compares text/plain too: no memory address
     assert first.html.count("<script>") == 1
     for tag in re.findall(r"<[a-z][^<>]*>", first.html):  # an attribute written twice is silently dropped
@@ -280,9 +283,7 @@ def test_chapter_6_cells_are_attnlib_matmul():
     labels, Q, K, _ = running()
     html = interactive.transpose_explorer().html
     S = attnlib.matmul(Q, attnlib.transpose(K))
-    buttons = [
-        shown(x) for x in re.findall(r'<button type="button" class="attnfig-cell[^"]*"[^>]*>([^<]*)</button>', html)
-    ]
+    buttons = [shown(x) for x in re.findall(r'<button\b[^>]*class="attnfig-cell[^"]*"[^>]*>([^<]*)</button>', html)]
     assert buttons == pytest.approx(S.ravel(), abs=0.005)
     mirror = [shown(x) for x in re.findall(r'<td class="attnfig-mirror[^"]*">([^<]*)</td>', html)]
     assert mirror == pytest.approx(S.T.ravel(), abs=0.005)
@@ -867,3 +868,46 @@ def test_built_book_pages_hold_their_figures(built_book, chapter):
     assert figures, f"{path.name} has no interactive figure"
     for figure_id in figures:
         assert f'document.getElementById("{figure_id}")' in html, f"{path.name}: figure {figure_id} has no script"
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_a_sanitised_copy_draws_the_starting_picture_and_no_dead_button(name):
+    """A notebook JupyterLab does not trust shows the figure sanitised: no script, no <style>, no
+    inline SVG (its tags stripped to bare text). What is left still draws the starting picture
+    (each SVG as a still <img> of a standalone SVG: its viewBox, the figure's style and a white
+    ground), and no control that needs the script looks live: every button is disabled (inputs the
+    sanitiser disables itself)."""
+    import base64
+    import xml.dom.minidom
+
+    fig = FIGURES[name]()
+    svgs = re.findall(r"<svg\b.*?</svg>", fig.html, re.DOTALL)
+    stills = re.findall(r'<img class="attnfig-still" src="data:image/svg\+xml;base64,([^"]+)" alt="([^"]+)"', fig.html)
+    assert len(stills) == len(svgs), f"{name}: {len(svgs)} pictures, {len(stills)} still images of them"
+    for data, alt in stills:
+        document = xml.dom.minidom.parseString(base64.b64decode(data)).documentElement
+        assert document.tagName == "svg" and document.getAttribute("viewBox"), f"{name}: a still without a viewBox"
+        assert document.getElementsByTagName("style"), f"{name}: a still without the figure's style"
+        assert any(r.getAttribute("fill") == "#ffffff" for r in document.getElementsByTagName("rect"))
+        assert alt.strip(), f"{name}: a still without alt text"
+    buttons = re.findall(r"<button\b[^>]*>", fig.html)
+    live = [b for b in buttons if " disabled" not in b]
+    assert not live, f"{name}: {len(live)} of {len(buttons)} buttons work only with the script but look live"
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_the_starting_picture_is_drawn_by_python(name):
+    """Where no script runs (the PDF, an untrusted notebook) the picture is what Python wrote: its
+    shapes must already have their places, not wait for the script to set them. At most a third of
+    a picture's lines, polygons and paths may start empty (an angle's arc before there is one)."""
+    import xml.dom.minidom
+
+    for svg in re.findall(r"<svg\b.*?</svg>", FIGURES[name]().html, re.DOTALL):
+        document = xml.dom.minidom.parseString(figpage._xml_text(svg)).documentElement
+        shapes = [e for tag in ("line", "polygon", "polyline", "path") for e in document.getElementsByTagName(tag)]
+        needs = {"line": ("x1", "y1", "x2", "y2"), "polygon": ("points",), "polyline": ("points",), "path": ("d",)}
+        empty = [e for e in shapes if not all(e.getAttribute(a).strip() for a in needs[e.tagName])]
+        assert len(empty) * 3 <= len(shapes), (
+            f"{name}: {len(empty)} of {len(shapes)} shapes wait for the script: "
+            f"{[e.getAttribute('class') or e.tagName for e in empty]}"
+        )

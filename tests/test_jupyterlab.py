@@ -4,13 +4,18 @@ One JupyterLab is started on a loopback port with empty Jupyter user folders (te
 on a copy of the chapters, nothing trusted. For each chapter of the sample:
 
 1. fresh open: every stored figure is an image (none falls back to "<Figure size ...>"), every
-   solution is a folded dropdown and none of its code or output is visible; Ctrl+S changes no byte;
+   solution is a folded dropdown and none of its code or output is visible, every live figure
+   draws its starting picture and shows no button that cannot work; Ctrl+S changes no byte;
 2. Run All (the Run menu): no error, still no solution visible, and the saved file holds its
    solutions as it did; reopened, still none visible;
 3. one click on a solution's bar shows the whole solution: its code and what it prints;
 4. a wrong and a right answer typed into one exercise read ✗ and ✓;
 5. a live figure's slider moves by keyboard (and the notebook keeps its active cell) and by pointer;
 6. `attncheck.progress()` shows the exercise solved in 2 attempts.
+
+Chapter 1 is also opened in Jupyter Notebook 7 (`jupyter notebook`), the other way a learner opens
+the chapters: its figures show, its solutions stay folded through Run All and one click opens one,
+and a live figure's slider takes the arrow keys (Notebook 7 takes them on the way down otherwise).
 
 The sample is chapters 1, 9 and 14 and one more from chapters 2-13 that changes with the day of the
 year (ATTNLIB_LAB_CHAPTERS="1 9" names others). What each chapter showed, and how long each step
@@ -78,11 +83,14 @@ WATCH = f"""() => {{ window.__ran = false;
 SEEN = f"""() => {{ const w = {CURRENT}.node;
   const outs = Array.from(w.querySelectorAll('.jp-OutputArea-output'));
   return {{ text: w.querySelector('.jp-Notebook').innerText,
-    images: w.querySelectorAll('.jp-OutputArea-output img, .jp-OutputArea-output .jp-RenderedSVG svg').length,
+    images: w.querySelectorAll('.jp-OutputArea-output img:not(.attnfig-still), .jp-OutputArea-output .jp-RenderedSVG svg').length,
     figure_text: outs.filter(o => /<Figure size/.test(o.innerText)).length,
     figures: Array.from(w.querySelectorAll('.attnfig')).map(f => ({{ live: f.dataset.live === '1',
       note: (f.querySelector('.attnfig-static') || {{innerText: ''}}).innerText,
-      pictures: Array.from(f.querySelectorAll('.attnfig-pic')).filter(p => getComputedStyle(p).display !== 'none').length }})),
+      pictures: Array.from(f.querySelectorAll('.attnfig-pic')).filter(p => getComputedStyle(p).display !== 'none').length,
+      wrappers: f.querySelectorAll('.attnfig-pic').length,
+      stills: Array.from(f.querySelectorAll('img.attnfig-still')).filter(i => i.naturalWidth > 0).length,
+      live_buttons: Array.from(f.querySelectorAll('button')).filter(b => !b.disabled).length }})),
     errors: w.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').length,
     solutions: Array.from(w.querySelectorAll('.jp-MarkdownCell details')).filter(d =>
       /^Solution/.test((d.querySelector('summary') || d).innerText.trim())).map(d => d.open) }}; }}"""
@@ -228,6 +236,10 @@ def test_a_learner_in_jupyterlab(browser, chapter):
             expect(
                 "Trust Notebook" in f["note"] and '"Run"' not in f["note"], f"fresh open: fallback says {f['note']!r}"
             )
+            # its starting picture drawn all the same (a still image of each picture), and no
+            # button that looks live with no script behind it
+            expect(f["stills"] == f["wrappers"], f"fresh open: a live figure's starting picture is not drawn: {f}")
+            expect(not f["live_buttons"], f"fresh open: {f['live_buttons']} button(s) look live with no script: {f}")
         saw.append(
             f"{seen['images']}/{stored_figures(nb)} figures as images, {len(seen['figures'])} live figure(s) in their"
             f" fallback, {len(seen['solutions'])} solutions folded"
@@ -330,3 +342,99 @@ def test_a_learner_in_jupyterlab(browser, chapter):
         took = ", ".join(f"{k} {v:.1f} s" for k, v in times.items())
         print(f"JupyterLab, chapter {chapter}: {'; '.join(saw)} | {took}" + "".join(f"\n  ✗ {p}" for p in problems))
     assert not problems, f"{name} in JupyterLab:\n" + "\n".join(problems)
+
+
+def test_a_stored_figure_reads_on_labs_dark_theme():
+    """JupyterLab shows a stored figure as it is, also in its dark theme: a transparent one puts the
+    black titles, labels and ticks on near-black. A figure of attnlib.plot, as the kernel stores it
+    (SVG and PNG), has an opaque white background."""
+    import io
+
+    import matplotlib
+    from IPython.core.pylabtools import print_figure
+    from PIL import Image
+
+    from attnlib.plot.style import figure
+
+    matplotlib.use("Agg")
+    fig, ax = figure(3, 2)
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("a title")
+    png = Image.open(io.BytesIO(print_figure(fig, "png"))).convert("RGBA")
+    corners = [png.getpixel((x, y)) for x in (0, png.width - 1) for y in (0, png.height - 1)]
+    assert all(pixel == (255, 255, 255, 255) for pixel in corners), f"the PNG's corners are {corners}"
+    svg = print_figure(fig, "svg")
+    background = re.search(r"<g id=\"patch_1\">\s*<path d=[^>]*style=\"([^\"]*)\"", svg)
+    assert background and "fill: #ffffff" in background.group(1), f"the SVG's background: {svg[:600]}"
+
+
+NOTEBOOK_7_CHAPTER = 1
+
+
+@pytest.fixture(scope="module")
+def notebook7(tmp_path_factory):
+    """Headless Chromium and a Jupyter Notebook 7 serving a copy of chapter 1."""
+    if chromium() is None:
+        pytest.skip("headless Chromium not found (apt-get install -y chromium)")
+    pytest.importorskip("notebook", reason="Jupyter Notebook 7 is not installed (it is in requirements.txt)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    name = NOTEBOOKS[NOTEBOOK_7_CHAPTER]
+    server = LabServer(tmp_path_factory.mktemp("notebook7"), [name], SOURCE, app="notebook")
+    try:
+        with sync_api.sync_playwright() as playwright:
+            chrome = playwright.chromium.launch(
+                executable_path=chromium(), headless=True, args=["--no-sandbox", "--disable-gpu"]
+            )
+            yield server, chrome, name
+            chrome.close()
+    finally:
+        server.close()
+
+
+def test_a_learner_in_notebook_7(notebook7):
+    server, chrome, name = notebook7
+    nb = stored(name)
+    problems, saw = [], []
+    page = chrome.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    try:
+        open_notebook(page, server, name)
+        seen = page.evaluate(SEEN)
+        if seen["images"] != stored_figures(nb) or seen["figure_text"]:
+            problems.append(f"fresh open: {seen['images']} of {stored_figures(nb)} figures shown")
+        problems += solution_shows(seen, nb, "fresh open")
+        page.evaluate(WATCH)
+        page.evaluate(
+            f"() => {CURRENT}.sessionContext.session.kernel && window.jupyterapp.commands.execute('notebook:run-all-cells')"
+        )
+        page.wait_for_function(IDLE, timeout=300_000)
+        seen = page.evaluate(SEEN)
+        problems += solution_shows(seen, nb, "after Run All")
+        if seen["errors"]:
+            problems.append(f"{seen['errors']} error output(s) after Run All")
+        saw.append(f"Run All: {seen['errors']} errors, {len(seen['solutions'])} solutions folded")
+        summary = page.locator(".jp-MarkdownCell details summary", has_text="Solution").first
+        summary.click()
+        page.wait_for_timeout(300)
+        opened = summary.locator("xpath=..")
+        if lab_solutions.PRINTS not in opened.inner_text():
+            problems.append("one click did not open a solution whole")
+        summary.click()
+        slider = page.locator(".attnfig[data-live] input[type=range]").first
+        if not slider.count():
+            problems.append("after Run All no live figure has a slider")
+        else:
+            slider.scroll_into_view_if_needed()
+            slider.focus()
+            cell_before = page.evaluate(f"() => {CURRENT}.content.activeCellIndex")
+            value = slider.input_value()
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("ArrowRight")
+            if slider.input_value() == value:
+                problems.append("ArrowRight did not move the live figure's slider")
+            if page.evaluate(f"() => {CURRENT}.content.activeCellIndex") != cell_before:
+                problems.append("Notebook 7 took the arrow key: the active cell moved")
+            saw.append(f"slider {value} -> {slider.input_value()} by ArrowRight")
+    finally:
+        page.context.close()
+        print(f"Notebook 7, chapter {NOTEBOOK_7_CHAPTER}: {'; '.join(saw)}" + "".join(f"\n  ✗ {p}" for p in problems))
+    assert not problems, f"{name} in Notebook 7:\n" + "\n".join(problems)

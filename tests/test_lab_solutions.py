@@ -148,3 +148,23 @@ def test_every_chapter_solution_is_folded(notebook):
         "`.venv/bin/python tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb` (make execute does)"
     )
     assert all(not lab_solutions.is_folded(c) or lab_solutions.unfold_cell(c) for c in nb["cells"])
+
+
+def test_a_long_line_of_solution_code_is_wrapped_inside_its_brackets():
+    """JupyterLab wraps long lines of code cells, not of a code block in markdown: a solution's long
+    line ran out of its box. Folded, no line is longer than SHORT_LINE, and the code is the same Python."""
+    import ast
+
+    long_line = 'print("an arrow and 3 times it:", round(angle_between([1.1, 0.7, 0.3, 0.9], [3.3, 2.1, 0.9, 2.7]), 4))'
+    assert len(long_line) > lab_solutions.SHORT_LINE
+    cells = list(GATE)
+    cells[3] = (f"# Solution\nanswer = 42\n{long_line}", "42\n")
+    nb = _notebook(*cells)
+    assert lab_solutions.fold(nb) == (1, [])
+    code = nb.cells[2].source.split("```python\n", 1)[1].split("\n```", 1)[0]
+    assert max(len(line) for line in code.splitlines()) <= lab_solutions.SHORT_LINE, code
+    assert ast.dump(ast.parse(code)) == ast.dump(ast.parse(f"answer = 42\n{long_line}"))
+    folded = copy.deepcopy(nb)
+    lab_solutions.unfold(nb)
+    lab_solutions.fold(nb)
+    assert nb.cells[2].source == folded.cells[2].source  # fold(unfold(folded)) is still the same

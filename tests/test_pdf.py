@@ -1,7 +1,9 @@
 """The whole book as one PDF, as the book build makes it (tools/build_pdf.py, run by `jupyter-book
 build` as a Sphinx extension): its outline follows `_toc.yml`, every chapter's title and every
-figure is in it, no text runs past the margins, no answer stands before its chapter's questions
-are done, and the file stays small enough to download.
+figure is in it, every live figure prints its starting picture, no text runs past the margins, no
+answer stands before its chapter's questions are done, no sentence is true only on the web page,
+every character has a glyph, code breaks only between tokens, chapters begin on right-hand pages
+under running heads, and the file stays small enough to download.
 
 Reads the PDF the session's book build wrote (the `built_book` fixture, one build per session),
 once per module. Needs Chromium and Playwright for the build to make a PDF (skipped without them,
@@ -15,6 +17,7 @@ import importlib.util
 import logging
 import os
 import re
+import subprocess
 import unicodedata
 from collections import Counter
 from html import unescape
@@ -89,7 +92,8 @@ class _Article(HTMLParser):
             return
         if tag == "h2":
             self.h2 += 1
-        if tag == "img" or (tag == "figure" and "attnfig" in classes):
+        # a live figure's still image (what an untrusted notebook shows) is not printed: its picture is
+        if (tag == "img" and "attnfig-still" not in classes) or (tag == "figure" and "attnfig" in classes):
             self.figures.append(a.get("id") or f"pdf-figure-{len(self.figures) + 1}")
         if tag == "span" and "sd-summary-text" in classes:
             self._summary = [""]
@@ -186,7 +190,10 @@ def pdf(book_pdf):
 
         texts.append(page.extract_text(visitor_text=visit))
         runs.append(on_page)
-    return {"reader": reader, "dests": dests, "texts": texts, "runs": runs}
+    # each page's monospace text (code and printed outputs) and its other text, without spaces
+    mono = [_squash("".join(t for _, _, size, t in on_page if not size)) for on_page in runs]
+    other = [_squash("".join(t for _, _, size, t in on_page if size)) for on_page in runs]
+    return {"reader": reader, "dests": dests, "texts": texts, "runs": runs, "mono": mono, "other": other}
 
 
 def _squash(text: str) -> str:
@@ -398,3 +405,181 @@ def test_size(book_pdf, pdf):
     size = book_pdf.stat().st_size / 1e6
     print(f"\nthe book's PDF: {len(pdf['reader'].pages)} pages, {size:.1f} MB")
     assert size <= MAX_MB, f"the PDF is {size:.1f} MB, over {MAX_MB} MB"
+
+
+#: what is true only on the web page, and must not be printed (tools/pdf_assemble.js says it for paper)
+WEB_ONLY = (
+    "click to",
+    "Show code cell",
+    "Download the whole book",
+    "hidden below each exercise",
+    "one click away",
+)
+
+
+def _plain(html_text: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", "", html_text))
+
+
+def _live_figures(html_text: str) -> list[tuple[str, list[str]]]:
+    """Each live figure of a built page: its id and the words and numbers its starting picture
+    draws (the SVG's labels, the cells of its grids and tables), without its controls and notes."""
+    found = []
+    for match in re.finditer(r'<figure class="attnfig" id="([^"]+)".*?</figure>', html_text, re.DOTALL):
+        body = re.sub(r"<(style|script)\b.*?</\1>", "", match.group(0), flags=re.DOTALL)
+        body = re.sub(r'<p class="attnfig-static">.*?</p>', "", body, flags=re.DOTALL)
+        body = re.sub(r'<div class="attnfig-controls".*?</div>', "", body, flags=re.DOTALL)
+        body = re.sub(r"<fieldset\b.*?</fieldset>", "", body, flags=re.DOTALL)
+        # a part that only a control shows (another state of the figure), not the starting picture
+        body = re.sub(r'<div class="(?!attnfig-pic)[^"]*" style="display:none">.*?</div>', "", body, flags=re.DOTALL)
+        drawn = re.findall(r"<text\b[^>]*>(.*?)</text>", body, re.DOTALL)
+        drawn += re.findall(r'<button[^>]*class="attnfig-cell[^"]*"[^>]*>(.*?)</button>', body, re.DOTALL)
+        drawn += re.findall(r"<td\b[^>]*>(.*?)</td>", body, re.DOTALL)
+        words = [_squash(_plain(t)) for t in drawn]
+        found.append((match.group(1), [w for w in words if len(w) >= 2]))
+    return found
+
+
+def test_every_live_figure_prints_its_starting_picture(pdf, built_book):
+    """A live figure's picture is drawn by its script on the web; on paper, where no script runs,
+    its starting picture must be there all the same: the labels of its SVG and the numbers of its
+    grids (cells that are buttons on the web) are printed on the figure's page or the next."""
+    problems, checked = [], 0
+    for doc in toc_files():
+        html_text = (built_book.html_dir / f"{doc}.html").read_text(encoding="utf-8")
+        for fig, words in _live_figures(html_text):
+            page = pdf["dests"].get(f"{key(doc)}--{fig}")
+            if page is None:
+                problems.append(f"{doc}: live figure {fig} is not in the PDF")
+                continue
+            checked += 1
+            text = _squash("".join(pdf["texts"][page : page + 2]))
+            missing = [w for w in words if w not in text]
+            if not words or len(missing) > len(words) // 5:
+                problems.append(
+                    f"{doc}, page {page + 1}: live figure {fig} prints {len(words) - len(missing)} of the"
+                    f" {len(words)} labels and numbers of its picture; missing {missing[:6]}"
+                )
+    assert checked, "no live figure found in the built book"
+    assert not problems, "\n  ".join(problems)
+    print(f"\n{checked} live figures print their starting picture")
+
+
+def test_no_web_only_wording(pdf):
+    """On paper there is nothing to click, download or unfold: no sentence says so."""
+    found = [
+        f"page {number}: {phrase!r} in ...{text[max(0, at - 50) : at + 40]!r}..."
+        for number, text in enumerate(pdf["texts"], 1)
+        for phrase in WEB_ONLY
+        for at in [text.replace("\n", " ").find(phrase)]
+        if at >= 0
+    ]
+    assert not found, f"{len(found)} web-only sentence(s) printed:\n  " + "\n  ".join(found[:20])
+
+
+def test_every_character_has_a_glyph(pdf):
+    """Every character of the text prints with a glyph of some installed font: a character no font
+    has prints as an empty box, which Chromium writes as glyph 0 (read back as U+0000)."""
+    found = [
+        f"page {number}: {text[max(0, at - 40) : at + 20]!r}"
+        for number, text in enumerate(pdf["texts"], 1)
+        for at in [m.start() for m in re.finditer("\x00|\ufffd", text)]
+    ]
+    assert not found, f"{len(found)} character(s) printed without a glyph:\n  " + "\n  ".join(found[:20])
+
+
+def _code_lines(html_text: str) -> list[str]:
+    """Every line of code and printed output of a built page, as its <pre> blocks hold them."""
+    blocks = re.findall(r"<pre\b[^>]*>(.*?)</pre>", html_text, re.DOTALL)
+    return [line.strip() for block in blocks for line in _plain(block).splitlines() if line.strip()]
+
+
+def _at_boundaries(piece: str, line: str) -> bool:
+    """`piece` stands in `line` somewhere it begins and ends at a token boundary: the line's ends, a
+    space, or just after , ; ( [ { (where tools/pdf_assemble.js breaks a long line)."""
+    for match in re.finditer(re.escape(piece), line):
+        start, end = match.start(), match.end()
+        starts = start == 0 or line[start - 1] in " \t,;([{"
+        ends = end == len(line) or line[end] == " " or line[end - 1] in " ,;([{"
+        if starts and ends:
+            return True
+    return False
+
+
+def test_code_breaks_only_between_tokens(pdf, built_book):
+    """A line of code or output too long for the column goes on after a token, marked "↪": no
+    printed line of code ends or begins inside a token (a number split as "1e-" / "12)")."""
+    spans = _doc_pages(pdf, toc_files())
+    problems, pieces = [], 0
+    for doc, span in spans.items():
+        lines = _code_lines((built_book.html_dir / f"{doc}.html").read_text(encoding="utf-8"))
+        whole = set(lines)
+        for index in span:
+            for printed in pdf["texts"][index].splitlines():
+                piece = printed.strip().removeprefix("↪").strip()
+                if len(piece) < 3 or piece.isdigit() or piece in whole:
+                    continue
+                if _squash(piece) not in pdf["mono"][index] or _squash(piece) in pdf["other"][index]:
+                    continue  # not printed as code (prose, a figure's label), or not only as code
+                holding = [line for line in lines if piece in line]
+                if not holding:
+                    continue  # prose, or a line of code printed whole
+                pieces += 1
+                if not any(_at_boundaries(piece, line) for line in holding):
+                    problems.append(f"{doc}, page {index + 1}: {piece!r} (a piece of {holding[0]!r})")
+    assert not problems, f"{len(problems)} line(s) of code broken inside a token:\n  " + "\n  ".join(problems[:20])
+    print(f"\n{pieces} pieces of long code lines, each broken between tokens")
+
+
+def test_parts_and_chapters_begin_on_right_hand_pages(pdf):
+    """As in a printed book: every part and every page of the book (chapter, checklist, reference)
+    begins on a right-hand, odd page."""
+    names = [f"pdf-part-{p + 1}" for p, part in enumerate(build_pdf.book_parts()) if part["caption"]]
+    names += [key(doc) for doc in toc_files()]
+    left = [f"{name}: page {pdf['dests'][name] + 1}" for name in names if pdf["dests"][name] % 2]
+    assert not left, f"{len(left)} begin on a left-hand page: {left}"
+
+
+def test_running_heads_name_the_chapter(pdf, pages):
+    """Every page of a chapter but its first (and an empty page before the next) carries the
+    chapter's title as its running head."""
+    docs = toc_files()
+    spans = _doc_pages(pdf, docs)
+    parts = {pdf["dests"][f"pdf-part-{p + 1}"] for p, part in enumerate(build_pdf.book_parts()) if part["caption"]}
+    missing = []
+    for doc, span in spans.items():
+        title = _squash(pages[doc].title)
+        for index in span[1:]:
+            text = pdf["texts"][index]
+            if index in parts:
+                continue  # a part's own page, after the chapter
+            if not text.strip().replace(str(index + 1), "").strip():
+                continue  # an empty page (its page number only)
+            if title not in _squash(text):
+                missing.append(f"page {index + 1} of {doc}")
+    assert not missing, f"{len(missing)} page(s) without their chapter's running head: {missing[:10]}"
+
+
+def test_recall_questions_start_as_sentences(pdf):
+    """ "Recall 9.1. Two scores in a row ...": a question printed after its label starts with a capital."""
+    text = " ".join(t.replace("\n", " ") for t in pdf["texts"])
+    questions = re.findall(r"(?:Answer to )?Recall \d+\.\d+[.:] +(\S+)", text)
+    lower = [word for word in questions if word[:1].islower()]
+    assert questions, "no Recall question found in the PDF"
+    assert not lower, f"{len(lower)} of {len(questions)} Recall questions start in lower case: {lower[:10]}"
+
+
+def test_title_page_says_version_and_where_the_web_book_is(pdf):
+    """The first page names the course, its version (the date and commit it was built from) and
+    where the web book, with its live figures, is."""
+    first = pdf["texts"][0].replace("\n", " ")
+    assert build_pdf.book_info()["title"] in first, f"the title page reads {first[:200]!r}"
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "log", "-1", "--format=%h"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    if commit and not os.environ.get(PDF_ENV):
+        assert f"commit {commit}" in first, f"the title page gives no version (commit {commit}): {first[:300]!r}"
+    assert re.search(r"Version of \d{1,2} \w+ \d{4}", first), f"the title page gives no version: {first[:300]!r}"
+    assert "web book" in first and ("intro.html" in first or "http" in first), (
+        f"the title page does not say where the web book is: {first[:400]!r}"
+    )

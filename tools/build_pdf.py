@@ -78,6 +78,10 @@ FILL_CONTENTS = """(starts) => {
     }
     return unplaced;
 }"""
+#: an empty page before each element of these ids (a part or chapter that would begin on a left-hand page)
+INSERT_BLANKS = """(ids) => {
+    for (const id of ids) document.getElementById(id).insertAdjacentHTML('beforebegin', '<div class="pdf-blank"></div>');
+}"""
 #: the text column in CSS px: (210 mm - 2 x 15 mm) / 0.85 at 96 px per inch
 COLUMN_PX = 800
 #: every box of the book that could run past the margin (code, outputs, math, tables, figures)
@@ -118,12 +122,37 @@ def book_parts(toc_file: Path = ROOT / "_toc.yml") -> list[dict]:
     return parts
 
 
+def version() -> str:
+    """The book's version, as its title page prints it: the date and id of the commit it was built
+    from ("6 December 2026, commit ed7a63a"), or the day it was built outside a git checkout."""
+    try:
+        said = subprocess.run(
+            ["git", "-C", str(ROOT), "log", "-1", "--format=%cd %h", "--date=format:%-d %B %Y"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=20,
+        ).stdout.split()
+        return f"{' '.join(said[:-1])}, commit {said[-1]}"
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return time.strftime("%-d %B %Y") + " (built outside a git checkout)"
+
+
 def book_info(config_file: Path = ROOT / "_config.yml") -> dict:
     config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+    url = (config.get("html") or {}).get("baseurl") or ""
+    web = (
+        f'The web book, with its live figures: <a href="{html.escape(url)}">{html.escape(url)}</a>'
+        if url
+        else "The web book, with its live figures, is built from the course's folder: run "
+        "<code>make book</code> and open <code>_build/html/intro.html</code> (this file is written beside it)."
+        " The chapters' notebooks are in <code>chapters/</code>; <code>make lab</code> opens them."
+    )
     return {
         "title": config.get("title", "The book"),
         "author": config.get("author", ""),
-        "copyright": str(config.get("copyright", "")),
+        "version": version(),
+        "web": web,
     }
 
 
@@ -199,6 +228,11 @@ def print_book(html_dir: Path, out: Path, chromium: str) -> dict:
                         new Promise(done => { img.onload = img.onerror = done; })));
                 }"""
             )
+            # what pdf_assemble.js defines besides assemble(): called on the typeset book
+            helpers = f"{ASSEMBLE_JS.read_text(encoding='utf-8')}\n"
+            empty = page.evaluate(f"() => {{ {helpers} return emptyLiveFigures(); }}")
+            if empty:
+                raise RuntimeError(f"{len(empty)} live figure(s) print nothing drawn: {empty[:5]}")
             broken = page.evaluate(
                 "() => Array.from(document.images).filter(i => !i.naturalWidth).map(i => i.getAttribute('src'))"
             )
@@ -206,6 +240,7 @@ def print_book(html_dir: Path, out: Path, chromium: str) -> dict:
                 raise RuntimeError(f"{len(broken)} figure(s) did not load: {broken[:3]}")
             # laid out as on paper (print media, the text column's width): nothing wider than the column
             page.set_viewport_size({"width": COLUMN_PX, "height": 1100})
+            meta["wrapped"] = page.evaluate(f"() => {{ {helpers} return wrapLongLines(); }}")
             wide = page.evaluate(TOO_WIDE)
             if wide:
                 raise RuntimeError(f"{len(wide)} box(es) wider than the page's text column: {wide[:5]}")
@@ -220,19 +255,110 @@ def print_book(html_dir: Path, out: Path, chromium: str) -> dict:
                 "footer_template": FOOTER,
                 **PAGE,
             }
-            # printed twice: the first print says on which page each part and chapter begins, the
-            # contents show those numbers (in placeholders as wide, so no line moves), the second is kept
-            starts = {name: place[0] + 1 for name, place in destinations(page.pdf(**options)).items()}
+            # printed twice: the first print says on which page each part and chapter begins; an
+            # empty page goes before each that would begin on a left-hand (even) page, the contents
+            # show the pages they begin on then (in placeholders as wide, so no line moves), and
+            # the second print is kept
+            first = {name: place[0] + 1 for name, place in destinations(page.pdf(**options)).items()}
+            openers = [entry["id"] for entry in meta["docs"]]
+            starts, blanks = recto_starts([first[name] for name in openers])
+            meta["blank_before"] = [name for name, blank in zip(openers, blanks) if blank]
+            page.evaluate(INSERT_BLANKS, meta["blank_before"])
+            starts = {**first, **dict(zip(openers, starts))}
             unplaced = page.evaluate(FILL_CONTENTS, starts)
             if unplaced:
                 raise RuntimeError(f"no page for {len(unplaced)} contents line(s): {unplaced[:5]}")
             page.pdf(path=str(out), **options)
+            meta["openers"] = {name: starts[name] for name in openers}
+            meta["heads"] = running_heads(meta, len(pypdf_reader(out).pages))
+            meta["head_overlay"] = head_overlay(browser.new_page(), meta["heads"])
             meta["seconds"] = {"assemble and typeset": assembled - clock, "print": time.perf_counter() - assembled}
             browser.close()
     finally:
         httpd.shutdown()
         httpd.server_close()
     return meta
+
+
+def recto_starts(first: list[int]) -> tuple[list[int], list[bool]]:
+    """Where each part and chapter begins (pages from 1, in book order) once an empty page is put
+    before each that would begin on a left-hand, even page; and which ones get it."""
+    starts, blanks, shift = [], [], 0
+    for page in first:
+        blank = (page + shift) % 2 == 0
+        shift += blank
+        starts.append(page + shift)
+        blanks.append(blank)
+    return starts, blanks
+
+
+def pypdf_reader(path: Path):
+    from pypdf import PdfReader
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    return PdfReader(path)
+
+
+def running_heads(meta: dict, pages: int) -> list[str]:
+    """Each page's running head: the title of the chapter (or page of the book) it belongs to; none
+    on the title page, the contents, a part's page, an empty page or the first page of a chapter."""
+    heads = [""] * (pages + 1)  # by page number, from 1
+    entries = meta["docs"]
+    starts = [meta["openers"][entry["id"]] for entry in entries]
+    empty = {start - 1 for start, entry in zip(starts, entries) if entry["id"] in meta["blank_before"]}
+    for entry, start, end in zip(entries, starts, [*starts[1:], pages + 1]):
+        if "doc" in entry:
+            title = plain_title(entry["titleHtml"])
+            for number in range(start + 1, end):
+                heads[number] = "" if number in empty else title
+    return heads[1:]
+
+
+def head_overlay(page, heads: list[str]) -> bytes:
+    """One A4 page per page of the book, blank but for its running head in the top margin: on a
+    left-hand (even) page at the left, on a right-hand page at the right."""
+    sheets = "".join(
+        f'<div class="sheet"><div class="head" style="text-align:{"left" if number % 2 == 0 else "right"}">'
+        f"{html.escape(head)}</div></div>"
+        for number, head in enumerate(heads, 1)
+    )
+    page.set_content(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><style>"
+        "@page { size: A4; margin: 0 } html, body { margin: 0 }"
+        ".sheet { height: 297mm; position: relative; break-after: page; overflow: hidden }"
+        ".head { position: absolute; top: 7mm; left: 15mm; right: 15mm; font: italic 8pt 'DejaVu Sans', sans-serif;"
+        " color: #444 }</style></head><body>" + sheets + "</body></html>"
+    )
+    return page.pdf(format="A4", print_background=False, margin={"top": "0", "bottom": "0", "left": "0", "right": "0"})
+
+
+def draw_over(writer, page, over) -> None:
+    """Draw page `over` (of another PDF) on top of `page`: its content as one more stream of the
+    page, its fonts under names of their own. (pypdf's merge_page rewrites the page's whole
+    content, which an incremental update then stores twice: 4 MB more for the running heads.)"""
+    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject
+
+    data = over.get_contents().get_data()
+    resources = page["/Resources"]
+    for category, entries in over["/Resources"].items():
+        if not isinstance(entries.get_object(), DictionaryObject):
+            continue  # /ProcSet
+        target = resources.get(category)
+        if target is None:
+            target = resources[NameObject(category)] = DictionaryObject()
+        target = target.get_object()
+        for name, value in entries.get_object().items():
+            own = "/Head" + name[1:]
+            data = re.sub(rb"/" + re.escape(name[1:].encode()) + rb"(?=[\s/\[\]<>()])", own.encode(), data)
+            target[NameObject(own)] = value.clone(writer)
+    before, after = DecodedStreamObject(), DecodedStreamObject()
+    before.set_data(b"q\n")
+    after.set_data(b"\nQ\n" + data)
+    contents = page.raw_get("/Contents")
+    streams = list(contents.get_object()) if isinstance(contents.get_object(), ArrayObject) else [contents]
+    page[NameObject("/Contents")] = ArrayObject(
+        [writer._add_object(before), *streams, writer._add_object(after.flate_encode())]
+    )
 
 
 def destinations(pdf: bytes) -> dict:
@@ -285,6 +411,22 @@ def write_outline(printed: Path, out: Path, meta: dict) -> None:
         page_number, fit = place[name]
         return writer.add_outline_item(title=title, page_number=page_number, parent=parent, fit=fit)
 
+    # each part and chapter begins on a right-hand page, where the contents say it does
+    astray = [
+        f"{entry['id']}: page {place[entry['id']][0] + 1}, the contents say {meta['openers'][entry['id']]}"
+        for entry in meta["docs"]
+        if entry["id"] in place
+        and (place[entry["id"]][0] + 1 != meta["openers"][entry["id"]] or place[entry["id"]][0] % 2)
+    ]
+    if astray:
+        raise RuntimeError(f"{len(astray)} part(s) or chapter(s) not on the right-hand page expected: {astray[:5]}")
+    # the running heads, each page's drawn over it from a page of the overlay
+    from pypdf import PdfReader
+
+    overlay = PdfReader(BytesIO(meta["head_overlay"]))
+    for index, head in enumerate(meta["heads"]):
+        if head:
+            draw_over(writer, writer.pages[index], overlay.pages[index])
     part = None
     for entry in meta["docs"]:
         if "doc" not in entry:
@@ -388,7 +530,11 @@ def main(argv: list[str] | None = None) -> int:
     pages = len(PdfReader(out).pages)
     size = out.stat().st_size / 1e6
     stages = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in meta["seconds"].items())
-    print(f"build_pdf: {out} ({pages} pages, {size:.1f} MB) in {time.perf_counter() - start:.0f} s ({stages})")
+    wrapped = meta["wrapped"]
+    print(
+        f"build_pdf: {out} ({pages} pages, {size:.1f} MB) in {time.perf_counter() - start:.0f} s ({stages});"
+        f" {wrapped['wrapped']} long code line(s) broken at a token, {len(wrapped['shrunk'])} block(s) printed smaller"
+    )
     return 0
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -50,6 +51,8 @@ MARK = "attnlib"
 MARK_VALUE = {"solution": "folded"}
 #: the line between a solution's code and what it printed
 PRINTS = "It prints:"
+#: the longest line of a solution's code (an opened solution in JupyterLab, the book on a laptop)
+SHORT_LINE = 88
 
 
 def text_of(cell: dict) -> str:
@@ -83,8 +86,24 @@ def _printed(cell: dict) -> tuple[str, list[str]]:
     return printed, other
 
 
+def short_lines(code: str) -> str:
+    """The code with no line longer than SHORT_LINE: a longer one is re-wrapped by ruff's formatter,
+    which breaks it inside its brackets, so it stays the same Python. JupyterLab's "wrap long
+    lines" is for code cells only: in a solution (a code block in markdown) a long line ran out of
+    its box. Code that ruff cannot read is left as it is."""
+    if max((len(line) for line in code.splitlines()), default=0) <= SHORT_LINE:
+        return code
+    ruff = Path(sys.executable).with_name("ruff")
+    command = [str(ruff) if ruff.is_file() else "ruff", "format", f"--line-length={SHORT_LINE}", "--isolated", "-"]
+    try:
+        done = subprocess.run(command, input=code, capture_output=True, text=True, check=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return code
+    return done.stdout.strip("\n")
+
+
 def _code_block(cell: dict) -> str:
-    code = CODE_LABEL.sub("", text_of(cell), count=1).strip("\n")
+    code = short_lines(CODE_LABEL.sub("", text_of(cell), count=1).strip("\n"))
     printed = _printed(cell)[0].rstrip("\n")
     fence = _fence(code, "`")
     block = f"{fence}python\n{code}\n{fence}"

@@ -56,6 +56,46 @@ def verdict(r: dict) -> str:
     return "k's shadow falls behind q, so q · k is negative"
 
 
+def _starting_geometry(q, k, scale: float) -> dict[str, str]:
+    """The SVG attributes of the starting picture, as dot.js's update() sets them (so that a page
+    whose script does not run, and the PDF, show the arrows, the shadow and their labels)."""
+
+    def pt(v):
+        return (float(v[0]) * scale, -float(v[1]) * scale)
+
+    def line(a, b):
+        return f'x1="{a[0]:.2f}" y1="{a[1]:.2f}" x2="{b[0]:.2f}" y2="{b[1]:.2f}"'
+
+    def head(tip):
+        length = math.hypot(*tip)
+        if length < 1e-9:
+            return 'points=""'
+        ux, uy, s = tip[0] / length, tip[1] / length, min(11.0, length)
+        bx, by = tip[0] - ux * s, tip[1] - uy * s
+        points = [tip[0], tip[1], bx - uy * s * 0.45, by + ux * s * 0.45, bx + uy * s * 0.45, by - ux * s * 0.45]
+        return 'points="' + " ".join(f"{v:.2f}" for v in points) + '"'
+
+    def label(p):
+        return f'x="{p[0] + (6 if p[0] >= 0 else -16):.2f}" y="{p[1] + (16 if p[1] > 0 else -6):.2f}"'
+
+    lq = math.hypot(float(q[0]), float(q[1]))
+    u = (float(q[0]) / lq, float(q[1]) / lq)
+    shadow = (float(q[0]) * float(k[0]) + float(q[1]) * float(k[1])) / lq
+    qp, kp, foot = pt(q), pt(k), pt((shadow * u[0], shadow * u[1]))
+    return {
+        "qline": line(pt((-4.4 * u[0], -4.4 * u[1])), pt((4.4 * u[0], 4.4 * u[1]))),
+        "q": line((0, 0), qp),
+        "qhead": head(qp),
+        "k": line((0, 0), kp),
+        "khead": head(kp),
+        "shadow": line((0, 0), foot),
+        "drop": line(kp, foot),
+        "qlabel": label(qp),
+        "klabel": label(kp),
+        "slabel": f'x="{foot[0] / 2 + (8 if u[1] >= 0 else -8):.2f}" y="{foot[1] / 2 + 18:.2f}"',
+    }
+
+
 def dot_product_arrows(
     query: str = "sat", key: str = "sat", theta: float = 40.0, k_length: float = 2.0
 ) -> InteractiveFigure:
@@ -75,6 +115,7 @@ def dot_product_arrows(
     k = own_key(q, theta, k_length) if key == "own" else K[choice]
     r = reading(q, k)
     options = [(str(j), f"k{j} {word_span(w)}") for j, w in enumerate(labels)] + [("own", "your own k")]
+    g = _starting_geometry(q, k, 36)
     theta_txt = "—" if r["theta"] is None else f"{r['theta']:.1f}°"
     cos_txt = "—" if r["cos"] is None else f2(r["cos"])
     body = f"""{radios(p, "key", f"the key k, against q{qi} = the query of “{query}”:", options, choice)}
@@ -82,16 +123,16 @@ def dot_product_arrows(
 <desc id="{p}-desc" class="attnfig-desc">Arrow q and arrow k from the origin; q · k = {f2(r["dot"])}</desc>
 <line x1="-160" y1="0" x2="160" y2="0" stroke="currentColor" stroke-opacity="0.3"/>
 <line x1="0" y1="-150" x2="0" y2="150" stroke="currentColor" stroke-opacity="0.3"/>
-<line class="attnfig-qline" stroke="currentColor" stroke-opacity="0.3" stroke-dasharray="2 4"/>
-<line class="attnfig-shadow" stroke="var(--attnfig-k)" stroke-opacity="0.45" stroke-width="9"/>
-<line class="attnfig-drop" stroke="currentColor" stroke-opacity="0.6" stroke-dasharray="5 4"/>
-<line class="attnfig-q" stroke="var(--attnfig-q)" stroke-width="3.5"/>
-<polygon class="attnfig-qhead" fill="var(--attnfig-q)"/>
-<line class="attnfig-k" stroke="var(--attnfig-k)" stroke-width="3.5"/>
-<polygon class="attnfig-khead" fill="var(--attnfig-k)"/>
-<text class="attnfig-qlabel" style="fill:var(--attnfig-q);font-weight:700;font-size:15px">q</text>
-<text class="attnfig-klabel" style="fill:var(--attnfig-k);font-weight:700;font-size:15px">k</text>
-<text class="attnfig-slabel" style="font-size:13px">shadow</text>
+<line class="attnfig-qline" {g["qline"]} stroke="currentColor" stroke-opacity="0.3" stroke-dasharray="2 4"/>
+<line class="attnfig-shadow" {g["shadow"]} stroke="var(--attnfig-k)" stroke-opacity="0.45" stroke-width="9"/>
+<line class="attnfig-drop" {g["drop"]} stroke="currentColor" stroke-opacity="0.6" stroke-dasharray="5 4"/>
+<line class="attnfig-q" {g["q"]} stroke="var(--attnfig-q)" stroke-width="3.5"/>
+<polygon class="attnfig-qhead" {g["qhead"]} fill="var(--attnfig-q)"/>
+<line class="attnfig-k" {g["k"]} stroke="var(--attnfig-k)" stroke-width="3.5"/>
+<polygon class="attnfig-khead" {g["khead"]} fill="var(--attnfig-k)"/>
+<text class="attnfig-qlabel" {g["qlabel"]} style="fill:var(--attnfig-q);font-weight:700;font-size:15px">q</text>
+<text class="attnfig-klabel" {g["klabel"]} style="fill:var(--attnfig-k);font-weight:700;font-size:15px">k</text>
+<text class="attnfig-slabel" {g["slabel"]} style="font-size:13px">shadow</text>
 </svg>
 <div class="attnfig-controls">
 {slider(p, "theta", "your own k: angle θ from q", -180, 180, 1, theta, f"{theta:g}°")}

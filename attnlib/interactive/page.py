@@ -18,9 +18,11 @@ takes arrow keys and Space from the page, so the script keeps the keys of its co
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import json
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -143,16 +145,72 @@ CONTROL_KEYS = ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"
 #: what the script runs once the figure works: show the pictures, keep the controls' keys from Lab
 GO_LIVE = (
     'qa(".attnfig-pic").forEach(function(e){ e.style.display = "contents"; });\n'
+    'qa(".attnfig-still").forEach(function(e){ e.remove(); });\n'
     'root.setAttribute("data-lm-suppress-shortcuts", "true");\n'
     f"var KEYS = {json.dumps(list(CONTROL_KEYS))};\n"
     'root.addEventListener("keydown", function(e){ if(KEYS.indexOf(e.key) >= 0 && e.target.closest("input, button, [tabindex]")) e.stopPropagation(); });\n'
+    # Notebook 7 takes the arrow keys on the way down (a capturing listener of the notebook, which
+    # also cancels the slider's own move): a slider or radio button of this figure keeps them from
+    # the window on, and the browser still moves it
+    'window.addEventListener("keydown", function(e){ if(KEYS.indexOf(e.key) >= 0 && e.target && e.target.tagName === "INPUT" && root.contains(e.target)) e.stopPropagation(); }, true);\n'
     'root.dataset.live = "1";\n'
 )
 
 
+#: first thing the script does: the buttons work now, and show pressed by the figure's style
+ENABLE = (
+    'Array.prototype.forEach.call(root.querySelectorAll("button[disabled]"), function(b){ '
+    'b.disabled = false; b.style.textDecoration = ""; });\n'
+)
+
+
+def _xml_text(svg: str) -> str:
+    """An inline SVG's markup as XML: HTML's named character references (&nbsp;) as characters."""
+    keep = {"amp", "lt", "gt", "quot", "apos"}
+    return re.sub(
+        r"&([A-Za-z][A-Za-z0-9]*);", lambda m: m.group(0) if m.group(1) in keep else html.unescape(m.group(0)), svg
+    )
+
+
+def _still(svg: str) -> str:
+    """The starting picture as an <img> of a standalone SVG (the figure's own style inside it, on a
+    white ground): what a notebook JupyterLab does not trust shows, since its sanitiser strips
+    inline SVG to bare text but keeps an <img> with a data: source. The script removes it."""
+    box = re.search(r'viewBox="([^"]+)"', svg)
+    x, y, width, height = (float(v) for v in box.group(1).split()) if box else (0.0, 0.0, 360.0, 200.0)
+    desc = re.search(r"<desc[^>]*>(.*?)</desc>", svg, re.DOTALL)
+    alt = html.unescape(re.sub(r"<[^>]+>", "", desc.group(1))) if desc else "the figure's starting picture"
+    place = f'<svg x="{x:g}" y="{y:g}" width="{width:g}" height="{height:g}"'  # the outer box, in its own units
+    inner = re.sub(r'^(<svg\b[^>]*?)\sstyle="[^"]*"', r"\1", svg.replace("<svg", place, 1), count=1)
+    document = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{box.group(1) if box else "0 0 360 200"}" '
+        f'width="{width:g}" height="{height:g}"><style>{asset("page.css")}</style>'
+        f'<rect x="{x:g}" y="{y:g}" width="{width:g}" height="{height:g}" fill="#ffffff"/>'
+        f'<g class="attnfig" style="color:#111">{_xml_text(inner)}</g></svg>'
+    )
+    source = "data:image/svg+xml;base64," + base64.b64encode(document.encode("utf-8")).decode("ascii")
+    return (
+        f'<img class="attnfig-still" src="{source}" alt="{esc(alt)}" '
+        f'style="display:block;width:100%;max-width:{min(width * 1.5, 480):g}px;height:auto;background:#ffffff">'
+    )
+
+
 def _hidden_pictures(body: str) -> str:
-    """Each <svg> inside a wrapper that stays hidden until the script shows it (as display: contents, no box)."""
-    return body.replace("<svg", '<div class="attnfig-pic" style="display:none"><svg').replace("</svg>", "</svg></div>")
+    """Each <svg> inside a wrapper that stays hidden until the script shows it (as display: contents,
+    no box), after a still <img> of it that the script removes (see _still)."""
+    return re.sub(
+        r"<svg\b.*?</svg>",
+        lambda m: f'{_still(m.group(0))}<div class="attnfig-pic" style="display:none">{m.group(0)}</div>',
+        body,
+        flags=re.DOTALL,
+    )
+
+
+def _until_live(body: str) -> str:
+    """Every button disabled until the script enables it (a sanitised copy keeps no script, so a
+    button there could do nothing), and a pressed one struck through by its own style attribute."""
+    body = re.sub(r"<button\b", "<button disabled", body)
+    return re.sub(r'(<button disabled[^>]*aria-pressed="true")', r'\1 style="text-decoration:line-through"', body)
 
 
 def wrap(figure_id: str, name: str, title: str, body: str, data: dict, script: str) -> InteractiveFigure:
@@ -165,13 +223,13 @@ def wrap(figure_id: str, name: str, title: str, body: str, data: dict, script: s
     js = (
         "(function(){\nvar here = document.currentScript, root = (here && here.closest && here.closest('.attnfig')) || "
         f"document.getElementById({json.dumps(figure_id)});\n"
-        f"if(!root || root.dataset.live) return;\nvar D = {payload};\n{asset('helpers.js')}"
+        f"if(!root || root.dataset.live) return;\nvar D = {payload};\n{ENABLE}{asset('helpers.js')}"
         f"{asset(script)}{GO_LIVE}}})();"
     )
     text = (
         f'<figure class="attnfig" id="{figure_id}" data-attnfig="{name}">\n<style>\n{asset("page.css")}</style>\n'
         f'<figcaption class="attnfig-title">{esc(title)}</figcaption>\n'
-        f"{STATIC_NOTE}\n{_hidden_pictures(body)}\n<script>\n{js}\n</script>\n</figure>"
+        f"{STATIC_NOTE}\n{_hidden_pictures(_until_live(body))}\n<script>\n{js}\n</script>\n</figure>"
     )
     return InteractiveFigure(name, text)
 

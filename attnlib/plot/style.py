@@ -100,15 +100,16 @@ def word_colour(word: str) -> str:
 #: The course style, applied to every figure by figure. Figures are shown as SVG (see
 #: show_svg_inline below), so they are sharp at any width; dpi only sets the size of the
 #: few raster parts (an imshow heatmap's cells) and of a PNG a reader saves by hand.
-#: The background is transparent, so a figure takes the page's own background: white in the
-#: light book and in JupyterLab, dark in the book's dark mode (where _static/phone.css turns
-#: the black ink light).
+#: The background is opaque white, so a figure's black ink reads wherever it is shown: on the
+#: light page, in JupyterLab's dark theme (which shows a stored SVG or PNG as it is: a transparent
+#: one put black text on near-black), and in the book's dark mode (where _static/phone.css inverts
+#: the figure: a dark panel, its ink light).
 STYLE = {
     "figure.dpi": 100,
     "savefig.dpi": 200,
-    "figure.facecolor": "none",
+    "figure.facecolor": "white",
     "axes.facecolor": "none",
-    "savefig.facecolor": "none",
+    "savefig.facecolor": "white",
     "legend.facecolor": "white",
     "font.size": 12,
     "axes.titlesize": 13,
