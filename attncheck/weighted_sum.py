@@ -125,8 +125,8 @@ def _rows_apart_case() -> tuple[np.ndarray, ...]:
 def _wide_row_case() -> tuple[np.ndarray, ...]:
     """Row 0's scores are [1131, 0, 0]: a spread of over 1,000 inside one row.
 
-    Shifted by the row's max it is fine; shifted by its min or its mean, e^x still overflows (chapter 9's
-    stable_softmax rejects both shifts on such a row). X is the identity, so Q = W_Q, K = W_K, V = W_V.
+    Shifted by the row's max it is fine; shifted by its min or its mean, e^x still overflows (the softmax
+    chapter's stable_softmax rejects both shifts on such a row). X is the identity, so Q = W_Q, K = W_K, V = W_V.
     """
     X = np.eye(3)
     W_Q = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]])

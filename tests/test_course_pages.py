@@ -69,54 +69,62 @@ def test_intro_names_every_chapter_and_its_title_and_the_map_every_box():
     assert not re.search(r"[$\\{}]", alt), "alt text is plain text, no TeX"
 
 
-def _course_with_a_new_chapter(tmp_path: Path) -> Path:
-    """A copy of the course's pages, _toc.yml and chapter titles and Recalls, with a chapter
-    inserted after chapter 15 and the two after it renumbered, as the causal-model branch does."""
+def _timing_number() -> int:
+    """The number of the first timing chapter today (where a new Part IV chapter would go)."""
+    stems = [Path(file).name for file in _toc_files()]
+    return next(int(stem[:2]) for stem in stems if stem.endswith("_counting_and_timing"))
+
+
+def _course_with_a_new_chapter(tmp_path: Path) -> tuple[Path, int]:
+    """A copy of the course's pages, _toc.yml and chapter titles and Recalls, with a chapter inserted
+    at the end of Part IV and the two timing chapters after it renumbered; returns the new number."""
     for page in course_pages.PAGES + ["_toc.yml"]:
         (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / page, tmp_path / page)
+    t = _timing_number()
+    renamed = {f"{t:02d}_counting_and_timing": f"{t + 1:02d}_counting_and_timing"}
+    renamed[f"{t + 1:02d}_cpu_vs_gpu"] = f"{t + 2:02d}_cpu_vs_gpu"
     toc = (tmp_path / "_toc.yml").read_text(encoding="utf-8")
-    toc = toc.replace("chapters/17_cpu_vs_gpu", "chapters/18_cpu_vs_gpu")
-    toc = toc.replace("chapters/16_counting_and_timing", "chapters/17_counting_and_timing")
+    for old, new in reversed(renamed.items()):
+        toc = toc.replace(f"chapters/{old}", f"chapters/{new}")
+    last = [Path(f).name for f in _toc_files()][t - 2]  # the chapter before the timing ones
     toc = toc.replace(
-        "      - file: chapters/15_trained_model\n",
-        "      - file: chapters/15_trained_model\n      - file: chapters/16_causal_model\n",
+        f"      - file: chapters/{last}\n", f"      - file: chapters/{last}\n      - file: chapters/{t:02d}_new_idea\n"
     )
     (tmp_path / "_toc.yml").write_text(toc, encoding="utf-8")
     for file in _toc_files():
         stem = Path(file).name
-        new = {"16_counting_and_timing": "17_counting_and_timing", "17_cpu_vs_gpu": "18_cpu_vs_gpu"}.get(stem, stem)
         notebook = json.loads((ROOT / f"{file}.ipynb").read_text(encoding="utf-8"))
         notebook["cells"] = [c for c in notebook["cells"] if c["cell_type"] == "markdown"]
-        (tmp_path / "chapters" / f"{new}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+        (tmp_path / "chapters" / f"{renamed.get(stem, stem)}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
     source = (
-        "# A model that writes\n\nText.\n\n::::{dropdown} Recall: Why can a writing model not look ahead?\n"
+        "# A new idea\n\nText.\n\n::::{dropdown} Recall: Why can a writing model not look ahead?\n"
         "It has not written it yet.\n\n:::{note}\nA directive inside the answer.\n:::\n::::\n"
     )
     notebook = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": source}], "metadata": {}}
-    (tmp_path / "chapters" / "16_causal_model.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
-    return tmp_path
+    (tmp_path / "chapters" / f"{t:02d}_new_idea.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    return tmp_path, t
 
 
 def test_a_new_chapter_flows_through_every_page(tmp_path):
-    root = _course_with_a_new_chapter(tmp_path)
+    root, t = _course_with_a_new_chapter(tmp_path)
     assert set(course_pages.stale(root)) == set(course_pages.PAGES)  # every page changes
     checklist = course_pages.render(root, "chapters/checklist.md")
     assert (
-        "::::{dropdown} Recall 16.1: Why can a writing model not look ahead?\nIt has not written it yet.\n\n"
-        ":::{note}\nA directive inside the answer.\n:::\n\n*Taught in* {doc}`chapter 16 <16_causal_model>`, {doc}`16_causal_model`\n::::\n"
-        in checklist
+        f"::::{{dropdown}} Recall {t}.1: Why can a writing model not look ahead?\nIt has not written it yet.\n\n"
+        f":::{{note}}\nA directive inside the answer.\n:::\n\n*Taught in* {{doc}}`chapter {t} <{t:02d}_new_idea>`, "
+        f"{{doc}}`{t:02d}_new_idea`\n::::\n" in checklist
     )
-    assert "### [Chapter 18](18_cpu_vs_gpu.ipynb)" in checklist and "Recall 18.1:" in checklist
-    assert "Recall 19." not in checklist
+    assert f"### [Chapter {t + 2}]({t + 2:02d}_cpu_vs_gpu.ipynb)" in checklist and f"Recall {t + 2}.1:" in checklist
+    assert f"Recall {t + 3}." not in checklist
     intro = course_pages.render(root, "intro.md")
-    assert "- {doc}`16 <chapters/16_causal_model>` A model that writes" in intro
-    assert "- {doc}`18 <chapters/18_cpu_vs_gpu>` CPU versus GPU" in intro
-    assert "16 causal model; 17 counting and timing; 18 CPU vs GPU." in intro
+    assert f"- {{doc}}`{t} <chapters/{t:02d}_new_idea>` A new idea" in intro
+    assert f"- {{doc}}`{t + 2} <chapters/{t + 2:02d}_cpu_vs_gpu>` CPU versus GPU" in intro
+    assert f"{t} new idea; {t + 1} counting and timing; {t + 2} CPU vs GPU." in intro
     readme = course_pages.render(root, "README.md")
-    assert "| | 16 `chapters/16_causal_model.ipynb` | A model that writes |" in readme
+    assert f"| | {t} `chapters/{t:02d}_new_idea.ipynb` | A new idea |" in readme
     assert (
-        "| V On real hardware | 17 `chapters/17_counting_and_timing.ipynb` | FLOPs and bytes" in readme
+        f"| V On real hardware | {t + 1} `chapters/{t + 1:02d}_counting_and_timing.ipynb` | FLOPs and bytes" in readme
     )  # its words kept
     for page in course_pages.PAGES:  # made once, the pages are up to date
         (root / page).write_text(course_pages.render(root, page), encoding="utf-8")

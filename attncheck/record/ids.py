@@ -4,10 +4,10 @@ An id begins with its chapter's subject (`softmax.by_hand`). Until 2 December 20
 the chapter's number instead (`ch09.by_hand`), and the numbers moved twice:
 
 - the first edition (30 November, the repository's first commit, to 1 December 11:22 UTC) had
-  ten chapters and the CPU-and-GPU chapter as chapter 11 (`ch11.flops`, `ch10.causal_mask`);
-- on the morning of 1 December, Part IV (masks, heads, word order, the lenses) became chapters
-  11 to 14 and the CPU-and-GPU chapter chapter 15 (`ch15.online_step`);
-- the second edition (1 December 14:41 UTC to 2 December) split chapter 15 into counting and
+  ten chapters and the CPU-and-GPU chapter as number 11 (`ch11.flops`, `ch10.causal_mask`);
+- on the morning of 1 December, Part IV (masks, heads, word order, the lenses) took the numbers
+  11 to 14 and the CPU-and-GPU chapter number 15 (`ch15.online_step`);
+- the second edition (1 December 14:41 UTC to 2 December) split number 15 into counting and
   timing (15) and CPU versus GPU (16): `OLD_NUMBERS`, the numbers a bare `chNN.` id means.
 
 `MOVED` holds the first edition's ids whose exercise now sits in another chapter than
@@ -40,8 +40,8 @@ OLD_NUMBERS = {
     "ch16": "cpu_vs_gpu",
 }
 
-# First-edition ids (chapter 11, then 15, was CPU versus GPU; the causal mask was asked in chapter
-# 10, then 11) whose exercise asks the same today under another chapter.
+# First-edition ids (number 11, then 15, was CPU versus GPU; the causal mask was asked under
+# number 10, then 11) whose exercise asks the same today under another chapter.
 MOVED = {
     "ch10.causal_mask": "masks.causal_mask",
     "ch11.causal_mask": "masks.causal_mask",
