@@ -372,21 +372,14 @@ NOTEBOOK_7_CHAPTER = 1
 
 
 @pytest.fixture(scope="module")
-def notebook7(tmp_path_factory):
-    """Headless Chromium and a Jupyter Notebook 7 serving a copy of chapter 1."""
-    if chromium() is None:
-        pytest.skip("headless Chromium not found (apt-get install -y chromium)")
+def notebook7(browser, tmp_path_factory):
+    """Jupyter Notebook 7 serving a copy of chapter 1, in this module's headless Chromium."""
     pytest.importorskip("notebook", reason="Jupyter Notebook 7 is not installed (it is in requirements.txt)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    _, chrome = browser
     name = NOTEBOOKS[NOTEBOOK_7_CHAPTER]
     server = LabServer(tmp_path_factory.mktemp("notebook7"), [name], SOURCE, app="notebook")
     try:
-        with sync_api.sync_playwright() as playwright:
-            chrome = playwright.chromium.launch(
-                executable_path=chromium(), headless=True, args=["--no-sandbox", "--disable-gpu"]
-            )
-            yield server, chrome, name
-            chrome.close()
+        yield server, chrome, name
     finally:
         server.close()
 
