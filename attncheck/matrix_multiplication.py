@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import Wrong, call, describe, exercise, expect_structure, expect_value_error, to_numpy, to_shape, torch_form
+from . import _matmul_samples as samples
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "matrix_multiplication", "matrix multiplication"
@@ -95,104 +96,6 @@ def _by_hand(answer: Any) -> None:
 # --- matrix_multiplication.my_matmul: write matrix multiplication with loops ----------------------------
 
 
-def _matmul_solution(M: Any, N: Any) -> list[list[float]]:
-    rows, inner = len(M), len(M[0])
-    if len(N) != inner:
-        raise ValueError(f"cannot multiply {(rows, inner)} by {(len(N), len(N[0]))}: {inner} != {len(N)}")
-    cols = len(N[0])
-    return [[sum(M[i][k] * N[k][j] for k in range(inner)) for j in range(cols)] for i in range(rows)]
-
-
-def _matmul_numpy_checked(M: Any, N: Any) -> np.ndarray:
-    M, N = np.asarray(M), np.asarray(N)
-    if M.shape[1] != N.shape[0]:
-        raise ValueError(f"M is {M.shape[0]}×{M.shape[1]} but N is {N.shape[0]}×{N.shape[1]}")
-    return M @ N
-
-
-def _matmul_zip(M: Any, N: Any) -> tuple:
-    if len(M[0]) != len(N):
-        raise ValueError(f"shapes {np.shape(M)} and {np.shape(N)} do not fit together")
-    columns = list(zip(*N))
-    return tuple(tuple(sum(a * b for a, b in zip(row, col)) for col in columns) for row in M)
-
-
-def _matmul_numpy(M: Any, N: Any) -> np.ndarray:
-    return np.asarray(M) @ np.asarray(N)  # numpy's own message names neither shape
-
-
-def _matmul_no_shape_check(M: Any, N: Any) -> list[list[float]]:
-    cols = len(N[0])
-    return [[sum(M[i][k] * N[k][j] for k in range(len(M[0]))) for j in range(cols)] for i in range(len(M))]
-
-
-def _matmul_vague_message(M: Any, N: Any) -> list[list[float]]:
-    if len(M[0]) != len(N):
-        raise ValueError("the inner dimensions differ")
-    return _matmul_solution(M, N)
-
-
-def _matmul_one_shape(M: Any, N: Any) -> list[list[float]]:
-    if len(M[0]) != len(N):
-        raise ValueError(f"M has shape {np.shape(M)}, which does not fit")
-    return _matmul_solution(M, N)
-
-
-def _matmul_type_error(M: Any, N: Any) -> list[list[float]]:
-    if len(M[0]) != len(N):
-        raise TypeError(f"cannot multiply {np.shape(M)} by {np.shape(N)}")
-    return _matmul_solution(M, N)
-
-
-def _matmul_square_only(M: Any, N: Any) -> list[list[float]]:
-    n = len(M)
-    if len(M[0]) != len(N):
-        raise ValueError(f"cannot multiply {np.shape(M)} by {np.shape(N)}")
-    return [[sum(M[i][k] * N[k][j] for k in range(len(N))) for j in range(n)] for i in range(n)]
-
-
-def _matmul_wrong_index(M: Any, N: Any) -> list[list[float]]:
-    if len(M[0]) != len(N):
-        raise ValueError(f"cannot multiply {np.shape(M)} by {np.shape(N)}")
-    return [[sum(M[i][k] * N[k][i] for k in range(len(N))) for j in range(len(N[0]))] for i in range(len(M))]
-
-
-def _matmul_off_by_one(M: Any, N: Any) -> list[list[float]]:
-    if len(M[0]) != len(N):
-        raise ValueError(f"cannot multiply {np.shape(M)} by {np.shape(N)}")
-    inner = len(N)
-    return [[sum(M[i][k] * N[k][j] for k in range(inner - 1)) for j in range(len(N[0]))] for i in range(len(M))]
-
-
-def _matmul_int_cells(M: Any, N: Any) -> list[list[int]]:
-    """Right sums, each cut to a whole number by int(): passes while every entry is whole."""
-    return [[int(cell) for cell in row] for row in _matmul_solution(M, N)]
-
-
-def _matmul_cached_by_m(M: Any, N: Any, memory: dict = {}) -> Any:  # noqa: B006 - the memory is the slip
-    """Remembers its result by M alone: the second N with the same M gets the first N's product."""
-    return memory.setdefault(repr(np.asarray(M).tolist()), _matmul_solution(M, N))
-
-
-def _matmul_transposed(M: Any, N: Any) -> np.ndarray:
-    return np.asarray(_matmul_solution(M, N)).T
-
-
-def _matmul_no_return(M: Any, N: Any) -> None:
-    _matmul_solution(M, N)
-
-
-def _matmul_zeroes_input(M: Any, N: Any) -> list[list[float]]:
-    M[:] = 0  # changes the caller's matrix, then multiplies the zeroed one
-    return _matmul_solution(M, N)
-
-
-def _matmul_scribbles_after(M: Any, N: Any) -> list[list[float]]:
-    result = _matmul_solution(M, N)
-    N[0][0] = 99.0  # the right product, but the caller's N is changed
-    return result
-
-
 def _hidden_pairs() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     rng = np.random.default_rng(404)
     shapes = [
@@ -236,38 +139,38 @@ EDGES = {
 }
 SLIPS = {
     "matrix_multiplication.my_matmul": [
-        (_matmul_int_cells, "the decimals were cut", "values with fractions"),
-        (_matmul_cached_by_m, "keeps results between calls", "each matrix again with another partner"),
-        (_matmul_off_by_one, "misses its last product", "any legal shapes: one row, one column, an inner size of 1"),
-        (_matmul_transposed, "the product flipped", "any legal shapes: one row, one column, an inner size of 1"),
+        (samples.int_cells, "the decimals were cut", "values with fractions"),
+        (samples.cached_by_m, "keeps results between calls", "each matrix again with another partner"),
+        (samples.off_by_one, "misses its last product", "any legal shapes: one row, one column, an inner size of 1"),
+        (samples.transposed, "the product flipped", "any legal shapes: one row, one column, an inner size of 1"),
         (
-            _matmul_square_only,
+            samples.square_only,
             "do your loops run over the right lengths",
             "any legal shapes: one row, one column, an inner size of 1",
         ),
-        (_matmul_vague_message, "does not name the shape", "shapes that do not fit"),
+        (samples.vague_message, "does not name the shape", "shapes that do not fit"),
     ],
 }
 
 
 @exercise(
     "matrix_multiplication.my_matmul",
-    right=[_matmul_solution, _matmul_numpy_checked, _matmul_zip],
+    right=[samples.solution, samples.numpy_checked, samples.zipped_columns],
     wrong=[
-        _matmul_numpy,
-        _matmul_no_shape_check,
-        _matmul_vague_message,
-        _matmul_one_shape,
-        _matmul_type_error,
-        _matmul_square_only,
-        _matmul_wrong_index,
-        _matmul_off_by_one,
-        _matmul_transposed,
-        _matmul_no_return,
-        _matmul_zeroes_input,
-        _matmul_scribbles_after,
-        _matmul_int_cells,
-        _matmul_cached_by_m,
+        samples.numpy_unchecked,
+        samples.no_shape_check,
+        samples.vague_message,
+        samples.one_shape,
+        samples.type_error,
+        samples.square_only,
+        samples.wrong_index,
+        samples.off_by_one,
+        samples.transposed,
+        samples.no_return,
+        samples.zeroes_input,
+        samples.scribbles_after,
+        samples.int_cells,
+        samples.cached_by_m,
     ],
     catches="cells cut to whole numbers by int() (hidden entries hold halves and quarters), a result remembered "
     "by M alone (M again with another N), square-only loops (1-row, 1-column and inner-1 cases), N[k][i] for N[k][j], a dropped last "

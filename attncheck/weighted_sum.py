@@ -24,6 +24,7 @@ from . import (
     expect_value_error,
     to_numpy,
 )
+from . import _self_attention_samples as samples
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "weighted_sum", "mixing the content, Z = AV"
@@ -163,56 +164,6 @@ _SA_CASES = tuple(_cases())
 _SA_WANT = tuple(_solution(*case)[0] for case in _SA_CASES)
 
 
-def _solution_z_only(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    return _solution(X, W_Q, W_K, W_V)[0]
-
-
-def _solution_as_list(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> list:
-    Z, A = _solution(X, W_Q, W_K, W_V)
-    return [Z, A]
-
-
-def _solution_loops(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    Z = []
-    for q in Q:  # one word at a time: its scores, its weights, its blend
-        s = K @ q / math.sqrt(K.shape[1])
-        a = np.exp(s - s.max())
-        Z.append((a / a.sum()) @ V)
-    return np.array(Z)
-
-
-def _no_scaling(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    return _softmax_rows(Q @ K.T) @ V
-
-
-def _divide_by_d_k(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    return _softmax_rows(Q @ K.T / K.shape[1]) @ V
-
-
-def _scale_by_d_model(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    return _softmax_rows(Q @ K.T / np.sqrt(X.shape[1])) @ V
-
-
-def _softmax_down_columns(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    return _softmax_rows(Q @ K.T / np.sqrt(K.shape[1]), axis=0) @ V
-
-
-def _transposed_scores(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    return _softmax_rows(K @ Q.T / np.sqrt(K.shape[1])) @ V
-
-
-def _no_max_shift(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    E = np.exp(Q @ K.T / np.sqrt(K.shape[1]))
-    return E / E.sum(axis=1, keepdims=True) @ V
-
-
 def _global_max_shift(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
     S = Q @ K.T / np.sqrt(K.shape[1])
@@ -232,39 +183,6 @@ def _mean_shift(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
     S = Q @ K.T / np.sqrt(K.shape[1])
     E = np.exp(S - S.mean(axis=1, keepdims=True))
     return E / E.sum(axis=1, keepdims=True) @ V
-
-
-def _cached_by_x(X: Any, W_Q: Any, W_K: Any, W_V: Any, memory: dict = {}) -> Any:  # noqa: B006 - the slip
-    """Remembers Z by X alone: the same X with other weights gets the old Z."""
-    return memory.setdefault(repr(np.asarray(X).tolist()), _solution(X, W_Q, W_K, W_V)[0])
-
-
-def _returns_weights(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    return _solution(X, W_Q, W_K, W_V)[1]
-
-
-def _zeroes_W_V(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    W_V[...] = 0.0  # changes the caller's matrix
-    return _solution(X, W_Q, W_K, W_V)[0]
-
-
-def _shifts_X_in_place(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    Z = _solution(X, W_Q, W_K, W_V)[0]
-    X -= X.mean(axis=0)  # right Z, but the caller's X is changed
-    return Z
-
-
-def _blends_with_transpose(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    return _solution(X, W_Q, W_K, W_V)[1].T @ (X @ W_V)
-
-
-def _scale_by_d_v(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> np.ndarray:
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    return _softmax_rows(Q @ K.T / np.sqrt(V.shape[1])) @ V
-
-
-def _no_return(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> None:
-    _solution(X, W_Q, W_K, W_V)
 
 
 def _z_from(result: Any, want_shape: tuple[int, int]) -> np.ndarray:
@@ -327,38 +245,38 @@ _FORBIDDEN = {"attnlib": attnlib}  # the statement: numpy's @ and np.exp, not at
 SLIPS = {
     "weighted_sum.self_attention": [
         (_reference, "uses attnlib", "built with numpy's @ and np.exp, not attnlib"),
-        (_cached_by_x, "keeps results between calls", "each input again with other companions"),
+        (samples.cached_by_x, "keeps results between calls", "each input again with other companions"),
         (_min_shift, "each row's smallest score", "a row with a large spread inside it"),
         (_mean_shift, "each row's mean score", "a row with a large spread inside it"),
         (_global_max_shift, "the largest score of the whole matrix", "rows far apart"),
-        (_no_max_shift, "scores near 25,000", "scores in the tens of thousands"),
-        (_scale_by_d_model, "scaled by √d_model", "any legal shapes: d_k, d_v and d_model all different, n = 1"),
-        (_divide_by_d_k, "divided by d_k itself", "any legal shapes: d_k, d_v and d_model all different, n = 1"),
+        (samples.no_max_shift, "scores near 25,000", "scores in the tens of thousands"),
+        (samples.scale_by_d_model, "scaled by √d_model", "any legal shapes: d_k, d_v and d_model all different, n = 1"),
+        (samples.divide_by_d_k, "divided by d_k itself", "any legal shapes: d_k, d_v and d_model all different, n = 1"),
     ]
 }
 
 
 @exercise(
     "weighted_sum.self_attention",
-    right=[_solution, _solution_z_only, _solution_as_list, _solution_loops],
+    right=[_solution, samples.solution_z_only, samples.solution_as_list, samples.solution_loops],
     wrong=[
-        _no_scaling,
-        _divide_by_d_k,
-        _scale_by_d_model,
-        _softmax_down_columns,
-        _transposed_scores,
-        _no_max_shift,
+        samples.no_scaling,
+        samples.divide_by_d_k,
+        samples.scale_by_d_model,
+        samples.softmax_down_columns,
+        samples.transposed_scores,
+        samples.no_max_shift,
         _global_max_shift,
-        _returns_weights,
-        _zeroes_W_V,
-        _shifts_X_in_place,
-        _no_return,
-        _blends_with_transpose,
-        _scale_by_d_v,
+        samples.returns_weights,
+        samples.zeroes_W_V,
+        samples.shifts_X_in_place,
+        samples.no_return,
+        samples.blends_with_transpose,
+        samples.scale_by_d_v,
         _min_shift,
         _mean_shift,
         _reference,
-        _cached_by_x,
+        samples.cached_by_x,
     ],
     catches="a shift by each row's min or mean (a row of scores 1131, 0, 0), no √d_k, d_k or √d_model instead of √d_k, softmax down the columns, S = KQᵀ (all by "
     "non-square shapes with d_k ≠ d_v ≠ d_model and n = 1), √d_v instead of √d_k, A.T @ V, no max-subtraction (scores "

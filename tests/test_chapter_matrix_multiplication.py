@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlib
+from attncheck import _matmul_samples as samples
 from attncheck import check, get, mentions_shape
 from attncheck import matrix_multiplication as graders
 from attnlib import plot
@@ -68,18 +69,18 @@ def test_attnlib_matmul_passes_the_write_your_own_checker(capsys):
 @pytest.mark.parametrize(
     "fn, words",
     [
-        (graders._matmul_no_shape_check, "returned a result"),
-        (graders._matmul_numpy, "does not name the shape"),
-        (graders._matmul_vague_message, "does not name the shape"),
-        (graders._matmul_one_shape, "does not name the shape (4, 5)"),
-        (graders._matmul_type_error, "raised TypeError"),
-        (graders._matmul_square_only, "(1, 4) and (4, 3)"),
-        (graders._matmul_wrong_index, "cell (0, 1)"),
-        (graders._matmul_off_by_one, "misses its last product"),
-        (graders._matmul_transposed, "flipped"),
-        (graders._matmul_no_return, "return"),
-        (graders._matmul_zeroes_input, "changed its input `M`"),
-        (graders._matmul_scribbles_after, "changed its input `N`"),
+        (samples.no_shape_check, "returned a result"),
+        (samples.numpy_unchecked, "does not name the shape"),
+        (samples.vague_message, "does not name the shape"),
+        (samples.one_shape, "does not name the shape (4, 5)"),
+        (samples.type_error, "raised TypeError"),
+        (samples.square_only, "(1, 4) and (4, 3)"),
+        (samples.wrong_index, "cell (0, 1)"),
+        (samples.off_by_one, "misses its last product"),
+        (samples.transposed, "flipped"),
+        (samples.no_return, "return"),
+        (samples.zeroes_input, "changed its input `M`"),
+        (samples.scribbles_after, "changed its input `N`"),
     ],
 )
 def test_my_matmul_catches_each_plausible_mistake(fn, words, capsys):
@@ -99,8 +100,8 @@ def test_my_matmul_cases_cover_one_row_one_column_inner_one_and_square():
 
 def test_the_expected_products_cannot_be_touched_by_the_learner(capsys):
     before = [want.copy() for _, _, want in graders._MATMUL_PAIRS]
-    check("matrix_multiplication.my_matmul", graders._matmul_zeroes_input)
-    check("matrix_multiplication.my_matmul", graders._matmul_scribbles_after)
+    check("matrix_multiplication.my_matmul", samples.zeroes_input)
+    check("matrix_multiplication.my_matmul", samples.scribbles_after)
     for (M, N, want), saved in zip(graders._MATMUL_PAIRS, before):
         assert np.array_equal(want, saved) and np.array_equal(M @ N, want)
 

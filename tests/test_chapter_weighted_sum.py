@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import attncheck
 import attnlib
+from attncheck import _self_attention_samples as samples
 from attncheck import get
 from attncheck import weighted_sum as graders
 
@@ -79,16 +80,16 @@ def test_exercise_constants_match_the_text():
 @pytest.mark.parametrize(
     "wrong, words",
     [
-        (graders._no_scaling, "not scaled"),
-        (graders._divide_by_d_k, "d_k itself"),
-        (graders._scale_by_d_model, "√d_model"),
-        (graders._softmax_down_columns, "columns"),
-        (graders._transposed_scores, "transposed"),
-        (graders._no_max_shift, "overflows"),
-        (graders._returns_weights, "weights A"),
-        (graders._zeroes_W_V, "changed its input W_V"),
-        (graders._shifts_X_in_place, "changed its input X"),
-        (graders._no_return, "return"),
+        (samples.no_scaling, "not scaled"),
+        (samples.divide_by_d_k, "d_k itself"),
+        (samples.scale_by_d_model, "√d_model"),
+        (samples.softmax_down_columns, "columns"),
+        (samples.transposed_scores, "transposed"),
+        (samples.no_max_shift, "overflows"),
+        (samples.returns_weights, "weights A"),
+        (samples.zeroes_W_V, "changed its input W_V"),
+        (samples.shifts_X_in_place, "changed its input X"),
+        (samples.no_return, "return"),
     ],
 )
 def test_self_attention_hints_name_the_mistake(wrong, words, capsys):
@@ -106,7 +107,7 @@ def test_self_attention_hidden_cases_cover_the_space():
     n, d_model, d_k, d_v = shapes[0]
     assert len({n, d_model, d_k, d_v, np.sqrt(d_model)}) == 5
     with np.errstate(all="ignore"):
-        overflowing = [c for c in graders._SA_CASES if not np.isfinite(graders._no_max_shift(*c)).all()]
+        overflowing = [c for c in graders._SA_CASES if not np.isfinite(samples.no_max_shift(*c)).all()]
     assert overflowing, "no hidden case overflows without the max-subtraction"
     # ... and that case is not saturated, so it still tells scaled from unscaled scores apart
     X, W_Q, W_K, W_V = overflowing[0]
@@ -116,8 +117,8 @@ def test_self_attention_hidden_cases_cover_the_space():
 
 def test_the_learner_cannot_change_the_hidden_cases(capsys):
     before = [tuple(M.copy() for M in case) for case in graders._SA_CASES]
-    attncheck.check("weighted_sum.self_attention", graders._zeroes_W_V)
-    attncheck.check("weighted_sum.self_attention", graders._shifts_X_in_place)
+    attncheck.check("weighted_sum.self_attention", samples.zeroes_W_V)
+    attncheck.check("weighted_sum.self_attention", samples.shifts_X_in_place)
     for old, case in zip(before, graders._SA_CASES):
         assert all(np.array_equal(a, b) for a, b in zip(old, case))
     assert all(
@@ -172,8 +173,8 @@ def test_self_attention_rejects_a_shift_by_the_whole_matrix_max(capsys):
 
 def test_z_row_and_self_attention_name_the_slips_of_the_review(capsys):
     assert "row 2" in hint_for("weighted_sum.z_row", [1.3, 1.3], capsys)
-    assert "A transposed" in hint_for("weighted_sum.self_attention", graders._blends_with_transpose, capsys)
-    assert "√d_v" in hint_for("weighted_sum.self_attention", graders._scale_by_d_v, capsys)
+    assert "A transposed" in hint_for("weighted_sum.self_attention", samples.blends_with_transpose, capsys)
+    assert "√d_v" in hint_for("weighted_sum.self_attention", samples.scale_by_d_v, capsys)
     assert "weighted_sum.causal_mask" not in attncheck.exercise_ids()  # the causal mask is chapter 11's
 
 

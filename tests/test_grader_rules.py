@@ -156,6 +156,21 @@ def _violations_in(fn: ast.FunctionDef, tainted: set[str], functions: dict, queu
     return found
 
 
+def _is_samples_module(path: pathlib.Path) -> bool:
+    """A grader's private module of sample answers (`_matmul_samples.py` beside it), which it may import:
+    a private module that imports nothing of attnlib or of the checker, so it holds no grading."""
+    if not (path.stem.startswith("_") and path.is_file()):
+        return False
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (
+            node.level or (node.module or "").split(".")[0] in ("attnlib", "attncheck")
+        ):
+            return False
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] in ("attnlib", "attncheck") for a in node.names):
+            return False
+    return True
+
+
 def _violations(path: pathlib.Path) -> list[str]:
     tree = ast.parse(path.read_text())
     found = []
@@ -169,7 +184,9 @@ def _violations(path: pathlib.Path) -> list[str]:
                 found.append(f"imports from the framework's inner module {module}; use attncheck")
             if node.level == 1 and not node.module:
                 found += [
-                    f"imports {n}, which the framework does not export" for n in names if n not in framework.__all__
+                    f"imports {n}, which the framework does not export"
+                    for n in names
+                    if n not in framework.__all__ and not _is_samples_module(path.parent / f"{n}.py")
                 ]
             if node.level == 2 and "is_torch" in names:
                 found.append("imports is_torch to read answers by hand")
@@ -193,8 +210,10 @@ def test_a_grader_uses_only_the_frameworks_public_helpers(path):
     assert _violations(path) == []
 
 
-def _source_violations(source: str) -> list[str]:
+def _source_violations(source: str, beside: dict[str, str] | None = None) -> list[str]:
     with tempfile.TemporaryDirectory() as folder:
+        for name, text in (beside or {}).items():  # other modules of the probe's package
+            (pathlib.Path(folder) / name).write_text(text)
         probe = pathlib.Path(folder) / "probe.py"
         probe.write_text(source)
         return _violations(probe)
@@ -226,6 +245,16 @@ def _source_violations(source: str) -> list[str]:
 )
 def test_the_rule_catches_each_way_round_the_framework(source, words):
     assert any(words in v for v in _source_violations(source)), _source_violations(source)
+
+
+def test_a_grader_may_import_its_private_samples_module_and_only_one_that_grades_nothing():
+    source = "from . import _samples as samples\n"
+    plain = "import numpy as np\n\ndef wrong(M, N):\n    return np.asarray(M) @ np.asarray(N)\n"
+    assert _source_violations(source, {"_samples.py": plain}) == []
+    for inner in ("from . import Wrong\n", "from .answers import to_numpy\n", "import attnlib\n"):
+        assert _source_violations(source, {"_samples.py": plain + inner}) == [
+            "imports _samples, which the framework does not export"
+        ]
 
 
 def test_the_framework_exports_what_graders_use_and_nothing_private():
