@@ -226,7 +226,7 @@ def _checked(ids: list[int]) -> list[int]:
 
 
 def decode(ids) -> str:
-    """The text of token ids (special tokens such as <|im_start|> left out)."""
+    """The text of token ids (special tokens such as ``<|im_start|>`` left out)."""
     return load().tokenizer.decode([int(i) for i in ids])
 
 
