@@ -387,12 +387,12 @@ def test_the_live_figure_holds_the_models_weights_left_of_the_diagonal():
         causal_heads(texts=[])
 
 
-def test_the_live_figure_in_a_browser(chromium, tmp_path):
+def test_the_live_figure_in_a_browser(browser, tmp_path):
     from test_interactive import Page, bare_page
 
     from attnlib.interactive.causal import TEXTS, causal_heads
 
-    p = Page(chromium, bare_page(tmp_path, "causal", causal_heads()))
+    p = Page(browser, bare_page(tmp_path, "causal", causal_heads()))
     _, A = lm.attention_maps(TEXTS[0])
     lower = np.tril_indices(5)
     assert p.numbers(".attnfig-a") == pytest.approx(A[16, 0][lower], abs=0.005)
@@ -410,16 +410,3 @@ def test_the_live_figure_in_a_browser(chromium, tmp_path):
     )
     assert hid != seen, "a weight the mask hides must read as a greyed cell, not as one more cell with a dot"
     p.close()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from test_interactive import _chromium
-
-    if _chromium() is None:
-        pytest.skip("headless Chromium not found (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=_chromium(), headless=True, args=["--no-sandbox"])
-        yield browser
-        browser.close()
