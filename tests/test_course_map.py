@@ -80,7 +80,7 @@ def test_prerequisite_map_has_every_chapter_of_the_toc_in_its_part():
 
 
 def test_a_chapter_stands_on_every_chapter_its_opening_names():
-    """"After this chapter you can ... with the causal mask of [chapter 11]": the map draws that edge."""
+    """A chapter whose opening names an earlier one ("... the causal mask of [chapter 11]") stands on it in the map."""
     import nbformat
 
     chapters = plot.course_chapters(TOC)
