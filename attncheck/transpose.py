@@ -207,7 +207,7 @@ _TRAP_QK = _TRAP_Q @ _TRAP_K  # legal because n = d_k = 2, and wrong
     ],
     catches="QK (legal when n = d_k, and wrong), KQᵀ (queries and keys swapped), QᵀK, queries against "
     "queries, the raw X Xᵀ with no lenses, the numbers flat",
-    solution="answer = Q @ K.T",
+    solution="answer = Q_two @ K_two.T",
 )
 def _trap(answer: Any) -> None:
     got = to_numpy(answer)

@@ -32,6 +32,7 @@ REFERENCE_MODULES = [
     "attnlib.results",
     "attnlib.timemodel",
     "attnlib.trained",
+    "attnlib.causal_lm",
 ]
 #: the most MathJax may add to the built book (the whole es5/ folder would be 24 MB)
 MATHJAX_MAX_BYTES = 12_000_000

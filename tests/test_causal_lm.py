@@ -405,4 +405,8 @@ def test_the_live_figure_in_a_browser(browser, tmp_path):
     assert p.text(".attnfig-say").startswith("layer 18, head 6 (key/value head 2), weight on:")
     assert p.page.locator(".attnfig-atable tr").count() == len(pieces) + 1
     assert p.page.locator(".attnfig-hid").count() == len(pieces) * (len(pieces) - 1) // 2
+    hid, seen = (
+        p.page.eval_on_selector(s, "e => getComputedStyle(e).backgroundColor") for s in (".attnfig-hid", ".attnfig-a")
+    )
+    assert hid != seen, "a weight the mask hides must read as a greyed cell, not as one more cell with a dot"
     p.close()

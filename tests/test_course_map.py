@@ -79,6 +79,21 @@ def test_prerequisite_map_has_every_chapter_of_the_toc_in_its_part():
     assert all(c.label.startswith(f"{c.number}  ") and "_" not in c.label.split("$")[0] for c in chapters)
 
 
+def test_a_chapter_stands_on_every_chapter_its_opening_names():
+    """A chapter whose opening names an earlier one ("... the causal mask of [chapter 11]") stands on it in the map."""
+    import nbformat
+
+    chapters = plot.course_chapters(TOC)
+    problems = []
+    for chapter in chapters:
+        notebook = nbformat.read(ROOT / f"{chapter.file}.ipynb", as_version=4)
+        opening = next(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+        for named in {int(n) for n in re.findall(r"\]\((\d\d)_\w+\.ipynb\)", opening)}:
+            if named < chapter.number and named not in chapter.needs:
+                problems.append(f"chapter {chapter.number} opens with chapter {named}, the map has {chapter.needs}")
+    assert not problems, "\n".join(problems)
+
+
 def test_prerequisite_map_follows_the_toc_it_is_given():
     toc = {
         "parts": [

@@ -39,7 +39,10 @@ LABELS: dict[str, str] = {
 }
 
 # Every chapter stands on the one before it; these stand on an earlier one too.
-ALSO_NEEDS: dict[str, list[str]] = {"weighted_sum": ["query_key_value"]}
+ALSO_NEEDS: dict[str, list[str]] = {
+    "weighted_sum": ["query_key_value"],  # Z = AV needs V
+    "causal_model": ["masks"],  # the causal mask at work
+}
 
 # One colour per part, in order.
 PART_COLOURS = [SKY, BLUE, ORANGE, PURPLE, GREEN]
