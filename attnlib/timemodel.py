@@ -140,6 +140,73 @@ def predict(impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nby
     return {"impl": impl, "n": n, "time_s": total, "split": split, "regime": max(split, key=split.get)}
 
 
+# --- phase by phase: one library call, one phase, one kind of traffic --------------------------
+
+CALLS_PER_BLOCK_STEP = 7  # the small calls of one block in sweep.timed_steps: max, μ difference, its exp, 4 updates
+CALLS_PER_CHUNK = 5  # and of one chunk of queries: scale q, three new running arrays, the final divide
+
+
+def step_phases(kind: str, n: int, d: int = 64, heads: int = 8, cache_bytes: int = 2 * 2**20) -> list[dict]:
+    """The phases `sweep.timed_steps` times, each one library call (summed over blocks for tiled),
+    with its kind of traffic (a key of `machine.traffic_rates`) and how much of it: FLOPs for
+    products, bytes for passes, exponentials for exp, calls for the small updates. An array that
+    fits in `cache_bytes` (one core's L2) is charged the cache's rate, a larger one memory's."""
+
+    def one(name: str, traffic: str, amount: float) -> dict:
+        return {"name": name, "traffic": traffic, "amount": amount}
+
+    if kind == "naive":
+        square = heads * n * n * 4
+        where = "cache" if square <= cache_bytes else "memory"
+        product = 2 * heads * n * n * d
+        return [
+            one("QKᵀ", "thin product", product),
+            one("scale", f"in place ({where})", 2 * square),
+            one("row max", f"read ({where})", square),
+            one("shift", f"by row ({where})", 2 * square),
+            one("exp", f"exp ({where})", heads * n * n),
+            one("row sum", f"read ({where})", square),
+            one("divide", f"by row ({where})", 2 * square),
+            one("AV", "thin product", product),
+        ]
+    if kind != "tiled":
+        raise ValueError(f"step_phases: kind must be 'naive' or 'tiled', not {kind!r}")
+    q = b = 512
+    chunks = heads * math.ceil(n / q)
+    blocks = chunks * math.ceil(n / b)
+    tile = q * b * 4
+    where = "cache" if tile <= cache_bytes else "memory"
+    return [
+        one("QKᵀ blocks", "thin product", blocks * 2 * q * b * d),
+        one("row max", f"read ({where})", blocks * tile),
+        one("shift", f"by row ({where})", blocks * 2 * tile),
+        one("exp", f"exp ({where})", blocks * q * b),
+        one("row sum", f"read ({where})", blocks * tile),
+        one("PV blocks", "thin product", blocks * 2 * q * b * d),
+        one("updates", "call", blocks * CALLS_PER_BLOCK_STEP + chunks * CALLS_PER_CHUNK),
+    ]
+
+
+def step_time(ph: dict, rates: dict) -> float:
+    """Seconds of one phase: its amount at its traffic's rate (calls times the cost of one call)."""
+    rate = rates[ph["traffic"]]
+    return ph["amount"] * rate if ph["traffic"] == "call" else ph["amount"] / rate
+
+
+def steps_against_measured(kind: str, n: int, measured: dict, rates: dict, **shape) -> list[dict]:
+    """For every phase: the model's seconds, the measured seconds (`measured`: name -> seconds) and
+    measured / model; a last row "total" for the sum of the phases."""
+    rows = []
+    for ph in step_phases(kind, n, **shape):
+        model = step_time(ph, rates)
+        rows.append({**ph, "model_s": model, "measured_s": measured[ph["name"]], "ratio": measured[ph["name"]] / model})
+    model, found = sum(r["model_s"] for r in rows), sum(r["measured_s"] for r in rows)
+    rows.append(
+        {"name": "total", "traffic": "", "amount": 0, "model_s": model, "measured_s": found, "ratio": found / model}
+    )
+    return rows
+
+
 # The H200 (SXM) as NVIDIA's data sheet gives it, plus what the sheet leaves out (marked): the
 # constants of the same model, for predictions before any GPU run is stored.
 H200_SHEET = {
