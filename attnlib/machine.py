@@ -456,7 +456,7 @@ def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = ti
     KT = K.swapaxes(-1, -2) if torch is None else K.transpose(-1, -2)
     S = Q @ KT
     seconds = median_seconds(lambda: Q @ KT, 4 * repeat, clock) + median_seconds(lambda: S @ V, 4 * repeat, clock)
-    rates["thin product"], on["thin product"] = 2 * 2 * 8 * 256 * 256 * 64 / seconds, "8 × 256 × 64: QKᵀ and AV"
+    rates["thin product"], on["thin product"] = 2 * 2 * 8 * 256 * 256 * 64 / seconds, "8 × 256 × 64 QKᵀ, AV"
     A, B = array(2048 * 2048 * 4, rows=2048), array(2048 * 2048 * 4, rows=2048)
     rates["square product"] = 2 * 2048**3 / median_seconds(lambda: A @ B, repeat, clock)
     on["square product"] = "2048 × 2048"
@@ -464,5 +464,18 @@ def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = ti
     if torch is not None:
         a, b, c = (torch.from_numpy(t) for t in (a, b, c))
     add = (lambda: np.add(a, b, out=c)) if torch is None else (lambda: torch.add(a, b, out=c))
-    rates["call"], on["call"] = median_seconds(_loop(add, 1000), repeat, clock) / 1000, "adding two arrays of 8"
+    rates["call"], on["call"] = median_seconds(_loop(add, 1000), repeat, clock) / 1000, "adding 8 numbers"
     return {"rates": rates, "measured_on": on, "non_temporal_threshold": threshold}
+
+
+def load_verdict(threads: int = 1) -> str:
+    """The verdict a stored run gives its own load, for a live timing: while `threads` of ours run,
+    the 1-minute load average counts them too, so the other programs' load is the rest; below 1 the
+    machine is quiet enough to read the times, otherwise they are noise beside the stored run.
+    Lines of at most 40 characters, for a phone."""
+    if not hasattr(os, "getloadavg"):
+        return "load unknown on this system:\ncompare with the stored run first"
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    if load - threads < 1:
+        return f"load {load:.1f} on {cores} cores: quiet,\nthese times can be read"
+    return f"load {load:.1f} on {cores} cores: busy;\nread these times as noise: the\nstored run is the chapter's"

@@ -111,8 +111,9 @@ def phase_times(ph: dict, constants: dict, units: str = "shared") -> dict:
 def predict(impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nbytes: int = 4) -> dict:
     """The model's time for one implementation ('naive-numpy', 'tiled-torch', 'sdpa-torch', ...) at n.
 
-    Returns the seconds, and how they split: "compute" (phases bound by the products),
-    "exponentials", "bandwidth" (phases bound by their bytes), "fresh memory" and "overhead";
+    Returns the seconds, and how they split: "compute" (the products of phases bound by arithmetic),
+    "exponentials" (theirs: on a CPU both terms of such a phase show, as they add), "bandwidth"
+    (phases bound by their bytes), "fresh memory" and "overhead";
     "regime" names the largest. `constants` are one library's (see `constants_of`), or a GPU's
     (see `H200_SHEET`); on a GPU the tiled kernel's products run at the float32 peak.
     """
@@ -125,7 +126,10 @@ def predict(impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nby
         t = phase_times(ph, {**constants, "peak": peak, "exp_rate": exp_rate}, constants.get("units", "shared"))
         if t["memory"] >= t["time"] and t["memory"] > 0:
             split["bandwidth"] += t["time"]
-        elif t["products"] >= t["exponentials"]:
+        elif constants.get("units", "shared") == "shared":  # products and exponentials add: show both
+            split["compute"] += t["products"]
+            split["exponentials"] += t["exponentials"]
+        elif t["products"] >= t["exponentials"]:  # separate units: the larger is the phase's time
             split["compute"] += t["time"]
         else:
             split["exponentials"] += t["time"]

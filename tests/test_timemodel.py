@@ -98,3 +98,11 @@ def test_tiled_walks_one_block_for_all_heads_when_they_fit_and_per_head_otherwis
     assert timemodel.tiled_steps(8192, heads=8, gpu=True) == 16
     ph = timemodel.phases("tiled", 128, d=64, heads=8)
     assert ph[1]["array_bytes"] == 8 * 128 * 128 * 4
+
+
+def test_a_split_shows_the_exponentials_of_a_compute_bound_phase_beside_its_products():
+    p = timemodel.predict("sdpa-torch", 2048, CONSTANTS)
+    products = counting.attention_flops(2048, 64, heads=8) / CONSTANTS["peak"]
+    assert p["split"]["compute"] == pytest.approx(products)
+    assert p["split"]["exponentials"] == pytest.approx(8 * 2048**2 / CONSTANTS["exp_rate"])
+    assert p["time_s"] == pytest.approx(sum(p["split"].values()))
