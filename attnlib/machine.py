@@ -416,6 +416,8 @@ def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = ti
     - "read (memory)" / "read (cache)": bytes read per second of a row max over rows of 512 numbers;
     - "exp (memory)" / "exp (cache)": exponentials per second, written over the array itself;
     - "square product": FLOP/s of one 2048 × 2048 matmul (the peak);
+    - "matrix-vector": bytes per second of one vector times a 64 MiB matrix (each weight read once, as
+      in generating one token);
     - "thin product": FLOP/s of 8 × 256 × 64 QKᵀ and AV (the products of attention at n = 256);
     - "call": seconds of one tiny call (adding two arrays of 8 numbers).
     """
@@ -460,6 +462,9 @@ def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = ti
     A, B = array(2048 * 2048 * 4, rows=2048), array(2048 * 2048 * 4, rows=2048)
     rates["square product"] = 2 * 2048**3 / median_seconds(lambda: A @ B, repeat, clock)
     on["square product"] = "2048 × 2048"
+    W, x = array(64 * 2**20, rows=1024), array(1024 * 4, rows=1024)
+    rates["matrix-vector"] = 64 * 2**20 / median_seconds(lambda: x @ W.T, repeat, clock)
+    on["matrix-vector"] = "64 MiB matrix"
     a, b, c = (np.ones(8, dtype=np.float32) for _ in range(3))
     if torch is not None:
         a, b, c = (torch.from_numpy(t) for t in (a, b, c))

@@ -73,14 +73,20 @@ def kernel(impl: str) -> Callable:
 
 
 def interleaved(
-    calls: dict[str, Callable[[], Any]], rounds: int, warmup: int = 1, device: str = "cpu", seed: int = 0
+    calls: dict[str, Callable[[], Any]],
+    rounds: int,
+    warmup: int = 1,
+    device: str = "cpu",
+    seed: int = 0,
+    usage: dict | None = None,
 ) -> dict[str, list[float]]:
     """Time every call once per round, in a new shuffled order each round.
 
     A slow spell of the machine then hits every call alike instead of one of them, and
     no call always runs first (or right after the same neighbour). Returns the seconds of
     each call, one list per name, round by round, and the load average before each round
-    under "_load".
+    under "_load". Given a dict `usage`, it also gets, per call name, the page faults and the
+    system time (resource.getrusage, where there is one) of each sample.
     """
     import random
 
@@ -95,8 +101,24 @@ def interleaved(
         samples["_load"].append(os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan)
         shuffle(order)
         for name in order:
+            before = _usage()
             samples[name].append(time_once(calls[name], (), device))
+            if usage is not None and before is not None:
+                after = _usage()
+                usage.setdefault(name, {"page_faults": [], "system_s": []})
+                usage[name]["page_faults"].append(after[0] - before[0])
+                usage[name]["system_s"].append(after[1] - before[1])
     return samples
+
+
+def _usage() -> tuple[int, float] | None:
+    """This process's page faults (minor) and system seconds so far, or None without getrusage."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return None
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_minflt, used.ru_stime
 
 
 # The sweep's defaults, the one home of them: run_sweep's and `python -m benchmarks.sweep`'s.
@@ -156,10 +178,12 @@ def run_sweep(
     say(f"timing {len(calls)} points in {repeat} shuffled rounds")
     torch = loaded_torch() if any(impl.endswith("torch") for impl, _ in calls) else None
     with torch.inference_mode() if torch is not None else contextlib.nullcontext():
-        samples = interleaved(calls, repeat, warmup=max(warmup - 1, 0), device=device)
+        usage: dict = {}
+        samples = interleaved(calls, repeat, warmup=max(warmup - 1, 0), device=device, usage=usage)
     for row in rows:
         if (row["impl"], row["n"]) in calls:
             row.update(_timed(samples[(row["impl"], row["n"])], samples["_load"], row, peak_flops))
+            row.update(usage.get((row["impl"], row["n"]), {}))  # page faults and system seconds per sample
             say(_describe(row))
     return rows
 

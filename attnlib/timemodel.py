@@ -211,6 +211,20 @@ def steps_against_measured(kind: str, n: int, measured: dict, rates: dict, **sha
     return rows
 
 
+# --- generating one token: every weight and the whole K/V cache read once --------------------
+
+
+def token_bytes(context: int, weight_bytes: int, layers: int, kv_heads: int, d_k: int, nbytes: int = 4) -> dict:
+    """The bytes one generated token must read with a K/V cache of `context` tokens: every weight
+    once, and every layer's cached keys and values once (kv_heads × context × d_k numbers each)."""
+    return {"weights": weight_bytes, "cache": 2 * layers * kv_heads * context * d_k * nbytes}
+
+
+def cache_crossover(weight_bytes: int, layers: int, kv_heads: int, d_k: int, nbytes: int = 4) -> float:
+    """The context at which the cache's reads per token equal the weights': beyond it, the cache weighs more."""
+    return weight_bytes / (2 * layers * kv_heads * d_k * nbytes)
+
+
 # The H200 (SXM) as NVIDIA's data sheet gives it, plus what the sheet leaves out (marked): the
 # constants of the same model, for predictions before any GPU run is stored.
 H200_SHEET = {

@@ -240,6 +240,66 @@ def phases(rounds: int) -> dict:
     return {"rates": rates, "kernels": rows, "load_during": [min(loads), max(loads)]}
 
 
+CONTEXTS = (32, 128, 511)  # tokens already in the cache; one more makes 512, the course's limit
+
+
+def generation(rounds: int) -> dict | None:
+    """The real causal model (attnlib.causal_lm, SmolLM2-135M in float32) writing one token after a
+    context of t tokens, one thread: with the K/V cache (the step reads the cache and adds one
+    token) and without (the whole text again), shuffled interleaved rounds after a warm-up, each
+    step timed by this thread's CPU time. None when the model's wheel is not installed."""
+    import random
+
+    from attnlib import causal_lm as lm
+
+    try:
+        model = lm.load()
+    except (ImportError, FileNotFoundError, ModuleNotFoundError) as e:
+        say(f"generation: skipped ({e})")
+        return None
+    ids = lm.encode("The cat sat on the mat. " * 73)[0][: max(CONTEXTS) + 1]  # 512 tokens
+    caches = {}
+    for t in CONTEXTS:
+        caches[t] = lm.Cache()
+        lm.step(ids[:t], caches[t], last=True)
+
+    def cached(t: int) -> None:
+        lm.step([ids[t]], lm.Cache(K=list(caches[t].K), V=list(caches[t].V)), last=True)  # the cache kept as it was
+
+    def uncached(t: int) -> None:
+        lm.step(ids[: t + 1], lm.Cache(), last=True)
+
+    calls = {(kind, t): (cached if kind == "cached" else uncached) for kind in ("cached", "uncached") for t in CONTEXTS}
+    for (_, t), call in calls.items():
+        call(t)  # warm-up
+    samples: dict = {key: [] for key in calls}
+    order, shuffle, loads = list(calls), random.Random(0).shuffle, []
+    for _ in range(rounds):
+        loads.append(load())
+        shuffle(order)
+        for key in order:
+            start = time.thread_time()
+            calls[key](key[1])
+            samples[key].append(time.thread_time() - start)
+    weights = sum(
+        w.nbytes
+        for layer in model.layers
+        for w in (layer.W_Q, layer.W_K, layer.W_V, layer.W_O, layer.W_gate, layer.W_up, layer.W_down)
+    )
+    return {
+        "model": lm.FILE,
+        "dtype": "float32",
+        "layers": lm.LAYERS,
+        "kv_heads": lm.KV_HEADS,
+        "d_k": lm.D_K,
+        "trained_context": lm.CONTEXT,
+        "weight_bytes": weights + model.embedding.nbytes,  # the layers' matrices and the token table (the logits)
+        "contexts": list(CONTEXTS),
+        "times": {f"{kind} {t}": parts.stats(v) for (kind, t), v in samples.items()},
+        "load_during": [min(loads), max(loads)],
+    }
+
+
 def forward_inputs(n: int) -> tuple:
     rng = np.random.default_rng(0)
     arrays = tuple(rng.standard_normal((1, HEADS, n, D), dtype=np.float32) for _ in range(3))
@@ -431,7 +491,10 @@ def store_phases(args: argparse.Namespace, system: dict, threads: dict, command:
     result["caches"] = machine.cache_sizes()
     result["clock"] = "time.thread_time: this thread's own CPU time"
     result.update(phases(args.rounds))
+    result["generation"] = generation(args.rounds)
     during = max(result.pop("load_during")[1], load())
+    if result["generation"]:
+        during = max(during, result["generation"]["load_during"][1])
     others = max(start, during - int(THREADS))
     result["load"] = {"start": start, "max": max(start, during), "others": others, "quiet": others < 1}
     result["minutes"] = round((time.perf_counter() - began) / 60, 1)

@@ -17,6 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 RATES = {
     "thin product": 50e9,
     "square product": 100e9,
+    "matrix-vector": 20e9,
     "in place (memory)": 40e9,
     "in place (cache)": 80e9,
     "by row (memory)": 20e9,
@@ -101,6 +102,7 @@ def test_the_rates_are_counts_over_the_stopwatch_s_seconds(monkeypatch):
     assert found["rates"]["copy above"] == 2 * 5 * 2**20
     assert found["rates"]["exp (cache)"] == 256 * 2**10 // 4  # one tick a call: the count itself
     assert found["rates"]["square product"] == 2 * 2048**3
+    assert found["rates"]["matrix-vector"] == 64 * 2**20  # each byte of the matrix read once, in one tick
     assert found["rates"]["call"] == pytest.approx(1 / 1000)
     assert found["non_temporal_threshold"] == 4 * 2**20
 
@@ -128,3 +130,17 @@ def test_the_stored_phase_run_has_every_kernel_its_machine_and_its_load():
         assert len(r["page_faults"]) == len(r["system_s"]) == run["rounds"]
     for lib in ("numpy", "torch"):
         assert set(run["rates"][lib]["rates"]) == set(RATES)
+
+
+def test_one_token_reads_every_weight_and_the_whole_cache_and_the_crossover_is_where_they_meet():
+    found = timemodel.token_bytes(100, weight_bytes=10**6, layers=2, kv_heads=3, d_k=4)
+    assert found == {"weights": 10**6, "cache": 2 * 2 * 3 * 100 * 4 * 4}  # K and V, every layer, float32
+    t = timemodel.cache_crossover(10**6, layers=2, kv_heads=3, d_k=4)
+    assert timemodel.token_bytes(t, 10**6, 2, 3, 4)["cache"] == pytest.approx(10**6)
+
+
+def test_the_stored_generation_run_times_both_ways_at_every_context():
+    gen = json.loads((ROOT / "chapters/data/cpu_phases.json").read_text())["generation"]
+    assert gen["contexts"] and max(gen["contexts"]) + 1 <= 512
+    assert set(gen["times"]) == {f"{kind} {t}" for kind in ("cached", "uncached") for t in gen["contexts"]}
+    assert gen["weight_bytes"] > 0 and gen["dtype"] == "float32"
