@@ -376,9 +376,9 @@ def timed_steps(
                 total = step("row sum", sum_along, S)
                 step("updates", ell.__imul__, c)
                 step("updates", ell.__iadd__, total)
-                step("updates", Z.__imul__, c)
+                step("rescale Z", Z.__imul__, c)
                 PV = step("PV blocks", operator.matmul, S, Vb)
-                step("updates", Z.__iadd__, PV)
+                step("add PV", Z.__iadd__, PV)
                 mu = mu_new
             step("updates", Z.__itruediv__, ell)
             out[head][start : start + QUERY_BLOCK] = Z

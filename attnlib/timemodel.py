@@ -146,7 +146,7 @@ def predict(impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nby
 
 # --- phase by phase: one library call, one phase, one kind of traffic --------------------------
 
-CALLS_PER_BLOCK_STEP = 7  # the small calls of one block in sweep.timed_steps: max, μ difference, its exp, 4 updates
+CALLS_PER_BLOCK_STEP = 5  # the small calls of one block in sweep.timed_steps: max, μ difference, its exp, ℓ's two
 CALLS_PER_CHUNK = 5  # and of one chunk of queries: scale q, three new running arrays, the final divide
 
 
@@ -186,7 +186,9 @@ def step_phases(kind: str, n: int, d: int = 64, heads: int = 8, cache_bytes: int
         one("shift", f"by row ({where})", blocks * 2 * tile),
         one("exp", f"exp ({where})", blocks * q * b),
         one("row sum", f"read ({where})", blocks * tile),
+        one("rescale Z", f"by row ({where})", blocks * 2 * q * d * 4),
         one("PV blocks", "thin product", blocks * 2 * q * b * d),
+        one("add PV", f"in place ({where})", blocks * 3 * q * d * 4),
         one("updates", "call", blocks * CALLS_PER_BLOCK_STEP + chunks * CALLS_PER_CHUNK),
     ]
 

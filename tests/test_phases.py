@@ -74,12 +74,16 @@ def test_the_naive_phases_count_chapter_17_s_flops_bytes_and_exponentials(n):
 
 def test_the_tiled_phases_are_one_per_call_and_in_the_cache():
     ph = timemodel.step_phases("tiled", 2048, d=64, heads=8, cache_bytes=2**20)
-    assert [p["name"] for p in ph] == ["QKᵀ blocks", "row max", "shift", "exp", "row sum", "PV blocks", "updates"]
+    names = ["QKᵀ blocks", "row max", "shift", "exp", "row sum", "rescale Z", "PV blocks", "add PV", "updates"]
+    assert [p["name"] for p in ph] == names
     assert sum(p["amount"] for p in ph if p["traffic"] == "thin product") == counting.attention_flops(2048, 64, heads=8)
     assert {p["name"]: p["amount"] for p in ph}["exp"] == 8 * 2048 * 2048
     assert all("(cache)" in p["traffic"] for p in ph if p["name"] in ("row max", "shift", "exp", "row sum"))
     blocks, chunks = 8 * 4 * 4, 8 * 4
-    assert ph[-1]["amount"] == 7 * blocks + 5 * chunks
+    assert ph[-1]["amount"] == 5 * blocks + 5 * chunks
+    rescale, add = ph[5], ph[7]  # Z (512 × 64) scaled by row, then PV added: read and written in the cache
+    assert (rescale["traffic"], rescale["amount"]) == ("by row (cache)", blocks * 2 * 512 * 64 * 4)
+    assert (add["traffic"], add["amount"]) == ("in place (cache)", blocks * 3 * 512 * 64 * 4)
 
 
 def test_a_phase_takes_its_amount_at_its_own_rate_and_the_phases_add():
