@@ -59,7 +59,10 @@ def tiled_phases(n: int, d: int, heads: int, block: int = 512, query_block: int 
     flops = blocks * 2 * at_once * q * b * d
     return [
         phase("QKᵀ blocks", flops=flops, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
-        phase("block passes", exps=blocks * at_once * q * b, nbytes=blocks * 6 * tile, array_bytes=tile),
+        phase("row max", nbytes=blocks * tile, array_bytes=tile),  # each library call its own phase
+        phase("shift", nbytes=blocks * 2 * tile, array_bytes=tile),
+        phase("exp", exps=blocks * at_once * q * b, nbytes=blocks * 2 * tile, array_bytes=tile),
+        phase("row sum", nbytes=blocks * tile, array_bytes=tile),
         phase("PV blocks", flops=flops, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
     ]
 

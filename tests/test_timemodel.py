@@ -106,3 +106,12 @@ def test_a_split_shows_the_exponentials_of_a_compute_bound_phase_beside_its_prod
     assert p["split"]["compute"] == pytest.approx(products)
     assert p["split"]["exponentials"] == pytest.approx(8 * 2048**2 / CONSTANTS["exp_rate"])
     assert p["time_s"] == pytest.approx(sum(p["split"].values()))
+
+
+def test_the_tiled_block_passes_are_one_phase_per_library_call_and_they_add():
+    ph = timemodel.phases("tiled", 2048, d=64, heads=8)
+    assert [p["name"] for p in ph] == ["QKᵀ blocks", "row max", "shift", "exp", "row sum", "PV blocks"]
+    tile = 512 * 512 * 4
+    blocks = 8 * 4 * 4
+    assert [p["bytes"] for p in ph[1:5]] == [blocks * tile, 2 * blocks * tile, 2 * blocks * tile, blocks * tile]
+    assert [p["exps"] for p in ph[1:5]] == [0, 0, 8 * 2048**2, 0]  # only exp computes exponentials
