@@ -139,3 +139,22 @@ def test_the_block_size_derivation_uses_the_chapter_s_own_count_and_taught_notat
     q = math.sqrt(M / 4)
     assert (2 + 2 * n / q) * n * d == pytest.approx((2 + 4 * n / math.sqrt(M)) * n * d)
     assert (2 + 2 * n / q) * n * d == pytest.approx(4 * n * n * d / math.sqrt(M), rel=0.001)
+
+
+def test_the_sixteen_bit_test_of_the_model_prints_the_stored_run_s_times_beside_the_model_s():
+    from attnlib import timemodel
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    run = json.loads((root / "chapters/data/cpu_results.json").read_text())
+    nb = json.loads((root / "chapters/18_cpu_vs_gpu.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and "amdahl" in "".join(c["source"]))
+    printed = "".join("".join(o.get("text", [])) for o in cell["outputs"])
+    sb, k = run["sixteen_bit"], timemodel.constants_of(run["ceilings"], "torch")
+    for dt in ("float32", "bfloat16", "float16"):
+        nbytes = 4 if dt == "float32" else 2
+        p = timemodel.predict("sdpa-torch", 2048, {**k, "peak": sb["matmul_peak_flops"][dt]}, nbytes=nbytes)
+        meas = sb["sdpa"]["times"][dt]["median_s"]
+        assert (
+            f"{dt:<8}" in printed and f"{p['time_s'] * 1e3:6.1f}{meas * 1e3:6.1f}{meas / p['time_s']:6.2f}" in printed
+        )
+        assert p["split"]["exponentials"] == pytest.approx(8 * 2048**2 / run["ceilings"]["sdpa_exp_rate"])
