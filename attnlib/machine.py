@@ -11,9 +11,12 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -363,3 +366,121 @@ def memory_budget(device: str) -> int:
     except (ValueError, OSError, AttributeError):
         total = 16 * 2**30
     return total // 2
+
+
+# --- one rate per kind of traffic: the constants of the phase-by-phase model -----------------
+
+
+def non_temporal_threshold() -> int | None:
+    """Bytes above which glibc's memcpy writes with non-temporal stores (skipping the cache and the
+    read of each destination line), as `ld.so --list-diagnostics` reports it; None where unknown."""
+    for loader in ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1", "ld.so"):
+        try:
+            out = subprocess.run(
+                [loader, "--list-diagnostics"], capture_output=True, text=True, timeout=10, check=False
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
+        for line in out.splitlines():
+            if "non_temporal_threshold" in line:
+                return int(line.split("=")[-1].strip(), 0)
+    return None
+
+
+def median_seconds(
+    call: Callable, repeat: int = 5, clock: Callable[[], float] = time.perf_counter, setup: Callable | None = None
+) -> float:
+    """Median seconds of one call() over `repeat` calls after one warm-up, read from `clock`
+    (time.thread_time counts only this thread's own CPU time, so other programs' load stays out);
+    `setup()`, untimed, runs before each call (to give an in-place call its input back)."""
+    samples = []
+    for i in range(repeat + 1):
+        if setup:
+            setup()
+        start = clock()
+        call()
+        if i:  # the first call is the warm-up
+            samples.append(clock() - start)
+    return statistics.median(samples)
+
+
+def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = time.perf_counter) -> dict:
+    """One rate per kind of traffic, each measured on arrays of its own size (said in "measured_on"):
+
+    - "copy below" / "copy above": bytes (read + written) per second of copying one array into
+      another, 0.7× and 1.4× memcpy's non-temporal threshold (numpy's copy is memcpy; torch's is not);
+    - "in place (memory)" / "in place (cache)": bytes (read + written) per second of x *= 1 over
+      64 MiB and over 256 KiB;
+    - "by row (memory)" / "by row (cache)": the same for x -= c, c one number per row (a column that
+      broadcasts along each row, as softmax's shift and divide are);
+    - "read (memory)" / "read (cache)": bytes read per second of a row max over rows of 512 numbers;
+    - "exp (memory)" / "exp (cache)": exponentials per second, written over the array itself;
+    - "square product": FLOP/s of one 2048 × 2048 matmul (the peak);
+    - "matrix-vector": bytes per second of one vector times a 64 MiB matrix (each weight read once, as
+      in generating one token);
+    - "thin product": FLOP/s of 8 × 256 × 64 QKᵀ and AV (the products of attention at n = 256);
+    - "call": seconds of one tiny call (adding two arrays of 8 numbers).
+    """
+    torch = loaded_torch() if library == "torch" else None
+    rng = np.random.default_rng(0)
+
+    def array(nbytes: int, rows: int = 512) -> Any:
+        a = rng.standard_normal((nbytes // 4 // rows, rows)).astype(np.float32) - 4  # like shifted scores: < 0
+        return a if torch is None else torch.from_numpy(a)
+
+    threshold = non_temporal_threshold() or 3 * 2**27  # 384 MiB where unknown
+    rates, on = {}, {}
+    for name, size in (
+        ("copy below", int(0.7 * threshold) // 2**20 * 2**20),
+        ("copy above", int(1.4 * threshold) // 2**20 * 2**20),
+    ):
+        src, dst = array(size), array(size)
+        copy = partial(np.copyto, dst, src) if torch is None else partial(dst.copy_, src)
+        rates[name], on[name] = 2 * size / median_seconds(copy, repeat, clock), f"{size // 2**20} MiB"
+        del src, dst, copy
+    for where, size, samples in (("memory", 64 * 2**20, repeat), ("cache", 256 * 2**10, 20 * repeat)):
+        x = array(size)
+        keep = x.copy() if torch is None else x.clone()
+        label = f"{size // 2**20} MiB" if size >= 2**20 else f"{size // 2**10} KiB"
+        restore = (
+            (lambda x=x, keep=keep: np.copyto(x, keep)) if torch is None else (lambda x=x, keep=keep: x.copy_(keep))
+        )
+        passes = {
+            "in place": (lambda x=x: x.__imul__(1.0), 2 * size, None),
+            "by row": (lambda x=x, col=keep[:, :1] * 0: x.__isub__(col), 2 * size, None),
+            "read": ((lambda x=x: x.max(axis=-1)) if torch is None else (lambda x=x: x.amax(dim=-1)), size, None),
+            "exp": ((lambda x=x: np.exp(x, out=x)) if torch is None else (lambda x=x: x.exp_()), size // 4, restore),
+        }
+        for kind, (call, amount, setup) in passes.items():
+            rates[f"{kind} ({where})"] = amount / median_seconds(call, samples, clock, setup)
+            on[f"{kind} ({where})"] = f"{label}, rows of 512"
+    Q, K, V = (array(8 * 256 * 64 * 4, rows=64).reshape(8, 256, 64) for _ in range(3))
+    KT = K.swapaxes(-1, -2) if torch is None else K.transpose(-1, -2)
+    S = Q @ KT
+    seconds = median_seconds(lambda: Q @ KT, 4 * repeat, clock) + median_seconds(lambda: S @ V, 4 * repeat, clock)
+    rates["thin product"], on["thin product"] = 2 * 2 * 8 * 256 * 256 * 64 / seconds, "8 × 256 × 64 QKᵀ, AV"
+    A, B = array(2048 * 2048 * 4, rows=2048), array(2048 * 2048 * 4, rows=2048)
+    rates["square product"] = 2 * 2048**3 / median_seconds(lambda: A @ B, repeat, clock)
+    on["square product"] = "2048 × 2048"
+    W, x = array(64 * 2**20, rows=1024), array(1024 * 4, rows=1024)
+    rates["matrix-vector"] = 64 * 2**20 / median_seconds(lambda: x @ W.T, repeat, clock)
+    on["matrix-vector"] = "64 MiB matrix"
+    a, b, c = (np.ones(8, dtype=np.float32) for _ in range(3))
+    if torch is not None:
+        a, b, c = (torch.from_numpy(t) for t in (a, b, c))
+    add = (lambda: np.add(a, b, out=c)) if torch is None else (lambda: torch.add(a, b, out=c))
+    rates["call"], on["call"] = median_seconds(_loop(add, 1000), repeat, clock) / 1000, "adding 8 numbers"
+    return {"rates": rates, "measured_on": on, "non_temporal_threshold": threshold}
+
+
+def load_verdict(threads: int = 1) -> str:
+    """The verdict a stored run gives its own load, for a live timing: while `threads` of ours run,
+    the 1-minute load average counts them too, so the other programs' load is the rest; below 1 the
+    machine is quiet enough to read the times, otherwise they are noise beside the stored run.
+    Lines of at most 40 characters, for a phone."""
+    if not hasattr(os, "getloadavg"):
+        return "load unknown on this system:\ncompare with the stored run first"
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    if load - threads < 1:
+        return f"load {load:.1f} on {cores} cores: quiet,\nthese times can be read"
+    return f"load {load:.1f} on {cores} cores: busy;\nread these times as noise: the\nstored run is the chapter's"

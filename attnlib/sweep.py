@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 import os
 import statistics
+import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .arrays import loaded_torch
+from .arrays import empty, exp, exp_in_place, full, is_torch, loaded_torch, max_along, maximum, sum_along
 from .bench import synchronize, time_once
-from .core import attention
+from .core import attention, swap_last_two
 from .counting import attention_flops, attention_matrix_bytes, dtype_bytes
 from .in_place import naive_attention
 from .machine import matmul_peak, memory_budget
-from .tiled import tiled_attention
+from .tiled import BLOCK, QUERY_BLOCK, tiled_attention
 
 IMPLEMENTATIONS = ["plain-numpy", "naive-numpy", "naive-torch", "tiled-numpy", "tiled-torch", "sdpa-torch"]
 NUMPY_DTYPES = {"float32", "float64"}
@@ -71,14 +73,20 @@ def kernel(impl: str) -> Callable:
 
 
 def interleaved(
-    calls: dict[str, Callable[[], Any]], rounds: int, warmup: int = 1, device: str = "cpu", seed: int = 0
+    calls: dict[str, Callable[[], Any]],
+    rounds: int,
+    warmup: int = 1,
+    device: str = "cpu",
+    seed: int = 0,
+    usage: dict | None = None,
 ) -> dict[str, list[float]]:
     """Time every call once per round, in a new shuffled order each round.
 
     A slow spell of the machine then hits every call alike instead of one of them, and
     no call always runs first (or right after the same neighbour). Returns the seconds of
     each call, one list per name, round by round, and the load average before each round
-    under "_load".
+    under "_load". Given a dict `usage`, it also gets, per call name, the page faults and the
+    system time (resource.getrusage, where there is one) of each sample.
     """
     import random
 
@@ -93,8 +101,24 @@ def interleaved(
         samples["_load"].append(os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan)
         shuffle(order)
         for name in order:
+            before = _usage()
             samples[name].append(time_once(calls[name], (), device))
+            if usage is not None and before is not None:
+                after = _usage()
+                usage.setdefault(name, {"page_faults": [], "system_s": []})
+                usage[name]["page_faults"].append(after[0] - before[0])
+                usage[name]["system_s"].append(after[1] - before[1])
     return samples
+
+
+def _usage() -> tuple[int, float] | None:
+    """This process's page faults (minor) and system seconds so far, or None without getrusage."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return None
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_minflt, used.ru_stime
 
 
 # The sweep's defaults, the one home of them: run_sweep's and `python -m benchmarks.sweep`'s.
@@ -154,10 +178,12 @@ def run_sweep(
     say(f"timing {len(calls)} points in {repeat} shuffled rounds")
     torch = loaded_torch() if any(impl.endswith("torch") for impl, _ in calls) else None
     with torch.inference_mode() if torch is not None else contextlib.nullcontext():
-        samples = interleaved(calls, repeat, warmup=max(warmup - 1, 0), device=device)
+        usage: dict = {}
+        samples = interleaved(calls, repeat, warmup=max(warmup - 1, 0), device=device, usage=usage)
     for row in rows:
         if (row["impl"], row["n"]) in calls:
             row.update(_timed(samples[(row["impl"], row["n"])], samples["_load"], row, peak_flops))
+            row.update(usage.get((row["impl"], row["n"]), {}))  # page faults and system seconds per sample
             say(_describe(row))
     return rows
 
@@ -292,3 +318,81 @@ def command_line(settings: dict, out: str | None = None) -> str:
     if out:
         parts.append(f"--out {out}")
     return " ".join(parts)
+
+
+# --- one library call at a time: the phases of a kernel, each timed on its own ----------------
+
+
+def timed_steps(
+    kind: str, Q: Any, K: Any, V: Any, clock: Callable[[], float] = time.perf_counter
+) -> tuple[Any, dict[str, float]]:
+    """Run one kernel ('naive' or 'tiled', unmasked, forward) one library call at a time: its Z, and
+    the seconds of each phase (a tiled phase summed over its blocks), in the order they first run.
+
+    The calls are those of `in_place.naive_attention` and `tiled.tiled_attention` (CPU, heads one at
+    a time, default blocks), with a stopwatch between them. The naive scores S are written into an
+    array kept from call to call, so no phase pays for fresh memory (the model's separate term).
+    """
+    seconds: dict[str, float] = {}
+
+    def step(name: str, call: Callable, *args: Any) -> Any:
+        start = clock()
+        out = call(*args)
+        seconds[name] = seconds.get(name, 0.0) + clock() - start
+        return out
+
+    torch = loaded_torch() if is_torch(Q) else None
+    if kind == "naive":
+        S = _kept_scores(Q, K)
+        if torch is None:
+            step("QKᵀ", np.matmul, Q, swap_last_two(K), S)
+        else:
+            step("QKᵀ", lambda a, b: torch.matmul(a, b, out=S), Q, swap_last_two(K))
+        step("scale", S.__itruediv__, math.sqrt(Q.shape[-1]))
+        top = step("row max", max_along, S)
+        step("shift", S.__isub__, top)
+        step("exp", exp_in_place, S)
+        total = step("row sum", sum_along, S)
+        step("divide", S.__itruediv__, total)
+        return step("AV", operator.matmul, S, V), seconds
+    if kind != "tiled":
+        raise ValueError(f"timed_steps: kind must be 'naive' or 'tiled', not {kind!r}")
+    n, m, scale = Q.shape[-2], K.shape[-2], 1 / math.sqrt(Q.shape[-1])
+    out = empty(tuple(Q.shape[:-1]) + (V.shape[-1],), like=Q)
+    for head in np.ndindex(*Q.shape[:-2]):
+        for start in range(0, n, QUERY_BLOCK):
+            q = step("updates", operator.mul, Q[head][start : start + QUERY_BLOCK], scale)
+            mu = step("updates", full, (q.shape[0], 1), -math.inf, q)
+            ell = step("updates", full, (q.shape[0], 1), 0.0, q)
+            Z = step("updates", full, (q.shape[0], V.shape[-1]), 0.0, q)
+            for first in range(0, m, BLOCK):
+                Kb, Vb = K[head][first : first + BLOCK], V[head][first : first + BLOCK]
+                S = step("QKᵀ blocks", operator.matmul, q, swap_last_two(Kb))
+                top = step("row max", max_along, S)
+                mu_new = step("updates", maximum, mu, top)
+                c = step("updates", exp, step("updates", operator.sub, mu, mu_new))
+                step("shift", S.__isub__, mu_new)
+                step("exp", exp_in_place, S)
+                total = step("row sum", sum_along, S)
+                step("updates", ell.__imul__, c)
+                step("updates", ell.__iadd__, total)
+                step("rescale Z", Z.__imul__, c)
+                PV = step("PV blocks", operator.matmul, S, Vb)
+                step("add PV", Z.__iadd__, PV)
+                mu = mu_new
+            step("updates", Z.__itruediv__, ell)
+            out[head][start : start + QUERY_BLOCK] = Z
+    return out, seconds
+
+
+def _kept_scores(Q: Any, K: Any) -> Any:
+    """An n×m array for the scores of every head, made once per shape and kept (no fresh memory)."""
+    shape = tuple(Q.shape[:-1]) + (K.shape[-2],)
+    key = (is_torch(Q), shape)
+    if key not in _KEPT:
+        _KEPT.clear()
+        _KEPT[key] = empty(shape, like=Q)
+    return _KEPT[key]
+
+
+_KEPT: dict = {}

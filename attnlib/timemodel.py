@@ -59,7 +59,10 @@ def tiled_phases(n: int, d: int, heads: int, block: int = 512, query_block: int 
     flops = blocks * 2 * at_once * q * b * d
     return [
         phase("QKᵀ blocks", flops=flops, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
-        phase("block passes", exps=blocks * at_once * q * b, nbytes=blocks * 6 * tile, array_bytes=tile),
+        phase("row max", nbytes=blocks * tile, array_bytes=tile),  # each library call its own phase
+        phase("shift", nbytes=blocks * 2 * tile, array_bytes=tile),
+        phase("exp", exps=blocks * at_once * q * b, nbytes=blocks * 2 * tile, array_bytes=tile),
+        phase("row sum", nbytes=blocks * tile, array_bytes=tile),
         phase("PV blocks", flops=flops, nbytes=blocks * (tile + kv / 2), array_bytes=tile),
     ]
 
@@ -111,8 +114,9 @@ def phase_times(ph: dict, constants: dict, units: str = "shared") -> dict:
 def predict(impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nbytes: int = 4) -> dict:
     """The model's time for one implementation ('naive-numpy', 'tiled-torch', 'sdpa-torch', ...) at n.
 
-    Returns the seconds, and how they split: "compute" (phases bound by the products),
-    "exponentials", "bandwidth" (phases bound by their bytes), "fresh memory" and "overhead";
+    Returns the seconds, and how they split: "compute" (the products of phases bound by arithmetic),
+    "exponentials" (theirs: on a CPU both terms of such a phase show, as they add), "bandwidth"
+    (phases bound by their bytes), "fresh memory" and "overhead";
     "regime" names the largest. `constants` are one library's (see `constants_of`), or a GPU's
     (see `H200_SHEET`); on a GPU the tiled kernel's products run at the float32 peak.
     """
@@ -125,7 +129,10 @@ def predict(impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nby
         t = phase_times(ph, {**constants, "peak": peak, "exp_rate": exp_rate}, constants.get("units", "shared"))
         if t["memory"] >= t["time"] and t["memory"] > 0:
             split["bandwidth"] += t["time"]
-        elif t["products"] >= t["exponentials"]:
+        elif constants.get("units", "shared") == "shared":  # products and exponentials add: show both
+            split["compute"] += t["products"]
+            split["exponentials"] += t["exponentials"]
+        elif t["products"] >= t["exponentials"]:  # separate units: the larger is the phase's time
             split["compute"] += t["time"]
         else:
             split["exponentials"] += t["time"]
@@ -138,6 +145,89 @@ def predict(impl: str, n: int, constants: dict, d: int = 64, heads: int = 8, nby
         split["overhead"] += (blocks - 1) * CALLS_PER_BLOCK * constants["op_overhead"]
     total = sum(split.values())
     return {"impl": impl, "n": n, "time_s": total, "split": split, "regime": max(split, key=split.get)}
+
+
+# --- phase by phase: one library call, one phase, one kind of traffic --------------------------
+
+CALLS_PER_BLOCK_STEP = 5  # the small calls of one block in sweep.timed_steps: max, μ difference, its exp, ℓ's two
+CALLS_PER_CHUNK = 5  # and of one chunk of queries: scale q, three new running arrays, the final divide
+
+
+def step_phases(kind: str, n: int, d: int = 64, heads: int = 8, cache_bytes: int = 2 * 2**20) -> list[dict]:
+    """The phases `sweep.timed_steps` times, each one library call (summed over blocks for tiled),
+    with its kind of traffic (a key of `machine.traffic_rates`) and how much of it: FLOPs for
+    products, bytes for passes, exponentials for exp, calls for the small updates. An array that
+    fits in `cache_bytes` (one core's L2) is charged the cache's rate, a larger one memory's."""
+
+    def one(name: str, traffic: str, amount: float) -> dict:
+        return {"name": name, "traffic": traffic, "amount": amount}
+
+    if kind == "naive":
+        square = heads * n * n * 4
+        where = "cache" if square <= cache_bytes else "memory"
+        product = 2 * heads * n * n * d
+        return [
+            one("QKᵀ", "thin product", product),
+            one("scale", f"in place ({where})", 2 * square),
+            one("row max", f"read ({where})", square),
+            one("shift", f"by row ({where})", 2 * square),
+            one("exp", f"exp ({where})", heads * n * n),
+            one("row sum", f"read ({where})", square),
+            one("divide", f"by row ({where})", 2 * square),
+            one("AV", "thin product", product),
+        ]
+    if kind != "tiled":
+        raise ValueError(f"step_phases: kind must be 'naive' or 'tiled', not {kind!r}")
+    q = b = 512
+    chunks = heads * math.ceil(n / q)
+    blocks = chunks * math.ceil(n / b)
+    tile = q * b * 4
+    where = "cache" if tile <= cache_bytes else "memory"
+    return [
+        one("QKᵀ blocks", "thin product", blocks * 2 * q * b * d),
+        one("row max", f"read ({where})", blocks * tile),
+        one("shift", f"by row ({where})", blocks * 2 * tile),
+        one("exp", f"exp ({where})", blocks * q * b),
+        one("row sum", f"read ({where})", blocks * tile),
+        one("rescale Z", f"by row ({where})", blocks * 2 * q * d * 4),
+        one("PV blocks", "thin product", blocks * 2 * q * b * d),
+        one("add PV", f"in place ({where})", blocks * 3 * q * d * 4),
+        one("updates", "call", blocks * CALLS_PER_BLOCK_STEP + chunks * CALLS_PER_CHUNK),
+    ]
+
+
+def step_time(ph: dict, rates: dict) -> float:
+    """Seconds of one phase: its amount at its traffic's rate (calls times the cost of one call)."""
+    rate = rates[ph["traffic"]]
+    return ph["amount"] * rate if ph["traffic"] == "call" else ph["amount"] / rate
+
+
+def steps_against_measured(kind: str, n: int, measured: dict, rates: dict, **shape) -> list[dict]:
+    """For every phase: the model's seconds, the measured seconds (`measured`: name -> seconds) and
+    measured / model; a last row "total" for the sum of the phases."""
+    rows = []
+    for ph in step_phases(kind, n, **shape):
+        model = step_time(ph, rates)
+        rows.append({**ph, "model_s": model, "measured_s": measured[ph["name"]], "ratio": measured[ph["name"]] / model})
+    model, found = sum(r["model_s"] for r in rows), sum(r["measured_s"] for r in rows)
+    rows.append(
+        {"name": "total", "traffic": "", "amount": 0, "model_s": model, "measured_s": found, "ratio": found / model}
+    )
+    return rows
+
+
+# --- generating one token: every weight and the whole K/V cache read once --------------------
+
+
+def token_bytes(context: int, weight_bytes: int, layers: int, kv_heads: int, d_k: int, nbytes: int = 4) -> dict:
+    """The bytes one generated token must read with a K/V cache of `context` tokens: every weight
+    once, and every layer's cached keys and values once (kv_heads × context × d_k numbers each)."""
+    return {"weights": weight_bytes, "cache": 2 * layers * kv_heads * context * d_k * nbytes}
+
+
+def cache_crossover(weight_bytes: int, layers: int, kv_heads: int, d_k: int, nbytes: int = 4) -> float:
+    """The context at which the cache's reads per token equal the weights': beyond it, the cache weighs more."""
+    return weight_bytes / (2 * layers * kv_heads * d_k * nbytes)
 
 
 # The H200 (SXM) as NVIDIA's data sheet gives it, plus what the sheet leaves out (marked): the

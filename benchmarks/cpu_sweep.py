@@ -186,6 +186,120 @@ def fresh_memory_calls(calls: int) -> list[list[float]]:
     return rows
 
 
+PHASE_SIZES = (1024, 2048)
+
+
+def phases(rounds: int) -> dict:
+    """`--part phases`: the rate of every kind of traffic (machine.traffic_rates), then the naive
+    and tiled kernels in numpy and torch at n = 1024 and 2048, one library call at a time
+    (sweep.timed_steps), in shuffled interleaved rounds after a warm-up. Every clock is this thread's
+    CPU time (time.thread_time), so another program's load delays a call without adding to its time;
+    each sample also keeps its wall time, its page faults and its system time (getrusage)."""
+    import random
+
+    clock = time.thread_time
+    say("phases: the rate of each kind of traffic, numpy and torch")
+    rates = {lib: machine.traffic_rates(lib, rounds, clock) for lib in ("numpy", "torch")}
+    inputs = {n: forward_inputs(n) for n in PHASE_SIZES}
+    kernels = [(kind, lib, n) for kind in ("naive", "tiled") for lib in ("numpy", "torch") for n in PHASE_SIZES]
+    samples: dict = {k: [] for k in kernels}
+    loads = []
+    with torch.inference_mode():
+        for kind, lib, n in kernels:  # warm-up
+            sweep.timed_steps(kind, *inputs[n][lib == "torch"], clock=clock)
+        order, shuffle = list(kernels), random.Random(0).shuffle
+        for r in range(rounds):
+            loads.append(load())
+            shuffle(order)
+            for kind, lib, n in order:
+                before, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+                _, steps = sweep.timed_steps(kind, *inputs[n][lib == "torch"], clock=clock)
+                wall, after = time.perf_counter() - wall, resource.getrusage(resource.RUSAGE_SELF)
+                extra = {"wall_s": wall, "page_faults": after.ru_minflt - before.ru_minflt}
+                extra["system_s"] = after.ru_stime - before.ru_stime
+                samples[(kind, lib, n)].append({**steps, **extra})
+            say(f"phases: round {r + 1} of {rounds}, load {loads[-1]:.2f}")
+    rows = []
+    for (kind, lib, n), got in samples.items():
+        names = [k for k in got[0] if k not in ("wall_s", "page_faults", "system_s")]
+        steps = {name: parts.stats([g[name] for g in got]) for name in names}
+        rows.append(
+            {
+                "kind": kind,
+                "library": lib,
+                "n": n,
+                "heads": HEADS,
+                "d": D,
+                "steps_s": steps,
+                "sum_of_steps_s": parts.stats([sum(g[name] for name in names) for g in got]),
+                "wall_s": parts.stats([g["wall_s"] for g in got]),
+                "page_faults": [g["page_faults"] for g in got],
+                "system_s": [g["system_s"] for g in got],
+            }
+        )
+    return {"rates": rates, "kernels": rows, "load_during": [min(loads), max(loads)]}
+
+
+CONTEXTS = (32, 128, 511)  # tokens already in the cache; one more makes 512, the course's limit
+
+
+def generation(rounds: int) -> dict | None:
+    """The real causal model (attnlib.causal_lm, SmolLM2-135M in float32) writing one token after a
+    context of t tokens, one thread: with the K/V cache (the step reads the cache and adds one
+    token) and without (the whole text again), shuffled interleaved rounds after a warm-up, each
+    step timed by this thread's CPU time. None when the model's wheel is not installed."""
+    import random
+
+    from attnlib import causal_lm as lm
+
+    try:
+        model = lm.load()
+    except (ImportError, FileNotFoundError, ModuleNotFoundError) as e:
+        say(f"generation: skipped ({e})")
+        return None
+    ids = lm.encode("The cat sat on the mat. " * 73)[0][: max(CONTEXTS) + 1]  # 512 tokens
+    caches = {}
+    for t in CONTEXTS:
+        caches[t] = lm.Cache()
+        lm.step(ids[:t], caches[t], last=True)
+
+    def cached(t: int) -> None:
+        lm.step([ids[t]], lm.Cache(K=list(caches[t].K), V=list(caches[t].V)), last=True)  # the cache kept as it was
+
+    def uncached(t: int) -> None:
+        lm.step(ids[: t + 1], lm.Cache(), last=True)
+
+    calls = {(kind, t): (cached if kind == "cached" else uncached) for kind in ("cached", "uncached") for t in CONTEXTS}
+    for (_, t), call in calls.items():
+        call(t)  # warm-up
+    samples: dict = {key: [] for key in calls}
+    order, shuffle, loads = list(calls), random.Random(0).shuffle, []
+    for _ in range(rounds):
+        loads.append(load())
+        shuffle(order)
+        for key in order:
+            start = time.thread_time()
+            calls[key](key[1])
+            samples[key].append(time.thread_time() - start)
+    weights = sum(
+        w.nbytes
+        for layer in model.layers
+        for w in (layer.W_Q, layer.W_K, layer.W_V, layer.W_O, layer.W_gate, layer.W_up, layer.W_down)
+    )
+    return {
+        "model": lm.FILE,
+        "dtype": "float32",
+        "layers": lm.LAYERS,
+        "kv_heads": lm.KV_HEADS,
+        "d_k": lm.D_K,
+        "trained_context": lm.CONTEXT,
+        "weight_bytes": weights + model.embedding.nbytes,  # the layers' matrices and the token table (the logits)
+        "contexts": list(CONTEXTS),
+        "times": {f"{kind} {t}": parts.stats(v) for (kind, t), v in samples.items()},
+        "load_during": [min(loads), max(loads)],
+    }
+
+
 def forward_inputs(n: int) -> tuple:
     rng = np.random.default_rng(0)
     arrays = tuple(rng.standard_normal((1, HEADS, n, D), dtype=np.float32) for _ in range(3))
@@ -324,8 +438,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--part",
         default="all",
-        choices=["all", "forward-once", "fresh-memory", "peak-memory"],
-        help="all, or one child part that the run starts in a fresh process (it prints one line of JSON)",
+        choices=["all", "phases", "forward-once", "fresh-memory", "peak-memory"],
+        help="all; phases (the phase-by-phase run, its own file: --out chapters/data/cpu_phases.json); "
+        "or one child part that the run starts in a fresh process (it prints one line of JSON)",
     )
     p.add_argument("--impl", default="plain-numpy", help="--part peak-memory: the implementation (sweep.kernel)")
     p.add_argument("--n", type=int, default=N, help="--part peak-memory: the sequence length")
@@ -348,6 +463,9 @@ def main(argv: list[str] | None = None) -> None:
     system = machine.system_info("cpu")
     say(f"{system['cpu_model']}; threads reported {threads}; load {start:.2f}")
     command = " ".join(["PYTHONPATH=. python -m benchmarks.cpu_sweep", *sys.argv[1:]])
+    if args.part == "phases":
+        store_phases(args, system, threads, command, start)
+        return
     result: dict = {"system": system, "command": command, "rounds": args.rounds, "targets": TARGETS}
     result["ceilings"] = ceilings(args.rounds)
     say_ceilings(result["ceilings"])
@@ -361,6 +479,37 @@ def main(argv: list[str] | None = None) -> None:
             f"benchmarks.cpu_sweep: other programs' load reached {result['load']['others']:.2f} (≥ 1); "
             "nothing stored, run again"
         )
+    if args.out:
+        write_json(args.out, result)
+        say(f"wrote {args.out}")
+
+
+def store_phases(args: argparse.Namespace, system: dict, threads: dict, command: str, start: float) -> None:
+    """The phase-by-phase run: measure, judge the load as the whole run does, and write its own file."""
+    began = time.perf_counter()
+    result = {"system": system, "threads_reported": threads, "command": command, "rounds": args.rounds}
+    result["caches"] = machine.cache_sizes()
+    result["clock"] = "time.thread_time: this thread's own CPU time"
+    result.update(phases(args.rounds))
+    result["generation"] = generation(args.rounds)
+    during = max(result.pop("load_during")[1], load())
+    if result["generation"]:
+        during = max(during, result["generation"]["load_during"][1])
+    others = max(start, during - int(THREADS))
+    result["load"] = {"start": start, "max": max(start, during), "others": others, "quiet": others < 1}
+    result["minutes"] = round((time.perf_counter() - began) / 60, 1)
+    for row in result["kernels"]:
+        say(
+            f"{row['kind']}-{row['library']} n = {row['n']}: "
+            + ", ".join(f"{k} {v['median_s'] * 1e3:.1f}" for k, v in row["steps_s"].items())
+            + " ms"
+        )
+    say(
+        f"load: {start:.2f} at the start, {result['load']['max']:.2f} at most, other programs' "
+        f"{others:.2f}: {'quiet' if others < 1 else 'NOT quiet (≥ 1): these numbers are provisional'}"
+    )
+    if args.require_quiet and others >= 1:
+        sys.exit(f"benchmarks.cpu_sweep: other programs' load reached {others:.2f} (≥ 1); nothing stored, run again")
     if args.out:
         write_json(args.out, result)
         say(f"wrote {args.out}")

@@ -383,3 +383,44 @@ def test_no_hint_states_the_computation(capsys):
             text = out.replace(",", "")
             for number in (f"{value:g}", str(int(value)), "4096", "1536", "2000", "64"):
                 assert number not in text, (exercise_id, answer, out)
+
+
+def _printed(marker):
+    nb = json.loads(CHAPTER.read_text())
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and marker in "".join(c["source"]))
+    return "".join("".join(o.get("text", [])) for o in cell["outputs"])
+
+
+def test_the_per_phase_table_prints_every_phase_s_ratio_from_the_stored_run():
+    from attnlib import timemodel
+
+    run = json.loads((ROOT / "chapters/data/cpu_phases.json").read_text())
+    lines = _printed("def phase_ratios").splitlines()
+    for kind in ("naive", "tiled"):
+        rows = [r for r in run["kernels"] if r["kind"] == kind]
+        tables = [
+            timemodel.steps_against_measured(
+                kind,
+                r["n"],
+                {k: v["median_s"] for k, v in r["steps_s"].items()},
+                run["rates"][r["library"]]["rates"],
+                cache_bytes=run["caches"]["L2"],
+            )
+            for r in rows
+        ]
+        for i, phase in enumerate(tables[0]):
+            expected = f"{phase['name']:<11}" + "".join(f"{t[i]['ratio']:6.2f}" for t in tables)
+            assert expected in lines, expected
+
+
+def test_the_generation_table_is_the_stored_run_s_and_the_crossover_its_formula():
+    from attnlib import timemodel
+
+    gen = json.loads((ROOT / "chapters/data/cpu_phases.json").read_text())["generation"]
+    printed = _printed("gen = phase_run")
+    for t in gen["contexts"]:
+        cached = gen["times"][f"cached {t}"]["median_s"] * 1e3
+        assert f"{t:>4}" in printed and f"{cached:7.1f}" in printed
+    cross = timemodel.cache_crossover(gen["weight_bytes"], gen["layers"], gen["kv_heads"], gen["d_k"])
+    assert f"t = {cross:,.0f} tokens" in printed
+    assert cross == pytest.approx(gen["weight_bytes"] / (2 * 30 * 3 * 64 * 4))

@@ -116,3 +116,46 @@ def test_every_printed_table_fits_a_phone():
             for out in c.get("outputs", []):
                 for line in "".join(out.get("text", "")).splitlines():
                     assert len(line) <= 40, (path.name, line)
+
+
+def test_the_memory_figure_s_alt_text_names_the_block_size_its_cell_prints():
+    import re
+
+    nb = json.loads((pathlib.Path(__file__).resolve().parents[1] / "chapters/18_cpu_vs_gpu.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if c.get("id") == "22e1758e")
+    alt = cell["metadata"]["mystnb"]["image"]["alt"]
+    printed = "".join("".join(o.get("text", [])) for o in cell["outputs"])
+    tiled = float(re.search(r"tiled ([\d.]+) MiB", printed).group(1))
+    said = re.search(r"one block of (\d+(?:\.\d+)?) MiB", alt)
+    assert said and float(said.group(1)) == tiled, alt
+
+
+def test_the_block_size_derivation_uses_the_chapter_s_own_count_and_taught_notation():
+    nb = json.loads((pathlib.Path(__file__).resolve().parents[1] / "chapters/18_cpu_vs_gpu.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "\\Theta" not in text  # the course teaches big O only
+    assert "4n^2d/\\sqrt{M}" in text
+    # the chapter's count, (2 + 2n/q)·n·d with q = √(M/4), is (2 + 4n/√M)·n·d: about 4n²d/√M for long sequences
+    n, d, M = 2**20, 64, 2 * 2**20
+    q = math.sqrt(M / 4)
+    assert (2 + 2 * n / q) * n * d == pytest.approx((2 + 4 * n / math.sqrt(M)) * n * d)
+    assert (2 + 2 * n / q) * n * d == pytest.approx(4 * n * n * d / math.sqrt(M), rel=0.001)
+
+
+def test_the_sixteen_bit_test_of_the_model_prints_the_stored_run_s_times_beside_the_model_s():
+    from attnlib import timemodel
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    run = json.loads((root / "chapters/data/cpu_results.json").read_text())
+    nb = json.loads((root / "chapters/18_cpu_vs_gpu.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and "amdahl" in "".join(c["source"]))
+    printed = "".join("".join(o.get("text", [])) for o in cell["outputs"])
+    sb, k = run["sixteen_bit"], timemodel.constants_of(run["ceilings"], "torch")
+    for dt in ("float32", "bfloat16", "float16"):
+        nbytes = 4 if dt == "float32" else 2
+        p = timemodel.predict("sdpa-torch", 2048, {**k, "peak": sb["matmul_peak_flops"][dt]}, nbytes=nbytes)
+        meas = sb["sdpa"]["times"][dt]["median_s"]
+        assert (
+            f"{dt:<8}" in printed and f"{p['time_s'] * 1e3:6.1f}{meas * 1e3:6.1f}{meas / p['time_s']:6.2f}" in printed
+        )
+        assert p["split"]["exponentials"] == pytest.approx(8 * 2048**2 / run["ceilings"]["sdpa_exp_rate"])

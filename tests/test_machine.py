@@ -145,3 +145,12 @@ def test_the_model_constants_are_counts_over_the_stopwatch_s_seconds(library, mo
 def test_per_call_divides_by_the_calls(monkeypatch):
     monkeypatch.setattr(machine, "time_fn", lambda fn, **kw: {"median_s": 2.0})
     assert machine.per_call(lambda: None, 100) == pytest.approx(0.02)
+
+
+@pytest.mark.parametrize(("load", "quiet"), [(0.3, True), (1.9, True), (2.0, False), (13.2, False)])
+def test_a_live_timing_judges_its_own_load_as_the_stored_run_does(load, quiet, monkeypatch):
+    monkeypatch.setattr(machine.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: 2)
+    verdict = machine.load_verdict(threads=1)
+    assert verdict.startswith(f"load {load:.1f} on 2 cores: ")
+    assert ("quiet" in verdict) == quiet and ("busy" in verdict) == (not quiet)

@@ -98,3 +98,20 @@ def test_tiled_walks_one_block_for_all_heads_when_they_fit_and_per_head_otherwis
     assert timemodel.tiled_steps(8192, heads=8, gpu=True) == 16
     ph = timemodel.phases("tiled", 128, d=64, heads=8)
     assert ph[1]["array_bytes"] == 8 * 128 * 128 * 4
+
+
+def test_a_split_shows_the_exponentials_of_a_compute_bound_phase_beside_its_products():
+    p = timemodel.predict("sdpa-torch", 2048, CONSTANTS)
+    products = counting.attention_flops(2048, 64, heads=8) / CONSTANTS["peak"]
+    assert p["split"]["compute"] == pytest.approx(products)
+    assert p["split"]["exponentials"] == pytest.approx(8 * 2048**2 / CONSTANTS["exp_rate"])
+    assert p["time_s"] == pytest.approx(sum(p["split"].values()))
+
+
+def test_the_tiled_block_passes_are_one_phase_per_library_call_and_they_add():
+    ph = timemodel.phases("tiled", 2048, d=64, heads=8)
+    assert [p["name"] for p in ph] == ["QKᵀ blocks", "row max", "shift", "exp", "row sum", "PV blocks"]
+    tile = 512 * 512 * 4
+    blocks = 8 * 4 * 4
+    assert [p["bytes"] for p in ph[1:5]] == [blocks * tile, 2 * blocks * tile, 2 * blocks * tile, blocks * tile]
+    assert [p["exps"] for p in ph[1:5]] == [0, 0, 8 * 2048**2, 0]  # only exp computes exponentials
