@@ -7,7 +7,9 @@
   macro file without that script, and the script and its source map are removed from the output.
 - matplotlib's comments and indentation in the figures (`_images/*.svg`): a comment before every
   text and patch (`<!-- PE col 0 -->`) and two spaces a level, about a tenth of each figure's bytes;
-  the drawing is the same. The notebooks keep their figures as stored.
+  and its coordinates' digits past the second decimal (matplotlib writes six: a millionth of a
+  point, where a hundredth is already far below what a screen or a printer shows). The drawing is
+  the same; the notebooks keep their figures as stored.
 - Source maps (`*.js.map`, `*.css.map`) of the theme: a browser fetches them only with its
   developer tools open, but they are 3 MB of the built book.
 
@@ -34,6 +36,14 @@ DROPPED = ["scripts/fontawesome.js", "scripts/fontawesome.js.LICENSE.txt"]
 MAP_FOLDERS = ["scripts", "styles"]
 SVG_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 SVG_INDENT = re.compile(r"\n[ \t]+")
+SVG_GEOMETRY = re.compile(r'\b(d|transform|x|y|x1|x2|y1|y2|width|height|points)="([^"]*)"')
+PAST_TWO_DECIMALS = re.compile(r"(\d\.\d\d)\d+")
+
+
+def _two_decimals(match: re.Match) -> str:
+    """An attribute of geometry with every number cut to two decimals."""
+    cut = PAST_TWO_DECIMALS.sub(lambda number: number.group(1), match.group(2))
+    return f'{match.group(1)}="{cut}"'
 
 
 def _theme_macros() -> Path:
@@ -76,11 +86,11 @@ def minify_figures(app: Sphinx, exception) -> None:
     saved = 0
     for path in (Path(app.outdir) / "_images").glob("*.svg"):
         text = path.read_text(encoding="utf-8")
-        lighter = SVG_INDENT.sub("\n", SVG_COMMENT.sub("", text))
+        lighter = SVG_GEOMETRY.sub(_two_decimals, SVG_INDENT.sub("\n", SVG_COMMENT.sub("", text)))
         if lighter != text:
             saved += len(text.encode()) - len(lighter.encode())
             path.write_text(lighter, encoding="utf-8")
-    logger.info(f"light_pages: figures {saved / 1e6:.2f} MB lighter without comments and indentation")
+    logger.info(f"light_pages: figures {saved / 1e6:.2f} MB lighter without comments, indentation and digits")
 
 
 def setup(app: Sphinx) -> dict:

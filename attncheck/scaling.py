@@ -93,7 +93,7 @@ SOFTMAXED = _E / _E.sum(axis=1, keepdims=True)  # one step too far: the weights
     wrong=[_S / _D_K, _S, SCALED.T, _S / math.sqrt(3), np.round(SCALED), SCALED[:2], SCALED.ravel(), SOFTMAXED],
     catches="divided by d_k; not divided; transposed; divided by √n; rounded to whole numbers; "
     "a row missing; flattened; softmax applied as well",
-    solution="answer = attnlib.scores(Q_three, K_three) / math.sqrt(d_k)",
+    solution="attnlib.scores(Q_three, K_three) / math.sqrt(",
 )
 def _scale(answer: Any) -> None:
     got = to_numpy(answer, "Your scaled scores")

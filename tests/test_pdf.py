@@ -71,6 +71,7 @@ class _Article(HTMLParser):
         self.h2 = 0
         self.figures: list[str] = []
         self.recalls = 0
+        self.recall_names: list[str | None] = []  # "1.1" where a question carries its chapter's number (the checklist)
         self.solutions: list[str] = []  # "Exercise 9.1", from each solution's title
         self.answers: list[str] = []  # the first words of each Recall answer and solution, no math
         self._in_title = self._in_article = False
@@ -125,6 +126,9 @@ class _Article(HTMLParser):
             # a Recall question, as tools/pdf_assemble.js tells one from a fold that hides no answer
             self._question = bool(QUESTION.search(self._summary[0].strip()))
             self.recalls += self._question
+            if self._question:
+                given = re.match(r"\s*Recall\s+(\d+\.\d+)", self._summary[0])
+                self.recall_names.append(given.group(1) if given else None)
             self._summary = None
         if tag == "p" and self._solution_title:
             self.solutions.append(re.sub(r"^\s*Solution to\s*", "", self._solution_title[0]).strip())
@@ -359,9 +363,10 @@ def test_no_answer_before_its_question(pdf, pages):
         flat = _squash(text)
         number = page.title.split(".")[0] if page.title[:1].isdigit() else ""
         label = f"{number}." if number else ""
-        questions = [f"Recall{label}{n}." for n in range(1, page.recalls + 1)]
+        names = [given or f"{label}{n}" for n, given in enumerate(page.recall_names, 1)]
+        questions = [f"Recall{name}." for name in names]
         questions += [_squash(name) for name in page.solutions]
-        answers = [f"AnswertoRecall{label}{n}" for n in range(1, page.recalls + 1)]
+        answers = [f"AnswertoRecall{name}" for name in names]
         answers += [f"Solutionto{_squash(name)}" for name in page.solutions]
         missing = [a for a in answers if a not in flat]
         if missing:
