@@ -22,14 +22,13 @@ GGUF stores the q and k rows of each head permuted so that RoPE turns adjacent p
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
+from ._model_files import installed_file, sha256
 from .core import attention
 from .heads import merge_heads, split_heads
 from .masks import causal_mask
@@ -118,22 +117,7 @@ class Generation:
 
 def model_path(distribution: str = DISTRIBUTION) -> Path:
     """The GGUF file inside the installed wheel, found through its distribution's file list."""
-    try:
-        files = importlib.metadata.distribution(distribution).files or []
-    except importlib.metadata.PackageNotFoundError:
-        raise ModuleNotFoundError(f"The causal model is not installed; install it with: {INSTALL}") from None
-    for file in files:
-        if file.name == FILE:
-            return Path(file.locate()).resolve()
-    raise FileNotFoundError(f"{distribution} is installed but lists no {FILE}; reinstall it: {INSTALL}")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return installed_file(distribution, FILE, "causal model", INSTALL)
 
 
 def verify(path: str | Path) -> None:
@@ -141,7 +125,7 @@ def verify(path: str | Path) -> None:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path.name} is missing; reinstall the causal model: {INSTALL}")
-    if _sha256(path) != SHA256:
+    if sha256(path) != SHA256:
         raise ValueError(
             f"{path.name} does not match the release's sha256 (a corrupted or altered file); "
             f"reinstall it: {INSTALL} --force-reinstall"
@@ -418,7 +402,7 @@ def reference(text: str, path: str | Path = REFERENCE) -> dict:
     remake = "write it with: PYTHONPATH=. python tools/causal_lm_reference.py"
     if not path.is_file():
         raise FileNotFoundError(f"the stored reference {path.name} is missing; {remake}")
-    if _sha256(path) != REFERENCE_SHA256:
+    if sha256(path) != REFERENCE_SHA256:
         raise ValueError(f"{path.name} does not match its recorded sha256 (altered or stale); {remake}")
     with np.load(path) as data:
         stored = [str(s) for s in data["texts"]]

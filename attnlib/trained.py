@@ -18,8 +18,6 @@ without that heavy library.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 import math
 from dataclasses import dataclass
 from functools import cache
@@ -27,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._model_files import installed_file, sha256
 from .core import attention
 from .heads import merge_heads, split_heads
 
@@ -84,22 +83,7 @@ class Run:
 
 def model_folder(distribution: str = DISTRIBUTION) -> Path:
     """The folder of the installed wheel's model files, found through its distribution's file list."""
-    try:
-        files = importlib.metadata.distribution(distribution).files or []
-    except importlib.metadata.PackageNotFoundError:
-        raise ModuleNotFoundError(f"The trained model is not installed; install it with: {INSTALL}") from None
-    for file in files:
-        if file.name == "model.safetensors":
-            return Path(file.locate()).resolve().parent
-    raise FileNotFoundError(f"{distribution} is installed but lists no model.safetensors; reinstall it: {INSTALL}")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return installed_file(distribution, "model.safetensors", "trained model", INSTALL).parent
 
 
 def verify(folder: str | Path) -> None:
@@ -108,7 +92,7 @@ def verify(folder: str | Path) -> None:
         path = Path(folder) / name
         if not path.is_file():
             raise FileNotFoundError(f"{name} is missing from the trained model's folder; reinstall it: {INSTALL}")
-        if _sha256(path) != want:
+        if sha256(path) != want:
             raise ValueError(
                 f"{name} does not match the release's sha256 (a corrupted or altered file); "
                 f"reinstall it: {INSTALL} --force-reinstall"
@@ -255,7 +239,7 @@ def reference(sentence: str, path: str | Path = REFERENCE) -> Run:
     remake = "write it with: PYTHONPATH=. python tools/reference_outputs.py"
     if not path.is_file():
         raise FileNotFoundError(f"the stored reference {path.name} is missing; {remake}")
-    if _sha256(path) != REFERENCE_SHA256:
+    if sha256(path) != REFERENCE_SHA256:
         raise ValueError(f"{path.name} does not match its recorded sha256 (altered or stale); {remake}")
     with np.load(path) as data:
         stored = [str(s) for s in data["sentences"]]

