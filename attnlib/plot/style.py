@@ -47,7 +47,7 @@ DIVERGING = "RdBu_r"
 
 def colour_scale(lo: float, hi: float) -> tuple[str, float, float]:
     """(colour map, vmin, vmax) for values from lo to hi: viridis on [lo, hi] when no value is below 0,
-    else the diverging map on [-m, m], m the larger of |lo| and |hi|, so 0 sits at its white centre."""
+    else the diverging map on [-m, m], m the larger of abs(lo) and abs(hi), so 0 sits at its white centre."""
     if lo < 0 < hi or (lo < 0 and hi <= 0):
         m = max(abs(lo), abs(hi))
         return DIVERGING, -m, m
