@@ -32,3 +32,13 @@ def sha256(path: str | Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def check_stored(path: str | Path, want: str, tool: str) -> Path:
+    """`path`, once it is there and its sha256 is `want`; else a one-line error saying to remake it with `tool`."""
+    path, remake = Path(path), f"write it with: PYTHONPATH=. python {tool}"
+    if not path.is_file():
+        raise FileNotFoundError(f"the stored reference {path.name} is missing; {remake}")
+    if sha256(path) != want:
+        raise ValueError(f"{path.name} does not match its recorded sha256 (altered or stale); {remake}")
+    return path

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._model_files import installed_file, sha256
+from ._model_files import check_stored, installed_file, sha256
 from .core import attention
 from .heads import merge_heads, split_heads
 from .masks import causal_mask
@@ -398,12 +398,7 @@ def generate(prompt: str, steps: int, temperature: float = 0.0, cached: bool = T
 def reference(text: str, path: str | Path = REFERENCE) -> dict:
     """transformers' LlamaForCausalLM on `text`, as stored (hash-checked) by tools/causal_lm_reference.py:
     ids, A (layers, heads, n, n), and at every position the 50 highest logits (top_logits) and their ids (top_ids)."""
-    path = Path(path)
-    remake = "write it with: PYTHONPATH=. python tools/causal_lm_reference.py"
-    if not path.is_file():
-        raise FileNotFoundError(f"the stored reference {path.name} is missing; {remake}")
-    if sha256(path) != REFERENCE_SHA256:
-        raise ValueError(f"{path.name} does not match its recorded sha256 (altered or stale); {remake}")
+    path = check_stored(path, REFERENCE_SHA256, "tools/causal_lm_reference.py")
     with np.load(path) as data:
         stored = [str(s) for s in data["texts"]]
         if text not in stored:

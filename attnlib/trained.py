@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._model_files import installed_file, sha256
+from ._model_files import check_stored, installed_file, sha256
 from .core import attention
 from .heads import merge_heads, split_heads
 
@@ -235,12 +235,7 @@ def hidden_states(sentence: str, layer: int) -> tuple[list[str], np.ndarray]:
 
 def reference(sentence: str, path: str | Path = REFERENCE) -> Run:
     """Hugging Face transformers' BertModel on `sentence`, as stored (hash-checked) by tools/reference_outputs.py."""
-    path = Path(path)
-    remake = "write it with: PYTHONPATH=. python tools/reference_outputs.py"
-    if not path.is_file():
-        raise FileNotFoundError(f"the stored reference {path.name} is missing; {remake}")
-    if sha256(path) != REFERENCE_SHA256:
-        raise ValueError(f"{path.name} does not match its recorded sha256 (altered or stale); {remake}")
+    path = check_stored(path, REFERENCE_SHA256, "tools/reference_outputs.py")
     with np.load(path) as data:
         stored = [str(s) for s in data["sentences"]]
         if sentence not in stored:
