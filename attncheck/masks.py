@@ -26,53 +26,17 @@ N_COUNT = 1000
 MASKED_COUNT = N_COUNT * (N_COUNT - 1) // 2  # the entries above the diagonal: 499,500
 
 
-EDGES["masks.masked_count"] = ("the diagonal is kept", "only the words after", "n = 1000, a count")
+EDGES["masks.masked_count"] = _KEPT, _AFTER, _COUNT = ("the diagonal is kept", "only the words after", "a count")
+_ROWS = "Count row by row how many keys each query may not see."
 SLIPS["masks.masked_count"] = [  # each with the hint it gets, the whole of it
-    (
-        N_COUNT * (N_COUNT + 1) // 2,
-        (
-            "That counts the diagonal with the masked entries, or counts the entries the mask keeps. A word may "
-            "always look at itself, and the question asks how many entries become exactly 0."
-        ),
-        "the diagonal is kept",
-    ),
-    (
-        N_COUNT**2 // 2,
-        (
-            "Half the grid is close, but not exact: the diagonal belongs to neither half. Count row by row how "
-            "many keys each query may not see."
-        ),
-        "the diagonal is kept",
-    ),
-    (
-        N_COUNT * (N_COUNT - 1),
-        (
-            "That counts both triangles. Only the words AFTER word i are hidden from it; the words before it "
-            "stay visible."
-        ),
-        "only the words after",
-    ),
-    (
-        N_COUNT - 1,
-        "That is the count of one row, the first. Every row hides the words after it: add the rows up.",
-        "only the words after",
-    ),
-    (
-        (N_COUNT - 1) ** 2,
-        "That is the grid without one row and one column. Count row by row how many keys each query may not see.",
-        "only the words after",
-    ),
-    (
-        0,
-        "A causal mask does hide something: each word's later words. See the section on the causal mask.",
-        "only the words after",
-    ),
-    (15, "That is the count for the six words of the running example. Here n = 1000.", "n = 1000, a count"),
-    (
-        MASKED_COUNT / N_COUNT**2,
-        "That is the share of A that is 0. The question asks how many entries: a whole number.",
-        "n = 1000, a count",
-    ),
+    (N_COUNT * (N_COUNT + 1) // 2, "That counts the diagonal too, or the entries kept: a word sees itself.", _KEPT),
+    (N_COUNT**2 // 2, f"Half the grid is close, but the diagonal belongs to neither half. {_ROWS}", _KEPT),
+    (N_COUNT * (N_COUNT - 1), "That counts both triangles. Only the words AFTER word i are hidden from it.", _AFTER),
+    (N_COUNT - 1, "That is the count of one row, the first. Every row hides the words after it.", _AFTER),
+    ((N_COUNT - 1) ** 2, f"That is the grid without one row and one column. {_ROWS}", _AFTER),
+    (0, "A causal mask does hide something: each word's later words.", _AFTER),
+    (15, "That is the count for the six words of the running example. Here n = 1000.", _COUNT),
+    (MASKED_COUNT / N_COUNT**2, "That is the share of A that is 0. The question asks how many entries.", _COUNT),
 ]
 
 
@@ -347,17 +311,8 @@ SLIPS |= {
     "masks.padding_mask",
     right=[_pad_numpy, _pad_loops, _pad_torch],
     wrong=[
-        _padding_from_the_library,
-        _pad_cached_by_lengths,
-        _pad_no_middle_axis,
-        _pad_every_row,
-        _pad_inverted,
-        _pad_off_by_one,
-        _pad_longest,
-        _pad_in_front,
-        _pad_numbers,
-        _pad_masks_queries,
-        _pad_sorts_in_place,
+        *(a for a, _, _ in SLIPS["masks.padding_mask"]),
+        *(_pad_no_middle_axis, _pad_every_row, _pad_inverted, _pad_numbers, _pad_masks_queries, _pad_sorts_in_place),
     ],
     catches="no query axis (batch, n), one row per query (batch, n, n) where the statement says (batch, 1, n), "
     "True on the padding (torch's key_padding_mask), j <= length, "
@@ -481,16 +436,8 @@ EDGES["masks.masked_row"] = (
     "the kept scores still count",
     "four numbers",
 )
-_ROW_EQUAL = [  # a slip of the whole answer, with the hint it gets
-    (
-        [0.5, 0.0, 0.5, 0.0],
-        (
-            "The mask hides keys 1 and 3, but the two keys it keeps still have different scores: the softmax of "
-            "the kept scores does not share equally."
-        ),
-        "the kept scores still count",
-    )
-]
+_EQUAL = "Keys 0 and 2 are kept, with different scores: softmax does not share them equally."
+_ROW_EQUAL = [([0.5, 0.0, 0.5, 0.0], _EQUAL, "the kept scores still count")]  # a slip of the whole answer
 SLIPS["masks.masked_row"] = [
     *_ROW_EQUAL,
     (ROW_ZEROED_AFTER, "zeroed afterwards", "−∞ before the softmax"),
