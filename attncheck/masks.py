@@ -29,7 +29,11 @@ MASKED_COUNT = N_COUNT * (N_COUNT - 1) // 2  # the entries above the diagonal: 4
 EDGES["masks.masked_count"] = _KEPT, _AFTER, _COUNT = ("the diagonal is kept", "only the words after", "a count")
 _ROWS = "Count row by row how many keys each query may not see."
 SLIPS["masks.masked_count"] = [  # each with the hint it gets, the whole of it
-    (N_COUNT * (N_COUNT + 1) // 2, "That counts the diagonal too, or the entries kept: a word sees itself.", _KEPT),
+    (
+        N_COUNT * (N_COUNT + 1) // 2,
+        "That counts the diagonal too, or the kept entries: a word may always look at itself.",
+        _KEPT,
+    ),
     (N_COUNT**2 // 2, f"Half the grid is close, but the diagonal belongs to neither half. {_ROWS}", _KEPT),
     (N_COUNT * (N_COUNT - 1), "That counts both triangles. Only the words AFTER word i are hidden from it.", _AFTER),
     (N_COUNT - 1, "That is the count of one row, the first. Every row hides the words after it.", _AFTER),

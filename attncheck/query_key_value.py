@@ -121,7 +121,7 @@ _W_WHOLE = [  # slips of the whole answer, diagnosed before its shapes, with the
     ),
     (
         [(6, 4), (6, 4), (6, 3)],
-        "d_k and d_v are swapped: queries and keys need d_k = 3 numbers per word, values d_v = 4.",
+        "The widths d_k and d_v are swapped: queries and keys need d_k = 3 numbers per word, values d_v = 4.",
         "d_k for W_Q and W_K, d_v for W_V",
     ),
 ]

@@ -274,7 +274,7 @@ _ATTENTION_WHOLE = [  # slips of the whole answer, diagnosed before its shapes, 
     ),
     (
         {"W_V": (8, 4), "K": (6, 3), "S": (6, 6), "Z": (6, 4)},
-        "d_k and d_v are swapped throughout: queries and keys have d_k = 4 numbers a word, values d_v = 3.",
+        "The widths d_k and d_v are swapped throughout: queries and keys have d_k = 4 numbers a word, values d_v = 3.",
         "d_k and d_v apart",
     ),
 ]

@@ -440,12 +440,11 @@ _DOUBLED_ANSWER = _UNCHANGED[0]
 _SHARPEST = _WORDS[int(_A.max(axis=1).argmax())]
 
 
-EDGES["softmax.doubled"] = ("a row of equal scores", "the sharpest row", "one word of the sentence")
+EDGES["softmax.doubled"] = ("a row of equal scores", "the sharpest row")
 SLIPS["softmax.doubled"] = [
     (_SHARPEST, "its largest weight grows even closer to 1", "the sharpest row"),
     ("kitten", "its scores are not all equal", "a row of equal scores"),
     ("none", "one row does stay exactly the same", "a row of equal scores"),
-    ("dog", "is not a word of the sentence", "one word of the sentence"),
 ]
 
 
