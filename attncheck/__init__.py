@@ -26,7 +26,9 @@ The framework, one job per module:
   `to_mask`, `to_items`);
   `torch_form` writes a right answer as a torch tensor for a registration.
 - `expectations`: comparing an answer with the expected one, structure before values
-  (`expect_array`, `expect_structure`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`).
+  (`expect_array`, `expect_structure`, `expect_number`, `expect_shape`, `expect_pair`, `expect_word`),
+  and the registered slips, the whole answer before its entries (`expect_no_slip`; `counted_from_one`
+  builds a position slip).
 - `calling`: calling learner code safely (`call`, `expect_value_error`).
 - `hints`: `Wrong`, the words hints are made of (`describe`, `show`, `position_words`, `fmt`, the
   one number formatter: beside the right value it writes the digits that tell the two apart), and
@@ -59,7 +61,9 @@ from __future__ import annotations
 from .answers import normal_word, one_number, to_count, to_items, to_mask, to_number, to_numpy, to_shape, torch_form
 from .calling import call, expect_value_error, mentions_shape
 from .expectations import (
+    counted_from_one,
     expect_array,
+    expect_no_slip,
     expect_number,
     expect_pair,
     expect_shape,
@@ -78,10 +82,12 @@ __all__ = [
     "Wrong",
     "call",
     "check",
+    "counted_from_one",
     "describe",
     "exercise",
     "exercise_ids",
     "expect_array",
+    "expect_no_slip",
     "expect_number",
     "expect_pair",
     "expect_shape",

@@ -9,10 +9,25 @@ import numpy as np
 from attnlib.course import chapter_ref
 from attnlib.data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
 
-from . import Wrong, describe, exercise, expect_array, expect_number, expect_structure, to_count, to_numpy, torch_form
+from . import (
+    Wrong,
+    counted_from_one,
+    describe,
+    exercise,
+    expect_array,
+    expect_number,
+    expect_structure,
+    to_count,
+    to_numpy,
+    torch_form,
+)
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "dot_product_scores", "the dot product and the score matrix S"
+
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
 
 WHERE_DOT = "the section 'Multiply matching entries, then add'"
 WHERE_S = "the section 'The score matrix S = QKᵀ'"
@@ -33,10 +48,22 @@ SUMS = [float(sum(Q_VEC) + sum(k)) for k in KEYS_3]  # added everything
 Q_SIGN_LOST = [float(np.dot(np.abs(Q_VEC), k)) for k in KEYS_3]  # q's -1 read as +1
 
 
+EDGES["dot_product_scores.dots_by_hand"] = ("multiply, then add", "negative entries", "one number per key, in order")
+SLIPS["dot_product_scores.dots_by_hand"] = [
+    (PRODUCTS, "these are the products q[t] k[t]", "multiply, then add"),
+    (SUMS, "you added all the entries", "multiply, then add"),
+    (DOTS_NO_SIGNS, "the minus signs got lost", "negative entries"),
+    (Q_SIGN_LOST, "it is -1, not 1", "negative entries"),
+    ([4, 0, 4], "which key points away from q?", "negative entries"),
+    ([-4, 0, 4], "the numbers are in reverse order", "one number per key, in order"),
+    ([4, 0], "give three numbers, one per key", "one number per key, in order"),
+]
+
+
 @exercise(
     "dot_product_scores.dots_by_hand",
     right=[DOTS, np.array(DOTS), (4, 0, -4), torch_form(DOTS, "float32"), torch_form(DOTS, "bfloat16")],
-    wrong=[PRODUCTS, DOTS_NO_SIGNS, Q_SIGN_LOST, [4, 0, 4], SUMS, [-4, 0, 4], [4, 0], [["4", "0", "-4"]]],
+    wrong=[[["4", "0", "-4"]], *(a for a, _, _ in SLIPS["dot_product_scores.dots_by_hand"])],
     catches="products not added up; minus signs dropped; the minus of q's last entry dropped; one sign flipped; everything added; "
     "keys in the wrong order; a missing key; numbers as text",
     solution="1*(-2) + 2*(-1) + (-1)*0]",
@@ -85,10 +112,20 @@ CELL_FROM_ONE = float(np.dot(Q_MAT[ROW - 1], K_MAT[COL]))  # 4: row counted from
 CELL_DIAGONAL = float(np.dot(Q_MAT[ROW], K_MAT[ROW]))  # 3: S[2, 2]
 
 
+EDGES["dot_product_scores.score_cell"] = ("row: a query, column: a key", "counted from 0", "one number")
+SLIPS["dot_product_scores.score_cell"] = [
+    (CELL_SWAPPED, "that is S[0, 2]: row and column are swapped", "row: a query, column: a key"),
+    (CELL_Q_TWICE, "a score pairs a query with a KEY", "row: a query, column: a key"),
+    (CELL_DIAGONAL, "that is S[2, 2]", "row: a query, column: a key"),
+    (CELL_FROM_ONE, "count from 0, as Python does", "counted from 0"),
+    (CELL_PRODUCTS, "those are the two products", "one number"),
+]
+
+
 @exercise(
     "dot_product_scores.score_cell",
     right=[CELL, 6, np.float64(6.0), [6], torch_form(CELL, "float32")],
-    wrong=[CELL_SWAPPED, CELL_PRODUCTS, CELL_Q_TWICE, CELL_FROM_ONE, CELL_DIAGONAL, "6"],
+    wrong=["6", *(a for a, _, _ in SLIPS["dot_product_scores.score_cell"])],
     catches="row and column swapped; the two products not added; a query met with a query; "
     "rows counted from 1; the diagonal cell; text",
     solution="answer = 0*1 + 3*2",
@@ -138,10 +175,24 @@ def _word(answer: Any, options: list[str], what: str = "Your answer") -> str:
     return word
 
 
+EDGES["dot_product_scores.most_aligned"] = (
+    "the highest score, not the nearest tip",
+    "every key compared",
+    "a word of the four",
+)
+SLIPS["dot_product_scores.most_aligned"] = [
+    (NEAREST_TIP, "(that is subtraction)", "the highest score, not the nearest tip"),
+    (WORST, "gives the LOWEST score", "the highest score, not the nearest tip"),
+    ("cat", "another key scores higher", "every key compared"),
+    ("trucks", "is not one of the choices", "a word of the four"),
+    (4.2, "but it is the number 4.2", "a word of the four"),
+]
+
+
 @exercise(
     "dot_product_scores.most_aligned",
     right=[BEST, f" {BEST.upper()} ", f"'{BEST}'", BEST.title() + "\n"],
-    wrong=[NEAREST_TIP, WORST, "cat", "trucks", 4.2, "x" * 20_000],
+    wrong=["x" * 20_000, *(a for a, _, _ in SLIPS["dot_product_scores.most_aligned"])],
     catches="the nearest tip (subtraction); the lowest score; the runner-up; a word not offered; "
     "the score instead of the word",
     solution="answer = max(scores, key=scores.get)",
@@ -205,10 +256,20 @@ def _where(answer: Any) -> tuple[str, int]:
     return kind, index
 
 
+EDGES["dot_product_scores.changed_key"] = ("a key is a column of S", "counted from 0", "a pair (word, number)")
+SLIPS["dot_product_scores.changed_key"] = [
+    (("row", SAT), "belongs to one word's QUERY", "a key is a column of S"),
+    (counted_from_one(CHANGED), "count from 0, as Python does", "counted from 0"),
+    (("column", 1), "the column of 'kitten'", "a key is a column of S"),
+    ("row and column 2", "then one number", "a pair (word, number)"),
+    (2, "yours is the number 2", "a pair (word, number)"),
+]
+
+
 @exercise(
     "dot_product_scores.changed_key",
     right=[CHANGED, list(CHANGED), ("Column", np.int64(SAT)), f"column {SAT}", ("col", float(SAT))],
-    wrong=[("row", SAT), ("column", SAT + 1), ("row", SAT + 1), ("column", 1), "row and column 2", 2],
+    wrong=[("row", SAT + 1), *(a for a, _, _ in SLIPS["dot_product_scores.changed_key"])],
     catches="the row instead of the column; counting from 1; kitten's column; both; a bare number",
     solution="changed = np.argwhere(np.abs(S_new - S) > 1e-9)",
 )
@@ -219,7 +280,7 @@ def _changed_key(answer: Any) -> None:
             f"Row {index} of S belongs to one word's QUERY, and no query changed. A cell S[i, j] "
             f"uses query i and key j: which cells use sat's key? See {WHERE_S}."
         )
-    if index == SAT + 1:
+    if (kind, index) == counted_from_one(CHANGED):
         raise Wrong('Count from 0, as Python does: "the" is word 0.')
     if index != SAT:
         word = _WORDS[index] if 0 <= index < len(_WORDS) else None
@@ -234,6 +295,26 @@ _OTHER_W_K = np.array([[0.0, 0.0], [0.0, 5.0], [0.0, 0.0], [0.0, 0.0]])  # ... i
 _ALL_AWAY = -_W_K  # every other key points away
 
 
+EDGES["dot_product_scores.key_design"] = (
+    "mat strictly highest in sat's row",
+    "4×2: a row per feature",
+    "any W_K that works",
+)
+SLIPS["dot_product_scores.key_design"] = [
+    (_W_K, "the highest score is at 'kitten'", "any W_K that works"),
+    (_W_K + np.array([[0, 0], [1, 0], [0, 0], [0, 0]]), "the highest score is at 'kitten'", "any W_K that works"),
+    (
+        np.array([[0.0, 0.0], [0.0, 0.0], [5.0, 0.0], [0.0, 0.0]]),
+        "the highest score is at 'kitten'",
+        "any W_K that works",
+    ),
+    (np.zeros((4, 2)), "'mat' ties with", "mat strictly highest in sat's row"),
+    (_GOOD_W_K.T, "your W_K is 2×4", "4×2: a row per feature"),
+    (np.zeros((4, 3)), "your W_K has 3 columns", "4×2: a row per feature"),
+    (np.full((4, 2), np.nan), "inf or nan", "4×2: a row per feature"),
+]
+
+
 @exercise(
     "dot_product_scores.key_design",
     right=[
@@ -244,15 +325,7 @@ _ALL_AWAY = -_W_K  # every other key points away
         torch_form(_GOOD_W_K.tolist(), "float32"),
         tuple(tuple(int(x) for x in row) for row in _GOOD_W_K),
     ],
-    wrong=[
-        _W_K,
-        _W_K + np.array([[0, 0], [1, 0], [0, 0], [0, 0]]),
-        _GOOD_W_K.T,
-        np.zeros((4, 2)),
-        np.array([[0.0, 0.0], [0.0, 0.0], [5.0, 0.0], [0.0, 0.0]]),
-        np.zeros((4, 3)),
-        np.full((4, 2), np.nan),
-    ],
+    wrong=[a for a, _, _ in SLIPS["dot_product_scores.key_design"]],
     catches=f"{chapter_ref('query_key_value')}'s W_K (kitten wins); an added mat feature too weak against kitten's "
     "animal-ness; W_K transposed; all zeros (a tie); 'small' (kitten is smaller); "
     "a width other than d_k; nan",
@@ -298,8 +371,8 @@ def _key_design(answer: Any) -> None:
 DOUBLED = (2.0, 4.0)
 
 
-EDGES = {"dot_product_scores.doubling": ("queries alone, then queries and keys", "both factors")}
-SLIPS = {
+EDGES |= {"dot_product_scores.doubling": ("queries alone, then queries and keys", "both factors")}
+SLIPS |= {
     "dot_product_scores.doubling": [
         ((1, 1), "both factors are off", "both factors"),
         ((4, 2), "the two factors are swapped", "queries alone, then queries and keys"),
@@ -356,10 +429,20 @@ DISTANCE_SQ = Q_SQ + K_SQ - 2 * QK  # 4
 WHERE_DISTANCE = "the section 'Why not subtraction?'"
 
 
+EDGES["dot_product_scores.distance"] = ("the cross term twice", "its sign", "squared, not the distance")
+SLIPS["dot_product_scores.distance"] = [
+    (Q_SQ + K_SQ - QK, "how many times does the cross term", "the cross term twice"),
+    (Q_SQ + K_SQ, "only part of it", "the cross term twice"),
+    (Q_SQ + K_SQ + 2 * QK, "the dot product is subtracted, not added", "its sign"),
+    (2 * QK - Q_SQ - K_SQ, "cannot be negative", "its sign"),
+    (np.sqrt(DISTANCE_SQ), "that is the distance itself", "squared, not the distance"),
+]
+
+
 @exercise(
     "dot_product_scores.distance",
     right=[DISTANCE_SQ, 4, np.float32(4.0), [4.0], torch_form(DISTANCE_SQ, "float32")],
-    wrong=[Q_SQ + K_SQ - QK, Q_SQ + K_SQ + 2 * QK, np.sqrt(DISTANCE_SQ), Q_SQ + K_SQ, 2 * QK - Q_SQ - K_SQ, "4"],
+    wrong=["4", *(a for a, _, _ in SLIPS["dot_product_scores.distance"])],
     catches="the dot product not doubled; the dot product added; the distance, not squared; the dot "
     "product left out; the sign flipped; text",
     solution="answer = 5 + 17 - 2 * 9",

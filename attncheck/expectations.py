@@ -399,3 +399,62 @@ def expect_word(
             raise Wrong(f"{name} {show(word)} is a fair guess, but not the closest. Compare the numbers again.")
         back = section or "the section this exercise follows"
         raise Wrong(f"{name} {show(word)} is not the one. Go back to {back} and compare again.")
+
+
+# --- registered slips: the whole answer diagnosed before its entries ------------------------
+
+
+def expect_no_slip(answer: Any, slips: Sequence, rtol: float = 1e-6, atol: float = 1e-9) -> None:
+    """Raise Wrong with a registered slip's hint when the whole answer is that slip.
+
+    `slips` holds (wrong answer, hint, ...) entries, as a grader's SLIPS lists them; a grader calls
+    this before it looks at single entries, so the diagnosis of the whole answer comes first."""
+    for slip, hint, *_ in slips:
+        if same_answer(answer, slip, rtol, atol):
+            raise Wrong(hint)
+
+
+def same_answer(answer: Any, slip: Any, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
+    """True when the answer is the registered `slip`: words compared the lenient way, numbers within
+    the tolerance, shapes and lists entry by entry, a dict key by key; False for anything else."""
+    try:
+        if isinstance(slip, str):
+            return isinstance(answer, str) and normal_word(answer) == normal_word(slip)
+        if isinstance(slip, dict):
+            return (
+                isinstance(answer, dict)
+                and sorted(map(str, answer)) == sorted(slip)
+                and all(same_answer(answer[key], value, rtol, atol) for key, value in slip.items())
+            )
+        if isinstance(slip, (list, tuple)) and not _numbers_only(slip):
+            items = list(answer) if isinstance(answer, (list, tuple)) or is_array(answer) else None
+            return (
+                items is not None
+                and len(items) == len(slip)
+                and all(same_answer(a, s, rtol, atol) for a, s in zip(items, slip))
+            )
+        if isinstance(answer, (str, dict)):
+            return False
+        got, want = to_numpy(answer, allow_bool=True), np.asarray(slip, dtype=np.float64)
+        return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))
+    except Exception:  # an answer the slip cannot be compared with is not that slip
+        return False
+
+
+def _numbers_only(values: Any) -> bool:
+    """True for a list or tuple that reads as one array of numbers (not ragged, no words)."""
+    try:
+        return np.asarray(values, dtype=np.float64).dtype == np.float64
+    except (TypeError, ValueError):
+        return False
+
+
+def counted_from_one(positions: Any) -> Any:
+    """Positions as a learner who counts from 1 writes them: every whole number one more, words kept.
+
+    For a grader's SLIPS: counted_from_one((5, 11)) == (6, 12); counted_from_one(("column", 2)) == ("column", 3)."""
+    if isinstance(positions, (list, tuple)):
+        return type(positions)(counted_from_one(p) for p in positions)
+    if isinstance(positions, (int, np.integer)) and not isinstance(positions, bool):
+        return int(positions) + 1
+    return positions

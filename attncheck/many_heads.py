@@ -11,7 +11,7 @@ import numpy as np
 from attnlib.core import softmax as _softmax
 from attnlib.heads import multi_head_attention as _reference
 
-from . import Wrong, call, exercise, expect_array, expect_pair, to_numpy, to_shape
+from . import Wrong, call, exercise, expect_array, expect_no_slip, expect_pair, to_numpy, to_shape
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "many_heads", "many heads"
@@ -23,21 +23,60 @@ SLIPS: dict = {}
 # --- many_heads.split_shape: the shape after split_heads -----------------------------------
 
 SPLIT_SHAPE = (2, 8, 10, 64)  # X: (batch 2, n 10, d_model 512), h = 8
+_SPLIT = "See the section on splitting."
+EDGES["many_heads.split_shape"] = ("batch first, heads before words", "d_k = d_model // h", "four axes")
+_SPLIT_WHOLE = [  # slips of the whole shape, with the hints they get
+    (
+        (2, 10, 8, 64),
+        (
+            "That is the shape after the reshape, before the swap: the head axis must come before the word axis, "
+            f"so that each head holds an n × d_k matrix. {_SPLIT}"
+        ),
+        "batch first, heads before words",
+    ),
+    (
+        (2, 8, 10, 512),
+        f"Each head gets only its share of the columns: d_k = d_model / h. {_SPLIT}",
+        "d_k = d_model // h",
+    ),
+    (
+        (16, 10, 64),
+        (
+            "That folds batch and heads into one axis, as some libraries do inside. split_heads keeps them apart: "
+            f"batch first, then heads. {_SPLIT}"
+        ),
+        "four axes",
+    ),
+    (
+        (8, 2, 10, 64),
+        f"The batch axis stays first; the head axis goes in after it. {_SPLIT}",
+        "batch first, heads before words",
+    ),
+    (
+        (2, 8, 64, 10),
+        f"Each head holds one row per word: n comes before d_k. {_SPLIT}",
+        "batch first, heads before words",
+    ),
+    (
+        (10, 2, 8, 64),
+        (
+            "That swaps the batch axis with the word axis. With a batch, the axes to swap are the word axis and the "
+            f"head axis, the two just before the last; the batch axis stays first. {_SPLIT}"
+        ),
+        "batch first, heads before words",
+    ),
+]
+SLIPS["many_heads.split_shape"] = [
+    *_SPLIT_WHOLE,
+    ((2, 10, 64), "your shape has 3 number(s)", "four axes"),
+    ((2, 8, 10, 64.0), "not 64.0", "d_k = d_model // h"),
+]
 
 
 @exercise(
     "many_heads.split_shape",
     right=[SPLIT_SHAPE, list(SPLIT_SHAPE), tuple(np.int64(d) for d in SPLIT_SHAPE), np.array(SPLIT_SHAPE)],
-    wrong=[
-        (2, 10, 8, 64),
-        (2, 8, 10, 512),
-        (16, 10, 64),
-        (2, 10, 64),
-        (8, 2, 10, 64),
-        (2, 8, 64, 10),
-        (2, 10, 512),
-        (10, 2, 8, 64),
-    ],
+    wrong=[(2, 10, 512), *(a for a, _, _ in SLIPS["many_heads.split_shape"])],
     catches="reshaped but not swapped (2, 10, 8, 64), d_k not divided (512), batch and heads folded "
     "(16, 10, 64), one head, heads before batch, n and d_k swapped, no split at all, the first two axes of the batch swapped (10, 2, 8, 64)",
     solution="answer = (2, 8, 10, 512 // 8)",
@@ -46,19 +85,7 @@ def _split_shape(answer: Any) -> None:
     got = to_shape(answer, "Your answer")
     if got == SPLIT_SHAPE:
         return
-    hints = {
-        (2, 10, 8, 64): "That is the shape after the reshape, before the swap: the head axis must come "
-        "before the word axis, so that each head holds an n × d_k matrix.",
-        (2, 8, 10, 512): "Each head gets only its share of the columns: d_k = d_model / h.",
-        (16, 10, 64): "That folds batch and heads into one axis, as some libraries do inside. "
-        "split_heads keeps them apart: batch first, then heads.",
-        (8, 2, 10, 64): "The batch axis stays first; the head axis goes in after it.",
-        (2, 8, 64, 10): "Each head holds one row per word: n comes before d_k.",
-        (10, 2, 8, 64): "That swaps the batch axis with the word axis. With a batch, the axes to swap are the "
-        "word axis and the head axis, the two just before the last; the batch axis stays first.",
-    }
-    if got in hints:
-        raise Wrong(hints[got] + " See the section on splitting.")
+    expect_no_slip(got, _SPLIT_WHOLE)
     if len(got) != 4:
         raise Wrong(
             f"Your shape has {len(got)} number(s). After the split there are four axes: batch, heads, "

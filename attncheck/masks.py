@@ -11,10 +11,14 @@ from attnlib.core import softmax as _softmax
 from attnlib.masks import causal_mask as _library_causal_mask
 from attnlib.masks import padding_mask as _library_padding_mask
 
-from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, to_mask, to_numpy
+from . import Wrong, call, exercise, expect_array, expect_no_slip, expect_number, expect_structure, to_mask, to_numpy
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "masks", "masks, what a word may not see"
+
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
 
 # --- masks.masked_count: how much of A does a causal mask set to 0? --------------------
 
@@ -22,18 +26,28 @@ N_COUNT = 1000
 MASKED_COUNT = N_COUNT * (N_COUNT - 1) // 2  # the entries above the diagonal: 499,500
 
 
+EDGES["masks.masked_count"] = _KEPT, _AFTER, _COUNT = ("the diagonal is kept", "only the words after", "a count")
+_ROWS = "Count row by row how many keys each query may not see."
+SLIPS["masks.masked_count"] = [  # each with the hint it gets, the whole of it
+    (
+        N_COUNT * (N_COUNT + 1) // 2,
+        "That counts the diagonal too, or the kept entries: a word may always look at itself.",
+        _KEPT,
+    ),
+    (N_COUNT**2 // 2, f"Half the grid is close, but the diagonal belongs to neither half. {_ROWS}", _KEPT),
+    (N_COUNT * (N_COUNT - 1), "That counts both triangles. Only the words AFTER word i are hidden from it.", _AFTER),
+    (N_COUNT - 1, "That is the count of one row, the first. Every row hides the words after it.", _AFTER),
+    ((N_COUNT - 1) ** 2, f"That is the grid without one row and one column. {_ROWS}", _AFTER),
+    (0, "A causal mask does hide something: each word's later words.", _AFTER),
+    (15, "That is the count for the six words of the running example. Here n = 1000.", _COUNT),
+    (MASKED_COUNT / N_COUNT**2, "That is the share of A that is 0. The question asks how many entries.", _COUNT),
+]
+
+
 @exercise(
     "masks.masked_count",
     right=[MASKED_COUNT, float(MASKED_COUNT), np.int64(MASKED_COUNT), 4.995e5, np.array(MASKED_COUNT)],
-    wrong=[
-        N_COUNT * (N_COUNT + 1) // 2,
-        N_COUNT**2 // 2,
-        N_COUNT * (N_COUNT - 1),
-        N_COUNT - 1,
-        (N_COUNT - 1) ** 2,
-        0,
-        15,
-    ],
+    wrong=[a for a, _, _ in SLIPS["masks.masked_count"]],
     catches="the diagonal counted as masked (the same number as the kept entries), half the grid, "
     "both triangles, one row only, (n - 1)², nothing masked, the 15 of the printed six-word mask",
     solution="answer = 1000 * 999 // 2",
@@ -44,24 +58,7 @@ def _masked_count(answer: Any) -> None:
     got = to_numpy(answer, "your count")
     if got.size == 1 and math.isfinite(float(got.reshape(()))):
         value = float(got.reshape(()))
-        n = N_COUNT
-        slips = {
-            n * (n + 1) / 2: "That counts the diagonal with the masked entries, or counts the entries the "
-            "mask keeps. A word may always look at itself, and the question asks how many "
-            "entries become exactly 0.",
-            n**2 / 2: "Half the grid is close, but not exact: the diagonal belongs to neither half. Count row "
-            "by row how many keys each query may not see.",
-            n * (n - 1): "That counts both triangles. Only the words AFTER word i are hidden from it; the "
-            "words before it stay visible.",
-            n - 1: "That is the count of one row, the first. Every row hides the words after it: add the rows up.",
-            (n - 1) ** 2: "That is the grid without one row and one column. Count row by row how many keys each "
-            "query may not see.",
-            0: "A causal mask does hide something: each word's later words. See the section on the causal mask.",
-            15: "That is the count for the six words of the running example. Here n = 1000.",
-        }
-        for slip, hint in slips.items():
-            if math.isclose(value, slip, rel_tol=1e-9, abs_tol=1e-9):
-                raise Wrong(hint)
+        expect_no_slip(value, SLIPS["masks.masked_count"], rtol=1e-9, atol=1e-9)
     expect_number(
         got,
         MASKED_COUNT,
@@ -287,7 +284,7 @@ def _pad_sorts_in_place(lengths: Any, n: int) -> np.ndarray:
     return mask
 
 
-EDGES = {
+EDGES |= {
     "masks.causal_mask": ("n = 1, 2, 3 and 6", "True where a word may attend", "plain Python or numpy, not attnlib"),
     "masks.padding_mask": (
         "no sentence fills all n positions",
@@ -296,7 +293,7 @@ EDGES = {
         "numpy, not attnlib",
     ),
 }
-SLIPS = {
+SLIPS |= {
     "masks.causal_mask": [
         (_causal_from_the_library, "uses attnlib.causal_mask", "plain Python or numpy, not attnlib"),
         (_causal_upper, "see the words after it", "True where a word may attend"),
@@ -318,17 +315,8 @@ SLIPS = {
     "masks.padding_mask",
     right=[_pad_numpy, _pad_loops, _pad_torch],
     wrong=[
-        _padding_from_the_library,
-        _pad_cached_by_lengths,
-        _pad_no_middle_axis,
-        _pad_every_row,
-        _pad_inverted,
-        _pad_off_by_one,
-        _pad_longest,
-        _pad_in_front,
-        _pad_numbers,
-        _pad_masks_queries,
-        _pad_sorts_in_place,
+        *(a for a, _, _ in SLIPS["masks.padding_mask"]),
+        *(_pad_no_middle_axis, _pad_every_row, _pad_inverted, _pad_numbers, _pad_masks_queries, _pad_sorts_in_place),
     ],
     catches="no query axis (batch, n), one row per query (batch, n, n) where the statement says (batch, 1, n), "
     "True on the padding (torch's key_padding_mask), j <= length, "
@@ -446,18 +434,29 @@ ROW_INVERTED = np.where(~ROW_MASK, np.exp(ROW_SCORES - 3.0), 0.0)
 ROW_INVERTED = ROW_INVERTED / ROW_INVERTED.sum()
 
 
+EDGES["masks.masked_row"] = (
+    "−∞ before the softmax",
+    "False: may not attend",
+    "the kept scores still count",
+    "four numbers",
+)
+_EQUAL = "Keys 0 and 2 are kept, with different scores: softmax does not share them equally."
+_ROW_EQUAL = [([0.5, 0.0, 0.5, 0.0], _EQUAL, "the kept scores still count")]  # a slip of the whole answer
+SLIPS["masks.masked_row"] = [
+    *_ROW_EQUAL,
+    (ROW_ZEROED_AFTER, "zeroed afterwards", "−∞ before the softmax"),
+    (ROW_SCORE_ZERO, "a score of 0 is an ordinary score", "−∞ before the softmax"),
+    (ROW_UNMASKED, "without the mask", "−∞ before the softmax"),
+    (ROW_INVERTED, "False in the mask means may NOT attend", "False: may not attend"),
+    ([0.7, 0.0, 0.3, 0.0], "at least 2 decimals", "four numbers"),
+    (ROW_A[:3], "your row has 3 number(s)", "four numbers"),
+]
+
+
 @exercise(
     "masks.masked_row",
     right=[ROW_A, ROW_A.tolist(), [0.731, 0.0, 0.269, 0.0], (0.73, 0, 0.27, 0)],
-    wrong=[
-        ROW_ZEROED_AFTER,
-        ROW_SCORE_ZERO,
-        ROW_UNMASKED,
-        ROW_INVERTED,
-        [0.7, 0.0, 0.3, 0.0],
-        [0.5, 0.0, 0.5, 0.0],
-        ROW_A[:3],
-    ],
+    wrong=[a for a, _, _ in SLIPS["masks.masked_row"]],
     catches="zeroing after softmax (the row sums to 0.32), a masked score of 0 instead of -inf, "
     "no mask, the mask read inverted, one decimal, equal shares, a missing entry",
     solution="answer = [np.exp(2) / (np.exp(2) + np.exp(1)), 0, np.exp(1) / (np.exp(2) + np.exp(1)), 0]",
@@ -490,6 +489,7 @@ def _masked_row(answer: Any) -> None:
         raise Wrong("That is the softmax of the row without the mask. Keys 1 and 3 may not be seen.")
     if near(ROW_INVERTED):
         raise Wrong("Your weights sit on keys 1 and 3, the masked ones. False in the mask means may NOT attend.")
+    expect_no_slip(got, _ROW_EQUAL, atol=2e-3)
     expect_structure(got, ROW_A, "your row", atol=2e-3, rtol=0, values=True)
     if np.any(np.abs(got[~ROW_MASK]) > 1e-9):
         raise Wrong("A masked key must get weight exactly 0.")

@@ -11,11 +11,26 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, call, describe, exercise, expect_structure, expect_value_error, to_numpy, to_shape, torch_form
+from . import (
+    Wrong,
+    call,
+    describe,
+    exercise,
+    expect_no_slip,
+    expect_structure,
+    expect_value_error,
+    to_numpy,
+    to_shape,
+    torch_form,
+)
 from . import _matmul_samples as samples
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "matrix_multiplication", "matrix multiplication"
+
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
 
 SECTION_CELL = "the section “One row times one column makes one cell”"
 SECTION_INNER = "the section “The inner numbers must match”"
@@ -29,6 +44,16 @@ _HAND_MN = _HAND_M @ _HAND_N  # [[2, 9], [16, -5]]
 _HAND_SHORT = _HAND_M[:, :2] @ _HAND_N[:2]  # the last of the three products dropped
 
 
+EDGES["matrix_multiplication.by_hand"] = ("row i of M, column j of N", "three products a cell", "signs", "a 2×2 grid")
+SLIPS["matrix_multiplication.by_hand"] = [
+    (_HAND_MN.T.tolist(), "rows and columns are swapped", "row i of M, column j of N"),
+    ((_HAND_N @ _HAND_M).tolist(), "the shape of N times M", "row i of M, column j of N"),
+    (_HAND_SHORT.tolist(), "every cell is short of a term", "three products a cell"),
+    ([[2, 9], [16, 3]], "cell (1, 1) is off", "signs"),  # the minus of -1 or of -2 dropped
+    ([2, 9, 16, -5], "arranged in shape (4,)", "a 2×2 grid"),
+]
+
+
 @exercise(
     "matrix_multiplication.by_hand",
     right=[
@@ -38,15 +63,7 @@ _HAND_SHORT = _HAND_M[:, :2] @ _HAND_N[:2]  # the last of the three products dro
         torch_form(_HAND_MN, "float32"),
         torch_form(_HAND_MN, "bfloat16"),
     ],
-    wrong=[
-        _HAND_MN.T.tolist(),
-        (_HAND_N @ _HAND_M).tolist(),
-        _HAND_SHORT.tolist(),
-        [[2, 9], [16, -1]],
-        [2, 9, 16, -5],
-        [["2", "9"], ["16", "-5"]],
-        [[2, 9], [16]],
-    ],
+    wrong=[[["2", "9"], ["16", "-5"]], [[2, 9], [16]], *(a for a, _, _ in SLIPS["matrix_multiplication.by_hand"])],
     catches="the transposed product, N times M (3×3), a cell missing its third product, "
     "one arithmetic slip, the right numbers flat instead of 2×2, numbers as text, ragged rows",
     solution="answer = [[1*2 + 2*0 + 0*5,    1*1 + 2*4 + 0*(-2)],",
@@ -128,7 +145,7 @@ _MATMUL_PAIRS = _hidden_pairs()
 _MATMUL_BAD = [((2, 3), (4, 5)), ((1, 4), (3, 2)), ((3, 1), (2, 3)), ((2, 2), (3, 3)), ((5, 2), (3, 4))]
 
 
-EDGES = {
+EDGES |= {
     "matrix_multiplication.my_matmul": (
         "any legal shapes: one row, one column, an inner size of 1",
         "values with fractions",
@@ -137,7 +154,7 @@ EDGES = {
     ),
     "matrix_multiplication.design_w": ("any W of the right meaning", "a sign in any entry"),
 }
-SLIPS = {
+SLIPS |= {
     "matrix_multiplication.my_matmul": [
         (samples.int_cells, "the decimals were cut", "values with fractions"),
         (samples.cached_by_m, "keeps results between calls", "each matrix again with another partner"),
@@ -233,6 +250,37 @@ def _is_illegal_word(item: Any) -> bool:
     return isinstance(item, str) and item.strip().strip("\"'“”").lower() in ("illegal", "not allowed", "impossible")
 
 
+EDGES["matrix_multiplication.shapes"] = (
+    "outer numbers, rows first",
+    "inner numbers must match",
+    "a 1×1 result",
+    "five answers",
+)
+_SHAPES_WHOLE = [  # slips of the whole answer, diagnosed before its entries, with their hints
+    (
+        [(2, 3), (8, 5), (1, 1), (3, 3), "illegal"],
+        "Every shape is written columns first: a shape gives rows first, then columns.",
+        "outer numbers, rows first",
+    ),
+    (
+        [(4, 4), (4, 4), (3, 3), (1, 1), "illegal"],
+        (
+            "Every shape you gave is made of the inner numbers, which must match and then disappear. The outer "
+            f"numbers give the shape; see {SECTION_INNER}."
+        ),
+        "outer numbers, rows first",
+    ),
+]
+SLIPS["matrix_multiplication.shapes"] = [
+    *_SHAPES_WHOLE,
+    ([(3, 2), (5, 8), (1, 1), (3, 3), (6, 2)], "when they differ there is no product", "inner numbers must match"),
+    ([(3, 2), (5, 8), (1, 1), (3, 3), "legal"], "when they differ there is no product", "inner numbers must match"),
+    ([(3, 2), (5, 8), (3, 3), (1, 1), "illegal"], "product (c), 1×3 times 3×1: those are the inner", "a 1×1 result"),
+    ([(3, 2), (5, 8), 1, (3, 3), "illegal"], "the shape of product (c) is a single number", "a 1×1 result"),
+    ([(3, 2), (5, 8), (1, 1), (3, 3)], "yours is 4 answers", "five answers"),
+]
+
+
 @exercise(
     "matrix_multiplication.shapes",
     right=[
@@ -241,15 +289,7 @@ def _is_illegal_word(item: Any) -> bool:
         ((3, 2), (5, 8), (1, 1), (3, 3), " ILLEGAL "),
         [np.array([3, 2]), (np.int64(5), np.int64(8)), (1, 1), [3, 3], "illegal"],
     ],
-    wrong=[
-        [(2, 3), (8, 5), (1, 1), (3, 3), "illegal"],
-        [(3, 2), (5, 8), (1, 1), (3, 3), (6, 2)],
-        [(3, 2), (5, 8), (3, 3), (1, 1), "illegal"],
-        [(3, 2), (5, 8), (1, 1), (3, 3)],
-        [(4, 4), (4, 4), (3, 3), (1, 1), "illegal"],
-        [(3, 2), (5, 8), 1, (3, 3), "illegal"],
-        [(3, 2), (5, 8), (1, 1), (3, 3), "legal"],
-    ],
+    wrong=[a for a, _, _ in SLIPS["matrix_multiplication.shapes"]],
     catches="shapes written columns-first, the inner numbers given as the shape, (c) and (d) swapped "
     "(same shapes, opposite order), the illegal product given a shape, a missing answer, "
     "1×1 written as a bare number",
@@ -262,6 +302,7 @@ def _shapes(answer: Any) -> None:
             f"Give a list of {len(_SHAPE_ANSWERS)} answers, one per product (a) to (e), each a shape "
             f'such as (2, 7) or the word "illegal"; yours is {count}.'
         )
+    expect_no_slip(answer, _SHAPES_WHOLE)
     for letter, (a, b), item, want in zip("abcde", SHAPE_QUESTIONS, answer, _SHAPE_ANSWERS):
         what = f"Product ({letter}), {a[0]}×{a[1]} times {b[0]}×{b[1]}:"
         if want == "illegal":
@@ -386,17 +427,26 @@ _ROW_X = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 1.0]])
 _ROW_XW = _ROW_X @ _ROW_W
 
 
+EDGES["matrix_multiplication.row_view"] = (
+    "row i of X, read along the row",
+    "an amount of 2",
+    "a sum of two rows",
+    "3×2",
+)
+SLIPS["matrix_multiplication.row_view"] = [
+    ((_ROW_X.T @ _ROW_W).tolist(), "you read the amounts down the columns of X", "row i of X, read along the row"),
+    (_ROW_XW[::-1].tolist(), "the right rows in the wrong order", "row i of X, read along the row"),
+    (_ROW_W.tolist(), "row 0 is not right yet", "row i of X, read along the row"),
+    ([[0, 3], [2, 1], [1, 5]], "row 1 is not right yet", "an amount of 2"),
+    ([[0, 3], [4, 2], [-1, 4]], "row 2 is not right yet", "a sum of two rows"),
+    (_ROW_XW.T.tolist(), "rows and columns swapped", "3×2"),
+]
+
+
 @exercise(
     "matrix_multiplication.row_view",
     right=[_ROW_XW.tolist(), tuple(map(tuple, _ROW_XW.tolist())), _ROW_XW.copy(), torch_form(_ROW_XW, "float32")],
-    wrong=[
-        (_ROW_X.T @ _ROW_W).tolist(),
-        _ROW_XW[::-1].tolist(),
-        _ROW_W.tolist(),
-        [[0, 3], [2, 1], [1, 5]],
-        [[0, 3], [4, 2], [-1, 4]],
-        _ROW_XW.T.tolist(),
-    ],
+    wrong=[a for a, _, _ in SLIPS["matrix_multiplication.row_view"]],
     catches="the amounts read down X's columns instead of along its rows (XᵀW), the right rows in the "
     "wrong order, W itself, a weight of 2 forgotten, one row of W left out of a sum, the "
     "result transposed",

@@ -14,10 +14,25 @@ import numpy as np
 
 from attnlib.data import RUNNING_SENTENCE, VOCAB, running_lenses, words
 
-from . import Wrong, exercise, expect_array, expect_structure, expect_word, normal_word, to_items, to_numpy, to_shape
+from . import (
+    Wrong,
+    exercise,
+    expect_array,
+    expect_no_slip,
+    expect_structure,
+    expect_word,
+    normal_word,
+    to_items,
+    to_numpy,
+    to_shape,
+)
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "query_key_value", "the lenses W_Q, W_K, W_V and what they make of the running example"
+
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
 
 SECTION_LENSES = 'the section "Three lenses: queries, keys and values"'
 SECTION_FIT = 'the section "Why three lenses: asker, answerer, content-holder"'
@@ -31,19 +46,26 @@ HAND_W_Q = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
 _HAND_Q = HAND_X @ HAND_W_Q  # the expected answer, fixed at import
 
 
+EDGES["query_key_value.q_by_hand"] = (
+    "X W_Q, not W_Q X",
+    "row i of Q is word i",
+    "three products a cell",
+    "one row per word",
+)
+SLIPS["query_key_value.q_by_hand"] = [
+    (_HAND_Q.T.tolist(), "rows and columns are swapped", "row i of Q is word i"),
+    ((HAND_W_Q @ HAND_X).tolist(), "that is W_Q times X", "X W_Q, not W_Q X"),
+    ((HAND_X[:, :2] @ HAND_W_Q[:2, :]).tolist(), "one product per cell is missing", "three products a cell"),
+    ([[3, 2], [1, 2]], "row 1, column 1", "three products a cell"),
+    ([3, 2, 1, 3], "arranged in shape (4,)", "one row per word"),
+    ([[3, 2]], "Q needs one row per word", "one row per word"),
+]
+
+
 @exercise(
     "query_key_value.q_by_hand",
     right=[[[3, 2], [1, 3]], ((3.0, 2.0), (1.0, 3.0)), _HAND_Q.copy(), _HAND_Q.astype(np.float32), _HAND_Q.astype(int)],
-    wrong=[
-        _HAND_Q.T.tolist(),  # rows and columns swapped
-        (HAND_W_Q @ HAND_X).tolist(),  # W_Q X, the wrong order
-        [[3, 2], [1, 2]],  # one cell slipped
-        (HAND_X[:, :2] @ HAND_W_Q[:2, :]).tolist(),  # the third product forgotten
-        [3, 2, 1, 3],  # the right numbers, flat
-        [[3, 2]],  # only the first word
-        [["3", "2"], ["1", "3"]],  # text
-        [[3 + 0j, 2], [1, 3]],
-    ],  # a complex number
+    wrong=[[["3", "2"], ["1", "3"]], [[3 + 0j, 2], [1, 3]], *(a for a, _, _ in SLIPS["query_key_value.q_by_hand"])],
     catches="Q transposed, W_Q X instead of X W_Q, the third product left out, one slipped cell, "
     "the right numbers flat or only the first row, numbers written as text or complex",
     solution="answer = [[1*1 + 0*0 + 2*1, 1*0 + 0*2 + 2*1],",
@@ -82,6 +104,36 @@ SHAPES_N, SHAPES_D_MODEL, SHAPES_D_K, SHAPES_D_V = 5, 6, 3, 4
 _W_SHAPES = ((SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_V))
 
 
+EDGES["query_key_value.w_shapes"] = (
+    "d_model rows, whatever n",
+    "d_k for W_Q and W_K, d_v for W_V",
+    "rows first",
+    "three shapes",
+)
+_W_WHOLE = [  # slips of the whole answer, diagnosed before its shapes, with their hints
+    (
+        [(3, 6), (3, 6), (4, 6)],
+        (
+            f"Every shape has rows and columns swapped. X is (n, d_model), so every lens needs d_model rows; its "
+            f"columns give the width of the result ({SECTION_LENSES})."
+        ),
+        "rows first",
+    ),
+    (
+        [(6, 4), (6, 4), (6, 3)],
+        "The widths d_k and d_v are swapped: queries and keys need d_k = 3 numbers per word, values d_v = 4.",
+        "d_k for W_Q and W_K, d_v for W_V",
+    ),
+]
+SLIPS["query_key_value.w_shapes"] = [
+    *_W_WHOLE,
+    ([(5, 3), (5, 3), (5, 4)], "that is n, the number of words", "d_model rows, whatever n"),
+    ([(6, 3), (6, 3), (6, 3)], "the values should have d_v = 4", "d_k for W_Q and W_K, d_v for W_V"),
+    ([(6, 3), (6, 4), (6, 4)], "W_K (6, 4): queries and keys both need", "d_k for W_Q and W_K, d_v for W_V"),
+    ([(6, 3), (6, 4)], "give three shapes", "three shapes"),
+]
+
+
 @exercise(
     "query_key_value.w_shapes",
     right=[
@@ -93,15 +145,10 @@ _W_SHAPES = ((SHAPES_D_MODEL, SHAPES_D_K), (SHAPES_D_MODEL, SHAPES_D_K), (SHAPES
         [(np.int64(6), np.int64(3))] * 2 + [(6, 4)],
     ],
     wrong=[
-        [(5, 3), (5, 3), (5, 4)],  # n rows: the shapes of Q, K, V instead
-        [(3, 6), (3, 6), (4, 6)],  # transposed
-        [(6, 3), (6, 3), (6, 3)],  # d_v ignored
-        [(6, 3), (6, 4), (6, 4)],  # W_K given d_v
-        [(6, 4), (6, 4), (6, 3)],  # d_k and d_v swapped
-        [(6, 3), (6, 4)],  # only two shapes
-        [(6, 3), (6, 3), (6, 4.5)],  # not a whole number
+        [(6, 3), (6, 3), (6, 4.5)],
         [("6", "3"), (6, 3), (6, 4)],
-    ],  # text
+        *(a for a, _, _ in SLIPS["query_key_value.w_shapes"]),
+    ],
     catches="n rows (the shapes of Q, K, V), every shape transposed, d_v ignored or given to W_K, "
     "d_k and d_v swapped, a missing shape, non-whole numbers and text",
     solution="answer = [(6, 3), (6, 3), (6, 4)]",
@@ -114,6 +161,7 @@ def _w_shapes(answer: Any) -> None:
         )
     names = ["W_Q", "W_K", "W_V"]
     got = [to_shape(item, f"Your shape for {name}", 2) for name, item in zip(names, items)]
+    expect_no_slip(got, _W_WHOLE)
     for name, (shape, want) in zip(names, zip(got, _W_SHAPES)):
         if len(shape) != 2:
             raise Wrong(
@@ -156,20 +204,22 @@ HEADS_D_MODEL, HEADS_H = 768, 12
 _HEAD_W_Q = (HEADS_D_MODEL, HEADS_D_MODEL // HEADS_H)
 
 
+EDGES["query_key_value.head_w_q"] = ("one head's share of d_model", "d_model rows", "rows first", "whole numbers")
+SLIPS["query_key_value.head_w_q"] = [
+    ((64, 768), "rows and columns are swapped", "rows first"),
+    ((768, 768), "the width of all 12 heads together", "one head's share of d_model"),
+    ((768, 12), "that is h, the number of heads", "one head's share of d_model"),
+    ((768, 768 * 12), "more than a word has numbers", "one head's share of d_model"),
+    ((64, 64), "your W_Q has 64 rows", "d_model rows"),
+    (64, "a shape is wanted here", "whole numbers"),
+    ((768, 768 / 12), "divide with //", "whole numbers"),
+]
+
+
 @exercise(
     "query_key_value.head_w_q",
     right=[(768, 64), [768, 64], np.zeros((768, 64)).shape, (768, 768 // 12), np.array([768, 64])],
-    wrong=[
-        (64, 768),  # transposed
-        (768, 768),  # the width of all heads together
-        (768, 12),  # h as the width
-        (64, 64),  # d_k rows
-        (768, 768 * 12),  # multiplied instead of shared
-        (12, 64),  # h rows
-        64,  # d_k alone, not a shape
-        (768, 64.5),  # not a whole number
-        (768, 768 / 12),
-    ],  # a decimal 64.0: / instead of //
+    wrong=[(12, 64), (768, 64.5), *(a for a, _, _ in SLIPS["query_key_value.head_w_q"])],
     catches="the shape transposed, all heads' width d_model, h or d_model·h as the width, d_k or h "
     "as the rows, d_k alone instead of a shape, non-whole numbers, a decimal 64.0 from /",
     solution="answer = (d_model, d_model // h)",
@@ -243,18 +293,25 @@ def _mask(rows: list[int] = (), cols: list[int] = (), cells: list[tuple[int, int
     return m.tolist()
 
 
+EDGES["query_key_value.cat_changes"] = (
+    "the swapped word's row and column",
+    "an all-zero query or key",
+    "True/False, 6×6",
+)
+SLIPS["query_key_value.cat_changes"] = [
+    (_ROW_AND_COLUMN.tolist(), "is either of them all zeros, or unchanged? (2 cell(s)", "an all-zero query or key"),
+    (np.ones((6, 6), dtype=bool).tolist(), "(27 cell(s) like this", "an all-zero query or key"),
+    (_mask(cols=[_SWAP_AT]), "what does that do to its query?", "the swapped word's row and column"),
+    (_mask(rows=[_SWAP_AT]), "what does that do to its key?", "the swapped word's row and column"),
+    ((_FIT_CAT - _FIT_KITTEN).round(2).tolist(), "not the fit values or their differences", "True/False, 6×6"),
+    (_CHANGES[:5, :5].tolist(), "your grid has shape (5, 5)", "True/False, 6×6"),
+]
+
+
 @exercise(
     "query_key_value.cat_changes",
     right=[_CHANGES.tolist(), _CHANGES.copy(), _CHANGES.astype(int).tolist(), _CHANGES.astype(float)],
-    wrong=[
-        _ROW_AND_COLUMN.tolist(),  # forgets the all-zero query and key of "mat"
-        _mask(cols=[_SWAP_AT]),  # only the key changes
-        _mask(rows=[_SWAP_AT]),  # only the query changes
-        _mask(cells=[(_SWAP_AT, _SWAP_AT)]),  # only the diagonal cell
-        np.ones((6, 6), dtype=bool).tolist(),  # everything changes
-        (_FIT_CAT - _FIT_KITTEN).round(2).tolist(),  # the differences, not True/False
-        _CHANGES[:5, :5].tolist(),
-    ],  # the wrong size
+    wrong=[_mask(cells=[(_SWAP_AT, _SWAP_AT)]), *(a for a, _, _ in SLIPS["query_key_value.cat_changes"])],
     catches="the whole row and column of the swapped word (forgetting that 'mat' has an all-zero "
     "query and key), only its column, only its row, only its diagonal cell, every cell, "
     "the table of differences instead of True/False, a grid of the wrong size",
@@ -320,10 +377,20 @@ _SAT_ROW_SWAPPED = (_X_RUNNING @ _W_Q)[_WORDS.index("sat")] @ (_X_RUNNING @ _W_K
 _SWAPPED_BEST = _WORDS[int(np.argmax(_SAT_ROW_SWAPPED))]
 
 
+EDGES["query_key_value.swap_slots"] = ("slot meets slot", "an all-zero key", "a word of the sentence")
+SLIPS["query_key_value.swap_slots"] = [
+    ("kitten", "the best fit with the lenses as they are", "slot meets slot"),
+    ("on", "is not sat's best fit with the swapped keys", "slot meets slot"),
+    ("mat", "mat's key is [0, 0] in either order", "an all-zero key"),
+    ("dog", "not one of the choices", "a word of the sentence"),
+    (2, "one word in quotes", "a word of the sentence"),
+]
+
+
 @exercise(
     "query_key_value.swap_slots",
     right=["sat", " Sat", "SAT", "'sat'"],
-    wrong=["kitten", "on", "the", "mat", "dog", 2],
+    wrong=["the", *(a for a, _, _ in SLIPS["query_key_value.swap_slots"])],
     catches="kitten (the answer with the slots in place), on (the other action-ish word), the, mat "
     "(all-zero key), a word outside the sentence, a position instead of a word",
     solution="answer = words[int(np.argmax(row_sat))]",
@@ -338,6 +405,11 @@ def _swap_slots(answer: Any) -> None:
         )
     if word == "mat":
         raise Wrong("mat's key is [0, 0] in either order: its fit with every query is 0.")
+    if word in _WORDS and word != _SWAPPED_BEST:
+        raise Wrong(
+            f"{word!r} is not sat's best fit with the swapped keys. Slot 0 of every key now holds what slot 1 "
+            "held before: multiply sat's query slot by slot with each swapped key, then compare."
+        )
     expect_word(
         answer,
         _SWAPPED_BEST,

@@ -14,6 +14,10 @@ CHAPTER = "scaling", "why divide by √d_k"
 
 WHERE_WHY = "the section 'Longer vectors, bigger scores' (why the square root)"
 
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
+
 # --- scaling.spread: a transfer of the variance argument ---------------------------------------
 # d_k = 100 (not in the chapter's table); q's entries have variance 1, k's entries have spread 2.
 
@@ -27,10 +31,21 @@ SPREAD_SCALED = SPREAD / math.sqrt(SPREAD_D_K)  # 2: after dividing by √d_k
 SPREAD_HALF_ROOT = math.sqrt(SPREAD_D_K * K_SPREAD)  # 14.1: k's spread used as its variance
 
 
+EDGES["scaling.spread"] = ("k's spread 2: variance 4", "the spread, not the variance", "the raw q · k, before scaling")
+SLIPS["scaling.spread"] = [
+    (SPREAD_UNIT, "k's entries had spread 1", "k's spread 2: variance 4"),
+    (SPREAD_HALF_ROOT, "a variance of 2² for each entry", "k's spread 2: variance 4"),
+    (SPREAD_VARIANCE, "that is the variance of q · k", "the spread, not the variance"),
+    (SPREAD_K_SPREAD_SQUARED, "variances add; spreads do not", "the spread, not the variance"),
+    (SPREAD_LINEAR, "variances add; spreads do not", "the spread, not the variance"),
+    (SPREAD_SCALED, "the spread after dividing by √d_k", "the raw q · k, before scaling"),
+]
+
+
 @exercise(
     "scaling.spread",
     right=[20, 20.0, np.float64(20.3), torch_form(20.0, "float32"), [19.6]],
-    wrong=[SPREAD_UNIT, SPREAD_VARIANCE, SPREAD_K_SPREAD_SQUARED, SPREAD_LINEAR, SPREAD_SCALED, SPREAD_HALF_ROOT, "20"],
+    wrong=["20", *(a for a, _, _ in SLIPS["scaling.spread"])],
     catches="k's spread ignored; the variance given; k's variance multiplied onto the spread; "
     "no square root; the spread after scaling; k's spread used as its variance; text",
     solution="answer = math.sqrt(100 * 1 * 2**2)",
@@ -81,6 +96,19 @@ _E = np.exp(SCALED - SCALED.max(axis=1, keepdims=True))
 SOFTMAXED = _E / _E.sum(axis=1, keepdims=True)  # one step too far: the weights
 
 
+EDGES["scaling.scale"] = ("√d_k, d_k the columns of Q", "row i: query i", "3×3, unrounded", "before the softmax")
+SLIPS["scaling.scale"] = [
+    (_S / _D_K, "you divided by d_k = 4", "√d_k, d_k the columns of Q"),
+    (_S, "these are the raw scores", "√d_k, d_k the columns of Q"),
+    (_S / math.sqrt(3), "the square root of 3, the number of words", "√d_k, d_k the columns of Q"),
+    (SCALED.T, "rows and columns are swapped", "row i: query i"),
+    (np.round(SCALED), "rounded to whole numbers", "3×3, unrounded"),
+    (SCALED[:2], "has shape (2, 3)", "3×3, unrounded"),
+    (SCALED.ravel(), "arranged in shape (9,)", "3×3, unrounded"),
+    (SOFTMAXED, "you applied softmax too", "before the softmax"),
+]
+
+
 @exercise(
     "scaling.scale",
     right=[
@@ -90,7 +118,7 @@ SOFTMAXED = _E / _E.sum(axis=1, keepdims=True)  # one step too far: the weights
         torch_form(SCALED.tolist(), "float32"),
         torch_form(SCALED.tolist(), "bfloat16"),
     ],
-    wrong=[_S / _D_K, _S, SCALED.T, _S / math.sqrt(3), np.round(SCALED), SCALED[:2], SCALED.ravel(), SOFTMAXED],
+    wrong=[a for a, _, _ in SLIPS["scaling.scale"]],
     catches="divided by d_k; not divided; transposed; divided by √n; rounded to whole numbers; "
     "a row missing; flattened; softmax applied as well",
     solution="attnlib.scores(Q_three, K_three) / math.sqrt(",
@@ -134,8 +162,8 @@ NINE_FROM, NINE_TO = 64, 576
 NINEFOLD = (math.sqrt(NINE_TO / NINE_FROM), 1.0)  # (3, 1)
 
 
-EDGES = {"scaling.ninefold": ("the spread, not the variance", "both factors", "unscaled first, then scaled")}
-SLIPS = {
+EDGES |= {"scaling.ninefold": ("the spread, not the variance", "both factors", "unscaled first, then scaled")}
+SLIPS |= {
     "scaling.ninefold": [
         ((6, 2), "both factors are off", "both factors"),
         ((9, 1), "how much the variance grows", "the spread, not the variance"),

@@ -7,13 +7,44 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, describe, exercise, expect_shape, to_shape
+from . import Wrong, describe, exercise, expect_no_slip, expect_shape, to_shape
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "shapes_in_r", "the set ℝ and shape tags such as X ∈ ℝ^(n×d_model)"
 
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
+
 # P ∈ ℝ^{5×2},  v ∈ ℝ^{7},  M ∈ ℝ^{1×6}
 READ_SHAPES = [(5, 2), (7,), (1, 6)]
+
+
+EDGES["shapes_in_r.read_shapes"] = (
+    "rows first, then columns",
+    "a one-entry shape (n,)",
+    "a one-row grid",
+    "three shapes",
+)
+_READ_WHOLE = [  # a slip of the whole answer, diagnosed before its shapes, with its hint
+    (
+        [(2, 5), (7,), (6, 1)],
+        "Both grids have their numbers in the wrong order: a tag gives rows first, then columns, and so does a shape.",
+        "rows first, then columns",
+    )
+]
+SLIPS["shapes_in_r.read_shapes"] = [
+    *_READ_WHOLE,
+    (
+        [(2, 5), (7,), (1, 6)],
+        "the shape of P (2, 5) is the right numbers in the wrong order",
+        "rows first, then columns",
+    ),
+    ([(5, 2), 7, (1, 6)], "put a comma inside the brackets", "a one-entry shape (n,)"),
+    ([(5, 2), (7, 1), (1, 6)], "v is a plain list of numbers, not a grid", "a one-entry shape (n,)"),
+    ([(5, 2), (7,), (6,)], "M is a grid with one row", "a one-row grid"),
+    ([(5, 2), (1, 6)], "give a list of THREE shapes", "three shapes"),
+]
 
 
 @exercise(
@@ -24,14 +55,7 @@ READ_SHAPES = [(5, 2), (7,), (1, 6)]
         tuple(READ_SHAPES),
         [(np.int64(5), np.int64(2)), (np.int64(7),), (np.int64(1), np.int64(6))],
     ],
-    wrong=[
-        [(2, 5), (7,), (6, 1)],
-        [(5, 2), 7, (1, 6)],
-        [(5, 2), (7, 1), (1, 6)],
-        [(5, 2), (1, 6)],
-        [(5, 2), (1, 7), (1, 6)],
-        [(5, 2), (7,), (6,)],
-    ],
+    wrong=[a for a, _, _ in SLIPS["shapes_in_r.read_shapes"]],
     catches="columns first, (7) without the comma, v read as a grid (7×1 or 1×7), a missing tag, "
     "the one-row grid M read as a list",
     solution="answer = [(5, 2), (7,), (1, 6)]",
@@ -39,6 +63,7 @@ READ_SHAPES = [(5, 2), (7,), (1, 6)]
 def _read_shapes(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
         raise Wrong("Give a list of THREE shapes, one per tag, in the order P, v, M.")
+    expect_no_slip(answer, _READ_WHOLE)
     for name, got, want in zip("PvM", answer, READ_SHAPES):
         got = to_shape(got, f"The shape of {name}", len(want))
         if name == "v" and len(got) == 2 and 7 in got:
@@ -111,10 +136,21 @@ def parse_tag(text: str) -> tuple[str, tuple[int, ...]]:
     return (name[0] if name else ""), tuple(int(p) for p in parts)
 
 
+EDGES["shapes_in_r.tag_of_array"] = ("rows first, then columns", "rows and columns separately", "a tag as text")
+SLIPS["shapes_in_r.tag_of_array"] = [
+    ("P ∈ ℝ^{3×2}", "(3, 2) is the right numbers in the wrong order", "rows first, then columns"),
+    ("P ∈ ℝ^{6}", "how many numbers P holds in all", "rows and columns separately"),
+    ("P ∈ ℝ^{2}", "has 1 number(s)", "rows and columns separately"),
+    ((2, 3), "that is a shape; a tag is TEXT", "a tag as text"),
+    ("P ∈ 2×3", "there is no ^ in yours", "a tag as text"),
+    ("Q ∈ ℝ^{2×3}", "the array is called P", "a tag as text"),
+]
+
+
 @exercise(
     "shapes_in_r.tag_of_array",
     right=["P ∈ ℝ^{2×3}", r"P \in \mathbb{R}^{2 \times 3}", "R^(2x3)", " ℝ^{2 × 3} "],
-    wrong=["P ∈ ℝ^{3×2}", "P ∈ ℝ^{6}", (2, 3), "P ∈ 2×3", "Q ∈ ℝ^{2×3}", "P ∈ ℝ^{2}"],
+    wrong=[a for a, _, _ in SLIPS["shapes_in_r.tag_of_array"]],
     catches="rows and columns swapped, the count of all numbers, a bare shape, no ℝ, the wrong name, only the rows",
     solution='answer = "P ∈ ℝ^{2×3}"',
 )
@@ -180,10 +216,22 @@ def _letters(answer: Any) -> set[str]:
     return set(parts)
 
 
+EDGES["shapes_in_r.true_tags"] = ("a column is a grid", "rows first, then columns", "a letter stands for a count")
+SLIPS["shapes_in_r.true_tags"] = [
+    (["a", "b"], "the tag of a plain list of 3 numbers", "a column is a grid"),
+    (["c"], "it says 1 row and 3 columns", "rows first, then columns"),
+    (["a", "c", "d"], "it says 1 row and 3 columns", "rows first, then columns"),
+    (["a", "d", "e"], "c has only one column", "a letter stands for a count"),
+    (["a"], "what is n for", "a letter stands for a count"),
+    (["d"], "the one that says exactly what the printout shows", "rows first, then columns"),
+    ([], "names no tag", "a letter stands for a count"),
+]
+
+
 @exercise(
     "shapes_in_r.true_tags",
     right=[["a", "d"], ("d", "a"), "ad", "a, d", {"a", "d"}, ["(a)", "(D)"]],
-    wrong=[["a"], ["a", "b"], ["a", "b", "d"], ["a", "d", "e"], ["a", "c", "d"], ["c"], [], ["d"]],
+    wrong=[["a", "b", "d"], *(a for a, _, _ in SLIPS["shapes_in_r.true_tags"])],
     catches="the column read as a plain list (b), rows and columns swapped (c), n confused with "
     "d_model or with the rows of c (e), a letter not trusted to stand for a count (d missing), "
     "the printed shape left out (a missing)",
@@ -212,6 +260,37 @@ _ATTENTION_HINTS = {
 }
 
 
+EDGES["shapes_in_r.attention_shapes"] = (
+    "d_k and d_v apart",
+    "rows first, then columns",
+    "weights know no n",
+    "every name",
+)
+_ATTENTION_WHOLE = [  # slips of the whole answer, diagnosed before its shapes, with their hints
+    (
+        {"W_V": (3, 8), "K": (4, 6), "S": (6, 6), "Z": (3, 6)},
+        "Every shape is written columns first. Rows come first, then columns, as in the table of this chapter.",
+        "rows first, then columns",
+    ),
+    (
+        {"W_V": (8, 4), "K": (6, 3), "S": (6, 6), "Z": (6, 4)},
+        "The widths d_k and d_v are swapped throughout: queries and keys have d_k = 4 numbers a word, values d_v = 3.",
+        "d_k and d_v apart",
+    ),
+]
+SLIPS["shapes_in_r.attention_shapes"] = [
+    *_ATTENTION_WHOLE,
+    (dict(ATTENTION_SHAPES, Z=(6, 4)), "in the table: how many columns", "d_k and d_v apart"),
+    (dict(ATTENTION_SHAPES, W_V=(8, 4)), "its columns count d_v, not d_k", "d_k and d_v apart"),
+    (dict(ATTENTION_SHAPES, W_V=(6, 3)), "it knows nothing of how many words", "weights know no n"),
+    (dict(ATTENTION_SHAPES, S=(6, 4)), "one score for every (word, word) pair", "rows first, then columns"),
+    (dict(ATTENTION_SHAPES, K=(4, 6)), "the shape of K (4, 6) is the right numbers", "rows first, then columns"),
+    (dict(ATTENTION_SHAPES, K=(6, 8)), "d_k numbers, not d_model", "d_k and d_v apart"),
+    (dict(ATTENTION_SHAPES, Z=(6, 8)), "not of X", "d_k and d_v apart"),
+    ({"W_V": (8, 3), "K": (6, 4)}, "no shape for S, Z", "every name"),
+]
+
+
 @exercise(
     "shapes_in_r.attention_shapes",
     right=[
@@ -219,16 +298,7 @@ _ATTENTION_HINTS = {
         {k: list(v) for k, v in ATTENTION_SHAPES.items()},
         {k: tuple(np.int64(d) for d in v) for k, v in reversed(list(ATTENTION_SHAPES.items()))},
     ],
-    wrong=[
-        dict(ATTENTION_SHAPES, Z=(6, 4)),
-        dict(ATTENTION_SHAPES, W_V=(6, 3)),
-        dict(ATTENTION_SHAPES, S=(6, 4)),
-        dict(ATTENTION_SHAPES, K=(4, 6)),
-        dict(ATTENTION_SHAPES, K=(6, 8)),
-        dict(ATTENTION_SHAPES, Z=(6, 8)),
-        dict(ATTENTION_SHAPES, W_V=(8, 4)),
-        {"W_V": (8, 3), "K": (6, 4)},
-    ],
+    wrong=[a for a, _, _ in SLIPS["shapes_in_r.attention_shapes"]],
     catches="d_k and d_v confused (Z or W_V with d_k), W_V counting words, S as n × d_k, K transposed, "
     "K or Z with d_model, a missing name",
     solution='answer = {"W_V": (d_model, d_v), "K": (n, d_k), "S": (n, n), "Z": (n, d_v)}',
@@ -243,6 +313,7 @@ def _attention_shapes(answer: Any) -> None:
         raise Wrong(
             f"The dictionary has no shape for {', '.join(missing)}; it needs the keys {', '.join(ATTENTION_SHAPES)}."
         )
+    expect_no_slip(answer, _ATTENTION_WHOLE)
     for name, want in ATTENTION_SHAPES.items():
         got = answer[name]
         got = to_shape(got, f"The shape of {name}", len(want))

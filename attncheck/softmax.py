@@ -9,10 +9,24 @@ import numpy as np
 from attnlib.core import scale, scores, softmax
 from attnlib.data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
 
-from . import Wrong, call, exercise, expect_array, expect_number, expect_structure, expect_word, to_numpy
+from . import (
+    Wrong,
+    call,
+    exercise,
+    expect_array,
+    expect_no_slip,
+    expect_number,
+    expect_structure,
+    expect_word,
+    to_numpy,
+)
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "softmax", "softmax and the attention matrix A"
+
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
 
 # softmax.by_hand -----------------------------------------------------------------
 
@@ -20,18 +34,39 @@ BY_HAND_SCORES = np.array([0.0, 2.0, -1.0])
 BY_HAND = np.exp(BY_HAND_SCORES) / np.exp(BY_HAND_SCORES).sum()  # [0.114, 0.844, 0.042]
 
 
+EDGES["softmax.by_hand"] = ("e^x, total, divide", "a negative score", "the order of the scores", "three decimals")
+_BY_HAND_WHOLE = [  # slips of the whole answer, diagnosed before its weights, with their hints
+    (
+        BY_HAND_SCORES / BY_HAND_SCORES.sum(),
+        (
+            "You divided the scores by their total. Softmax takes e^x of each score first (step 1 of 'From "
+            "scores to shares'), so every weight is positive."
+        ),
+        "a negative score",
+    ),
+    (
+        np.exp(BY_HAND_SCORES) / np.exp(BY_HAND_SCORES).max(),
+        (
+            "You divided by the largest e^x. Step 3 of 'From scores to shares' divides by the total of all "
+            "of them, so that the weights add up to 1."
+        ),
+        "e^x, total, divide",
+    ),
+]
+SLIPS["softmax.by_hand"] = [
+    *_BY_HAND_WHOLE,
+    (np.exp(BY_HAND_SCORES), "your weights add up to 8.757", "e^x, total, divide"),
+    ([1 / 3, 1 / 3, 1 / 3], "equal shares ignore the scores", "e^x, total, divide"),
+    (BY_HAND[::-1].copy(), "the right numbers in the wrong order", "the order of the scores"),
+    ([0.11, 0.84, 0.04], "rounded too coarsely", "three decimals"),
+    ([0.114, 0.844], "your answer has 2 number(s)", "the order of the scores"),
+]
+
+
 @exercise(
     "softmax.by_hand",
     right=[BY_HAND, [0.114, 0.844, 0.042], tuple(BY_HAND.tolist()), BY_HAND.astype(np.float32)],
-    wrong=[
-        np.exp(BY_HAND_SCORES),
-        BY_HAND_SCORES / BY_HAND_SCORES.sum(),
-        np.sort(BY_HAND),
-        [1 / 3, 1 / 3, 1 / 3],
-        [0.11, 0.84, 0.04],
-        BY_HAND[::-1].copy(),
-        [0.114, 0.844],
-    ],
+    wrong=[np.sort(BY_HAND), *(a for a, _, _ in SLIPS["softmax.by_hand"])],
     catches="e^x not divided by the total, scores divided by their total, the right weights "
     "sorted or reversed, equal shares, rounded to 2 decimals, a weight left out",
     solution="answer = e / total",
@@ -44,6 +79,7 @@ def _by_hand(answer: Any) -> None:
             return
         if np.allclose(got, BY_HAND, atol=1e-2):
             raise Wrong("Close, but rounded too coarsely: give each weight to three decimals.")
+        expect_no_slip(got, _BY_HAND_WHOLE, atol=1e-3)
         if np.any(got < 0):
             raise Wrong(
                 "A weight is negative. e to any power is positive, so every softmax weight is "
@@ -73,10 +109,57 @@ GAP = float(np.log(GAP_WEIGHTS[0] / GAP_WEIGHTS[1]))  # the ratio 3 is e to the 
 _WHERE_GAP = "the section 'Three properties, and the fact behind them'"
 
 
+EDGES["softmax.gap"] = ("the gap of scores, not of weights", "the natural logarithm", "its sign")
+SLIPS["softmax.gap"] = [  # each with the hint it gets, the whole of it
+    (
+        0.4,
+        (
+            "That is the gap between the two WEIGHTS. The question asks for the gap between their SCORES: how does "
+            f"a ratio of weights depend on a gap of scores? See {_WHERE_GAP}."
+        ),
+        "the gap of scores, not of weights",
+    ),
+    (
+        3.0,
+        (
+            "That is the ratio of the two weights. The ratio is e to the gap: the gap is the number you raise e "
+            "to, so undo the e."
+        ),
+        "the natural logarithm",
+    ),
+    (
+        -GAP,
+        "The size is right, but the sign is not: kitten has the larger weight, so its score is the larger one.",
+        "its sign",
+    ),
+    (
+        float(np.log10(3.0)),
+        (
+            "That is a base-10 logarithm. The ratio of two weights is e to the gap, so you need the logarithm "
+            "that undoes e^x, the natural one."
+        ),
+        "the natural logarithm",
+    ),
+    (
+        float(np.exp(3.0)),
+        "You raised e to the ratio. It goes the other way round: the ratio IS e to the gap.",
+        "the natural logarithm",
+    ),
+    (
+        2.0,
+        (
+            "Subtracting does not undo e^x. The ratio of two weights is e to the gap between their scores: which "
+            "function turns e^x back into x?"
+        ),
+        "the natural logarithm",
+    ),
+]
+
+
 @exercise(
     "softmax.gap",
     right=[GAP, np.log(3.0), round(GAP, 2), np.float32(GAP), [GAP]],
-    wrong=[0.4, 3.0, -GAP, float(np.log10(3.0)), float(np.exp(3.0)), 2.0, "1.1"],
+    wrong=["1.1", *(a for a, _, _ in SLIPS["softmax.gap"])],
     catches="the gap between the weights; the ratio itself; mat's score minus kitten's; the base-10 "
     "logarithm; e to the ratio; the ratio minus 1; text",
     solution="answer = np.log(0.6 / 0.2)",
@@ -87,51 +170,7 @@ def _gap(answer: Any) -> None:
     got = to_numpy(answer, "your gap")
     if got.size == 1 and np.all(np.isfinite(got)):
         value = float(got.reshape(()))
-        slips = [
-            (
-                0.4,
-                (
-                    "That is the gap between the two WEIGHTS. The question asks for the gap between "
-                    "their SCORES: how does a ratio of weights depend on a gap of scores? "
-                    f"See {_WHERE_GAP}."
-                ),
-            ),
-            (
-                3.0,
-                (
-                    "That is the ratio of the two weights. The ratio is e to the gap: the gap is the "
-                    "number you raise e to, so undo the e."
-                ),
-            ),
-            (
-                -GAP,
-                (
-                    "The size is right, but the sign is not: kitten has the larger weight, so its "
-                    "score is the larger one."
-                ),
-            ),
-            (
-                float(np.log10(3.0)),
-                (
-                    "That is a base-10 logarithm. The ratio of two weights is e to the "
-                    "gap, so you need the logarithm that undoes e^x, the natural one."
-                ),
-            ),
-            (
-                float(np.exp(3.0)),
-                ("You raised e to the ratio. It goes the other way round: the ratio IS e to the gap."),
-            ),
-            (
-                2.0,
-                (
-                    "Subtracting does not undo e^x. The ratio of two weights is e to the gap between "
-                    "their scores: which function turns e^x back into x?"
-                ),
-            ),
-        ]
-        for slip, hint in slips:
-            if np.isclose(value, slip, atol=1e-3, rtol=1e-3):
-                raise Wrong(hint)
+        expect_no_slip(value, SLIPS["softmax.gap"], atol=1e-3, rtol=1e-3)
     expect_number(
         got,
         GAP,
@@ -245,7 +284,7 @@ def _atleast_2d(x: Any) -> np.ndarray:
     return np.atleast_2d(_stable(x))
 
 
-EDGES = {
+EDGES |= {
     "softmax.stable_softmax": (
         "a single row (1-D) and matrices",
         "scores near ±1000",
@@ -254,7 +293,7 @@ EDGES = {
         "one row or one column",
     )
 }
-SLIPS = {
+SLIPS |= {
     "softmax.stable_softmax": [
         (_mean_shift, "by its mean score", "a row with a large spread inside it"),
         (_min_shift, "by its smallest score", "a row with a large spread inside it"),
@@ -401,10 +440,18 @@ _DOUBLED_ANSWER = _UNCHANGED[0]
 _SHARPEST = _WORDS[int(_A.max(axis=1).argmax())]
 
 
+EDGES["softmax.doubled"] = ("a row of equal scores", "the sharpest row")
+SLIPS["softmax.doubled"] = [
+    (_SHARPEST, "its largest weight grows even closer to 1", "the sharpest row"),
+    ("kitten", "its scores are not all equal", "a row of equal scores"),
+    ("none", "one row does stay exactly the same", "a row of equal scores"),
+]
+
+
 @exercise(
     "softmax.doubled",
     right=[_DOUBLED_ANSWER, f" {_DOUBLED_ANSWER.upper()} ", f'"{_DOUBLED_ANSWER}"', _DOUBLED_ANSWER.capitalize()],
-    wrong=[w for w in _OPTIONS if w != _DOUBLED_ANSWER] + ["none"],
+    wrong=[w for w in _OPTIONS if w not in (_DOUBLED_ANSWER, _SHARPEST)] + [a for a, _, _ in SLIPS["softmax.doubled"]],
     catches="every other word of the sentence (each has unequal scores, so its row sharpens), "
     '"none", and words outside the sentence',
     solution="A_doubled = attnlib.softmax(2 * S_scaled)",

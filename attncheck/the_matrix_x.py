@@ -9,10 +9,25 @@ import numpy as np
 
 from attnlib.data import VOCAB, sentence_matrix
 
-from . import Wrong, call, exercise, expect_array, expect_shape, expect_value_error, to_numpy, to_shape, torch_form
+from . import (
+    Wrong,
+    call,
+    exercise,
+    expect_array,
+    expect_no_slip,
+    expect_shape,
+    expect_value_error,
+    to_numpy,
+    to_shape,
+    torch_form,
+)
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "the_matrix_x", "stacking word vectors into the matrix X"
+
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
 
 # --- the_matrix_x.build_x ------------------------------------------------------------------------
 
@@ -22,10 +37,21 @@ _X_WRONG_ARTICLE = sentence_matrix("the puppy ran")
 _VOCAB = {word: np.array(v, dtype=float) for word, v in VOCAB.items()}
 
 
+EDGES["the_matrix_x.build_x"] = ("one row per word", "the sentence's order", "embed's numbers exactly")
+SLIPS["the_matrix_x.build_x"] = [
+    (_X.T.copy(), "one COLUMN per word", "one row per word"),
+    (_X.reshape(-1).copy(), "one long list of 12 numbers", "one row per word"),
+    (_X[:2].copy(), "has 2 row(s)", "one row per word"),
+    (_X[::-1].copy(), "the right rows, in the wrong order", "the sentence's order"),
+    (_X_WRONG_ARTICLE, "rows 1 and 2 are right, but row 0 is not", "embed's numbers exactly"),
+    (_X.round(0), "rounded to whole numbers", "embed's numbers exactly"),
+]
+
+
 @exercise(
     "the_matrix_x.build_x",
     right=[_X.copy(), _X.tolist(), tuple(map(tuple, _X.tolist())), torch_form(_X, "float32")],
-    wrong=[_X.T.copy(), _X.reshape(-1).copy(), _X[::-1].copy(), _X_WRONG_ARTICLE, _X[:2].copy(), _X.round(0)],
+    wrong=[a for a, _, _ in SLIPS["the_matrix_x.build_x"]],
     catches="one column per word (transposed), one flat list, rows in the wrong order, 'the' for 'a', "
     "a missing word, numbers rounded",
     solution='answer = np.stack([attnlib.embed(word) for word in "a puppy ran".split()])',
@@ -73,6 +99,32 @@ def _build_x(answer: Any) -> None:
 EDIT_SHAPES = [(10, 768), (12, 768), (7, 768)]
 
 
+EDGES["the_matrix_x.shapes_after_edit"] = (
+    "rows are words, columns d_model",
+    "(c) from the original 10 words",
+    "three shapes",
+)
+_EDIT_WHOLE = [  # slips of the whole answer, diagnosed before its shapes, with their hints
+    (
+        [(768, 10), (768, 12), (768, 7)],
+        "Every shape has its numbers in the wrong order: rows (words) come first, then columns.",
+        "rows are words, columns d_model",
+    ),
+    (
+        [(11, 769), (13, 769), (8, 769)],
+        "Every number of every shape is one too many: a shape counts the rows and the columns.",
+        "rows are words, columns d_model",
+    ),
+]
+SLIPS["the_matrix_x.shapes_after_edit"] = [
+    *_EDIT_WHOLE,
+    ([(10, 768), (10, 770), (10, 765)], "never changes d_model", "rows are words, columns d_model"),
+    ([(10, 768), (12, 768), (9, 768)], "not from the longer one", "(c) from the original 10 words"),
+    ([(10, 768), (11, 768), (7, 768)], "how many rows do two more words add", "rows are words, columns d_model"),
+    ([(10, 768), (12, 768)], "give a list of THREE shapes", "three shapes"),
+]
+
+
 @exercise(
     "the_matrix_x.shapes_after_edit",
     right=[
@@ -81,13 +133,7 @@ EDIT_SHAPES = [(10, 768), (12, 768), (7, 768)]
         tuple(EDIT_SHAPES),
         [tuple(np.int64(d) for d in s) for s in EDIT_SHAPES],
     ],
-    wrong=[
-        [(10, 768), (10, 770), (10, 765)],
-        [(768, 10), (768, 12), (768, 7)],
-        [(10, 768), (12, 768), (9, 768)],
-        [(10, 768), (12, 768)],
-        [(10, 768), (11, 768), (7, 768)],
-    ],
+    wrong=[a for a, _, _ in SLIPS["the_matrix_x.shapes_after_edit"]],
     catches="words added to the columns, rows and columns swapped, (c) taken from the longer sentence, "
     "a missing part, one word added instead of two",
     solution="answer = [(10, d_model), (10 + 2, d_model), (10 - 3, d_model)]",
@@ -95,6 +141,7 @@ EDIT_SHAPES = [(10, 768), (12, 768), (7, 768)]
 def _shapes_after_edit(answer: Any) -> None:
     if not isinstance(answer, (list, tuple)) or len(answer) != 3:
         raise Wrong("Give a list of THREE shapes, one per question: [(?, ?), (?, ?), (?, ?)].")
+    expect_no_slip(answer, _EDIT_WHOLE)  # the whole answer before its shapes
     for part, got, want in zip("abc", answer, EDIT_SHAPES):
         got = to_shape(got, f"Shape ({part})", len(want))
         if len(got) == 2:
@@ -210,14 +257,14 @@ _POSITION = ["first", "in the middle", "last", "fourth of five", "second of two"
 _RAGGED_LENGTHS = [([len(v) for v in case]) for case in RAGGED_CASES]
 
 
-EDGES = {
+EDGES |= {
     "the_matrix_x.make_x": (
         "one vector and several",
         "the odd length first, in the middle or last",
         "a ValueError that names the lengths",
     )
 }
-SLIPS = {
+SLIPS |= {
     "the_matrix_x.make_x": [
         (_make_x_columns, "each vector became a column", "one vector and several"),
         (_make_x_flat, "one flat list", "one vector and several"),

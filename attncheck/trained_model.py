@@ -11,10 +11,24 @@ from typing import Any
 
 import numpy as np
 
-from . import Wrong, exercise, expect_number, to_count, to_number, to_numpy, torch_form
+from . import (
+    Wrong,
+    counted_from_one,
+    exercise,
+    expect_no_slip,
+    expect_number,
+    to_count,
+    to_number,
+    to_numpy,
+    torch_form,
+)
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "trained_model", "inside a trained model: the course's formula in a real transformer"
+
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
 
 # --- trained_model.find_head: the head whose row "mat" puts the most weight on "kitten" ----------
 # In "the kitten sat on the mat": tokens [CLS] the kitten sat on the mat [SEP], so mat is row 6 and
@@ -27,11 +41,66 @@ _WITHOUT_CLS = (4, 10)  # A[:, :, 5, 1]: positions counted as if [CLS] were not 
 _PREVIOUS, _NEXT = (0, 2), (1, 8)  # the chapter's previous-word and next-word heads
 _LAYERS, _HEADS = 6, 12
 
+EDGES["trained_model.find_head"] = (
+    "the row of mat, the column of kitten",
+    "[CLS] is token 0",
+    "counted from 0",
+    "(layer, head)",
+)
+_HEAD_SLIPS = [  # each with the hint it gets, the whole of it
+    (
+        counted_from_one(_HEAD),
+        "That counts layers and heads from 1. The course counts from 0: layers 0 to 5, heads 0 to 11.",
+        "counted from 0",
+    ),
+    (
+        _HEAD[::-1],
+        "Those are the right two numbers in the other order: give the layer first, then the head.",
+        "(layer, head)",
+    ),
+    (
+        _SECOND,
+        "That head puts a large weight there too, but not the largest: compare all 72 again.",
+        "the row of mat, the column of kitten",
+    ),
+    (
+        _SWAPPED_ROWS,
+        (
+            'That is the row of "kitten" looking at "mat". The question asks for the row of "mat": the query is '
+            "mat, the key is kitten."
+        ),
+        "the row of mat, the column of kitten",
+    ),
+    (
+        _WITHOUT_CLS,
+        (
+            "That reads row 5, column 1, counting the words as if [CLS] were not there. [CLS] is token 0, so every "
+            "word sits one place later."
+        ),
+        "[CLS] is token 0",
+    ),
+    (
+        _PREVIOUS,
+        "That is the previous-word head. Kitten is not the word before mat: look at the row of mat itself.",
+        "the row of mat, the column of kitten",
+    ),
+    (
+        _NEXT,
+        "That is the next-word head. Look at the row of mat, at the column of kitten, in every head.",
+        "the row of mat, the column of kitten",
+    ),
+]
+SLIPS["trained_model.find_head"] = [
+    *_HEAD_SLIPS,
+    (11, "two are wanted", "(layer, head)"),
+    ((5, 11, 0), "two are wanted", "(layer, head)"),
+]
+
 
 @exercise(
     "trained_model.find_head",
     right=[(5, 11), [5, 11], (np.int64(5), np.int64(11)), np.array([5, 11]), (5.0, 11.0)],
-    wrong=[(11, 5), (5, 4), (5, 3), (4, 10), (6, 12), (0, 2), (1, 8), 11, (5, 11, 0)],
+    wrong=[a for a, _, _ in SLIPS["trained_model.find_head"]],
     catches="layer and head swapped; the runner-up (5, 4); the row of kitten on mat instead; positions "
     "counted without [CLS]; counted from 1; the chapter's previous- and next-word heads; one number; three numbers",
     solution="answer = np.unravel_index(A[:, :, 6, 2].argmax(), A.shape[:2])",
@@ -47,24 +116,10 @@ def _find_head(answer: Any) -> None:
     got = (layer, head)
     if got == _HEAD:
         return
-    if got == _HEAD[::-1]:
-        raise Wrong("Those are the right two numbers in the other order: give the layer first, then the head.")
+    expect_no_slip(got, _HEAD_SLIPS)
     if layer >= _LAYERS or head >= _HEADS:
-        if (layer - 1, head - 1) == _HEAD:
-            raise Wrong("That counts layers and heads from 1. The course counts from 0: layers 0 to 5, heads 0 to 11.")
         raise Wrong(f"The model has layers 0 to {_LAYERS - 1} and heads 0 to {_HEADS - 1}; {got} is not one of them.")
-    hints = {
-        _SECOND: "That head puts a large weight there too, but not the largest: compare all 72 again.",
-        _SWAPPED_ROWS: 'That is the row of "kitten" looking at "mat". The question asks for the row of "mat": '
-        "the query is mat, the key is kitten.",
-        _WITHOUT_CLS: "That reads row 5, column 1, counting the words as if [CLS] were not there. [CLS] is token 0, "
-        "so every word sits one place later.",
-        _PREVIOUS: "That is the previous-word head. Kitten is not the word before mat: look at the row of mat itself.",
-        _NEXT: "That is the next-word head. Look at the row of mat, at the column of kitten, in every head.",
-    }
-    raise Wrong(
-        hints.get(got, f"Layer {layer}, head {head} is not the one: read A[layer, head, i, j] with i the row of mat.")
-    )
+    raise Wrong(f"Layer {layer}, head {head} is not the one: read A[layer, head, i, j] with i the row of mat.")
 
 
 # --- trained_model.score: one real score, scaled ------------------------------------------------
@@ -94,36 +149,63 @@ _KK = float(np.dot(_K_KITTEN, _K_KITTEN)) / math.sqrt(_D_K)
 _ATOL = 0.01  # the printed rows have two decimals; from them the score comes out within 0.002
 
 
+EDGES["trained_model.score"] = (
+    "divided by √d_k, d_k = 32",
+    "the query of it, the key of kitten",
+    "one score, before softmax",
+    "two decimals",
+)
+_SCORE_SLIPS = [  # each with the hint it gets, the whole of it
+    (_DOT, "That is q · k before scaling: divide by √d_k = √32 ≈ 5.66.", "divided by √d_k, d_k = 32"),
+    (
+        _DOT / _D_K,
+        "That divides by d_k = 32 itself, a factor of √d_k too much: divide by √d_k.",
+        "divided by √d_k, d_k = 32",
+    ),
+    (
+        _DOT / math.sqrt(_D_MODEL),
+        "That divides by √d_model = √384. One head compares d_k = 32 numbers: divide by √d_k.",
+        "divided by √d_k, d_k = 32",
+    ),
+    (
+        _WEIGHT,
+        "That is the weight A after the softmax of the whole row. The question asks for one score, before softmax.",
+        "one score, before softmax",
+    ),
+    (
+        _QQ,
+        _SELF := 'That multiplies a row by itself. The score pairs the query of "it" with the key of "kitten".',
+        "the query of it, the key of kitten",
+    ),
+    (_KK, _SELF, "the query of it, the key of kitten"),
+]
+SLIPS["trained_model.score"] = [
+    *_SCORE_SLIPS,
+    (-_SCORE, "the wrong sign", "the query of it, the key of kitten"),
+    (round(_SCORE, 1), "rounded to one decimal", "two decimals"),
+]
+
+
 @exercise(
     "trained_model.score",
     right=[_SCORE, 4.44, round(_SCORE, 3), np.float32(_SCORE), torch_form(_SCORE, "float32"), [4.44]],
-    wrong=[_DOT, _DOT / _D_K, _DOT / math.sqrt(_D_MODEL), _WEIGHT, _QQ, _KK, -_SCORE, 4.5],
+    wrong=[4.5, *(a for a, _, _ in SLIPS["trained_model.score"])],
     catches="no scaling; divided by d_k instead of √d_k; divided by √d_model; the softmax weight A; "
     "q with itself; k with itself; the wrong sign; rounded to one decimal",
     solution="answer = q @ k / np.sqrt(32)",
 )
 def _score(answer: Any) -> None:
     v = to_number(answer, "Your score")
-    slips = [
-        (_DOT, "That is q · k before scaling: divide by √d_k = √32 ≈ 5.66."),
-        (_DOT / _D_K, "That divides by d_k = 32 itself, a factor of √d_k too much: divide by √d_k."),
-        (
-            _DOT / math.sqrt(_D_MODEL),
-            "That divides by √d_model = √384. One head compares d_k = 32 numbers: divide by √d_k.",
-        ),
-    ]
-    for slip, hint in slips:
-        if math.isclose(v, slip, rel_tol=0.01) and not math.isclose(v, _SCORE, abs_tol=_ATOL):
-            raise Wrong(hint)
-    expect_number(v, _SCORE, what="Your score", atol=_ATOL, rtol=0.0, hint=_score_hint(v))
-
-
-def _score_hint(v: float) -> str:
-    """The slip behind a wrong score, or a pointer back to the formula."""
-    if math.isclose(v, _WEIGHT, abs_tol=0.005):
-        return (
-            "That is the weight A after the softmax of the whole row. The question asks for one score, before softmax."
-        )
-    if math.isclose(v, _QQ, abs_tol=_ATOL) or math.isclose(v, _KK, abs_tol=_ATOL):
-        return 'That multiplies a row by itself. The score pairs the query of "it" with the key of "kitten".'
-    return "A score is the dot product of the query row and the key row, divided by √d_k."
+    if math.isclose(v, _SCORE, abs_tol=_ATOL):
+        return
+    expect_no_slip(v, _SCORE_SLIPS, rtol=0.01)  # the exercise's own slips before any generic check
+    if math.isclose(v, round(_SCORE, 1)):
+        raise Wrong("That looks rounded to one decimal. Keep at least two decimals.")
+    expect_number(
+        v,
+        _SCORE,
+        what="Your score",
+        atol=_ATOL,
+        rtol=0.0,
+        hint="A score is the dot product of the query row and the key row, divided by √d_k.",
+    )

@@ -16,6 +16,7 @@ from attnlib.data import VOCAB, running_lenses
 
 from . import (
     Wrong,
+    counted_from_one,
     exercise,
     expect_array,
     expect_shape,
@@ -31,6 +32,10 @@ from . import (
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "transpose", "the transpose"
 
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
+
 SECTION_ROWS = "the section “Rows become columns”"
 SECTION_LEGAL = "the section “Why QK is illegal and QKᵀ is legal”"
 
@@ -43,6 +48,18 @@ _P_COLUMNS_SWAPPED = _P_T[:, ::-1].copy()  # [[-1, 2], [5, 0], [3, 7]]
 _P_ROTATED = np.rot90(_P).copy()  # a quarter turn, not a reflection: [[7, 3], [0, 5], [2, -1]]
 
 
+EDGES["transpose.by_hand"] = ("row i becomes column i", "a reflection, not a turn", "signs kept", "a 3×2 grid")
+SLIPS["transpose.by_hand"] = [
+    (_P.tolist(), "that is P unchanged", "row i becomes column i"),
+    (_P_RESHAPED.tolist(), "that is a reshape, not a transpose", "row i becomes column i"),
+    (_P_COLUMNS_SWAPPED.tolist(), "the columns are in the wrong order", "row i becomes column i"),
+    (_P_ROTATED.tolist(), "a quarter turn, not reflected", "a reflection, not a turn"),
+    ((-_P_T).tolist(), "the opposite sign", "signs kept"),
+    ([[2, -1], [0, 5], [7, -3]], "sign included", "signs kept"),
+    ([2, -1, 0, 5, 7, 3], "shape (6,)", "a 3×2 grid"),
+]
+
+
 @exercise(
     "transpose.by_hand",
     right=[
@@ -52,15 +69,7 @@ _P_ROTATED = np.rot90(_P).copy()  # a quarter turn, not a reflection: [[7, 3], [
         torch_form(_P_T, "float32"),
         torch_form(_P_T, "bfloat16"),
     ],
-    wrong=[
-        _P.tolist(),
-        _P_RESHAPED.tolist(),
-        _P_COLUMNS_SWAPPED.tolist(),
-        _P_ROTATED.tolist(),
-        [[2, -1], [0, 5], [7, -3]],
-        [2, -1, 0, 5, 7, 3],
-        [["2", "-1"], ["0", "5"], ["7", "3"]],
-    ],
+    wrong=[[["2", "-1"], ["0", "5"], ["7", "3"]], *(a for a, _, _ in SLIPS["transpose.by_hand"])],
     catches="P unchanged, a reshape (numbers poured in reading order), the columns in the wrong order, "
     "a quarter turn instead of a reflection, a lost minus sign, the numbers flat, numbers as text",
     solution="answer = [[2, -1],",
@@ -128,6 +137,19 @@ def _shape_as_text(item: Any, which: str) -> None:
         )
 
 
+EDGES["transpose.transpose_order"] = ("the transpose swaps rows and columns", "inner numbers decide", "three answers")
+SLIPS["transpose.transpose_order"] = [
+    ([(2, 4), "illegal", (4, 2)], "is the shape of MN", "the transpose swaps rows and columns"),
+    ([(4, 2), (3, 3), (4, 2)], "Mᵀ first, and compare", "inner numbers decide"),
+    ([(4, 2), (4, 2), "illegal"], "Mᵀ first, and compare", "inner numbers decide"),
+    ([(4, 2), "illegal", "illegal"], "Nᵀ first, and compare", "inner numbers decide"),
+    ([(4, 2), "illegal"], "give a list of three answers", "three answers"),
+    ([(4, 2), "no", (4, 2)], 'write the word "illegal"', "three answers"),
+    (["(4, 2)", "illegal", (4, 2)], "your answer for (MN)ᵀ is the text", "three answers"),
+    ([(4, 2), "illegal", "4 x 2"], "your answer for NᵀMᵀ is the text", "three answers"),
+]
+
+
 @exercise(
     "transpose.transpose_order",
     right=[
@@ -136,17 +158,7 @@ def _shape_as_text(item: Any, which: str) -> None:
         [[4, 2], " illegal ", [4, 2]],
         [np.array([4, 2]), "illegal", (np.int64(4), np.int64(2))],
     ],
-    wrong=[
-        [(2, 4), "illegal", (4, 2)],
-        [(4, 2), (3, 3), (4, 2)],
-        [(4, 2), (4, 2), "illegal"],
-        [(4, 2), "illegal", "illegal"],
-        [(4, 2), (3, 4), (4, 2)],
-        [(4, 2), "illegal"],
-        [(4, 2), "no", (4, 2)],
-        ["(4, 2)", "illegal", (4, 2)],
-        [(4, 2), "illegal", "4 x 2"],
-    ],
+    wrong=[[(4, 2), (3, 4), (4, 2)], *(a for a, _, _ in SLIPS["transpose.transpose_order"])],
     catches="MN's shape not transposed, MᵀNᵀ taken as legal (3×3 or 3×4), the old order taken as the "
     "right one, NᵀMᵀ called illegal too, a missing answer, a word other than 'illegal', a shape written as text",
     solution='answer = [(4, 2), "illegal", (4, 2)]',
@@ -189,6 +201,17 @@ _TRAP_QKT = _TRAP_Q @ _TRAP_K.T  # cell (i, j): word i's query times word j's ke
 _TRAP_QK = _TRAP_Q @ _TRAP_K  # legal because n = d_k = 2, and wrong
 
 
+EDGES["transpose.trap"] = ("n = d_k, so QK runs", "row i a query, column j a key", "a 2×2 table")
+SLIPS["transpose.trap"] = [
+    (_TRAP_QK.tolist(), "that is Q @ K. It ran", "n = d_k, so QK runs"),
+    ((_TRAP_Q.T @ _TRAP_K).tolist(), "that is Qᵀ @ K", "n = d_k, so QK runs"),
+    ((_TRAP_K @ _TRAP_Q.T).tolist(), "rows and columns are swapped", "row i a query, column j a key"),
+    ((_TRAP_Q @ _TRAP_Q.T).tolist(), "use Q for the rows and K for the columns", "row i a query, column j a key"),
+    ((_TRAP_X @ _TRAP_X.T).tolist(), "use Q for the rows and K for the columns", "row i a query, column j a key"),
+    (_TRAP_QKT.flatten().tolist(), "arranged in shape (4,)", "a 2×2 table"),
+]
+
+
 @exercise(
     "transpose.trap",
     right=[
@@ -197,14 +220,7 @@ _TRAP_QK = _TRAP_Q @ _TRAP_K  # legal because n = d_k = 2, and wrong
         tuple(map(tuple, _TRAP_QKT.tolist())),
         torch_form(_TRAP_QKT, "float32"),
     ],
-    wrong=[
-        _TRAP_QK.tolist(),
-        (_TRAP_K @ _TRAP_Q.T).tolist(),
-        (_TRAP_Q.T @ _TRAP_K).tolist(),
-        (_TRAP_Q @ _TRAP_Q.T).tolist(),
-        (_TRAP_X @ _TRAP_X.T).tolist(),
-        _TRAP_QKT.flatten().tolist(),
-    ],
+    wrong=[a for a, _, _ in SLIPS["transpose.trap"]],
     catches="QK (legal when n = d_k, and wrong), KQᵀ (queries and keys swapped), QᵀK, queries against "
     "queries, the raw X Xᵀ with no lenses, the numbers flat",
     solution="answer = Q_two @ K_two.T",
@@ -256,6 +272,25 @@ def _cell(item: Any, letter: str) -> tuple[int, ...]:
     return cell
 
 
+EDGES["transpose.pair_cell"] = (
+    "row: the query, column: the key",
+    "counted from 0",
+    "the twice-seen word",
+    "three answers",
+)
+SLIPS["transpose.pair_cell"] = [
+    ([(1, 3), (3, 1), 12], "rows and columns are swapped", "row: the query, column: the key"),
+    ([(3, 1), (3, 1), 12], "would they sit in the same cell?", "row: the query, column: the key"),
+    ([(2, 1), (1, 2), 12], "answer (a) is not right yet", "row: the query, column: the key"),
+    ([*counted_from_one([_ON_KITTEN, _KITTEN_ON]), 12], "count the words from 0", "counted from 0"),
+    ([*counted_from_one([_KITTEN_ON, _ON_KITTEN]), 12], "count the words from 0", "counted from 0"),
+    ([(3, 1), (1, 3), 6], "how many times does “the” appear", "the twice-seen word"),
+    ([(3, 1), (1, 3), 20], "also counts the cells where “the” asks", "the twice-seen word"),
+    ([(3, 1), (1, 3), 2], "that counts columns", "the twice-seen word"),
+    ([(3, 1), (1, 3)], "give a list of three answers", "three answers"),
+]
+
+
 @exercise(
     "transpose.pair_cell",
     right=[
@@ -264,16 +299,7 @@ def _cell(item: Any, letter: str) -> tuple[int, ...]:
         [[3, 1], [1, 3], 12.0],
         [np.array([3, 1]), (np.int64(1), np.int64(3)), np.int64(12)],
     ],
-    wrong=[
-        [(1, 3), (3, 1), 12],
-        [(4, 2), (2, 4), 12],
-        [(3, 1), (3, 1), 12],
-        [(2, 1), (1, 2), 12],
-        [(3, 1), (1, 3), 6],
-        [(3, 1), (1, 3), 20],
-        [(3, 1), (1, 3), 2],
-        [(3, 1), (1, 3)],
-    ],
+    wrong=[a for a, _, _ in SLIPS["transpose.pair_cell"]],
     catches="rows and columns swapped (query and key confused), counting from 1, assuming the table is "
     "symmetric, the sat-kitten cells of the widget instead of on-kitten, counting 'the' once, counting "
     "its query row too, counting columns not cells, a missing part",
@@ -286,7 +312,7 @@ def _pair_cell(answer: Any) -> None:
             "the count for (c) as a whole number."
         )
     a, b = _cell(answer[0], "(a)"), _cell(answer[1], "(b)")
-    if a == (4, 2) or b == (2, 4):
+    if {a, b} & {counted_from_one(_ON_KITTEN), counted_from_one(_KITTEN_ON)}:
         raise Wrong("Count the words from 0, as the code does: “the” is word 0, “kitten” word 1, “on” word 3.")
     if a == _KITTEN_ON and b == _ON_KITTEN:
         raise Wrong(

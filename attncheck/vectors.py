@@ -324,10 +324,21 @@ _SAT_GAPS = {
 _CLOSEST = min(_SAT_GAPS, key=_SAT_GAPS.get)
 
 
+EDGES["vectors.closest_to_sat"] = ("the angle to every other word", "sat itself left out", "a word of the vocabulary")
+SLIPS["vectors.closest_to_sat"] = [
+    ("drove", "between sat and 'drove'", "the angle to every other word"),
+    ("on", "between sat and 'on'", "the angle to every other word"),
+    ("kitten", "between sat and 'kitten'", "the angle to every other word"),
+    ("sat", "pick one of the OTHER words", "sat itself left out"),
+    ("lion", "is not one of the choices", "a word of the vocabulary"),
+    (3, "one word in quotes", "a word of the vocabulary"),
+]
+
+
 @exercise(
     "vectors.closest_to_sat",
     right=["ran", " Ran ", "RAN", "'ran'"],
-    wrong=["drove", "on", "kitten", "sat", "lion", 3],
+    wrong=[a for a, _, _ in SLIPS["vectors.closest_to_sat"]],
     catches="another action word whose numbers look close (drove), the small word 'on', an animal, "
     "sat itself, a word outside the vocabulary, a number",
     solution="answer = min(angles, key=angles.get)",
@@ -355,19 +366,28 @@ LORRY_LENGTH = 6.0  # the length the exercise asks for, to within 0.01
 _LORRY = [LORRY_LENGTH / _TRUCK_LENGTH * x for x in _TRUCK]
 
 
+EDGES["vectors.longer_arrow"] = (
+    "exactly 6 long, to within 0.01",
+    "closest to truck's direction",
+    "a list of two numbers",
+)
+SLIPS["vectors.longer_arrow"] = [
+    ([0.8, 2.7], "your arrow is 2.816 long", "exactly 6 long, to within 0.01"),
+    ([1.6, 5.4], "your arrow is 5.632 long", "exactly 6 long, to within 0.01"),
+    ([1.7, 5.8], "your arrow is 6.044 long", "exactly 6 long, to within 0.01"),  # rounded to 1 decimal
+    ([1.0, 3.0], "your arrow is 3.162 long", "exactly 6 long, to within 0.01"),
+    ([2.7, 0.8], "only 1° from kitten's", "closest to truck's direction"),
+    ([0.0, 6.0], "only 9° from car's", "closest to truck's direction"),
+    ([-1.70, -5.75], "nearly the opposite way", "closest to truck's direction"),
+    ([1.70, 5.75, 0.0], "shape (3,)", "a list of two numbers"),
+    ([[1.70, 5.75]], "shape (1, 2)", "a list of two numbers"),
+]
+
+
 @exercise(
     "vectors.longer_arrow",
     right=[_LORRY, (1.70, 5.75), np.array(_LORRY), [1.5, 5.81]],
-    wrong=[
-        [0.8, 2.7],
-        [1.6, 5.4],
-        [2.7, 0.8],
-        [-1.70, -5.75],
-        [0.0, 6.0],
-        [1.0, 3.0],
-        [1.70, 5.75, 0.0],
-        [[1.70, 5.75]],
-    ],
+    wrong=[a for a, _, _ in SLIPS["vectors.longer_arrow"]],
     catches="truck itself, twice truck (5.63 long, not 6), x and y swapped, the opposite direction, a 6-long "
     "arrow nearer car than truck, a direction right but too short, three numbers, a nested list",
     solution="answer = [6 / math.hypot(*truck) * x for x in truck]",

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from .answers import size_at_least, to_numpy
-from .calling import inputs_may_change
+from .calling import NO_ANSWER_YET, inputs_may_change
 from .hints import Wrong, contained, describe, is_array, polish, quietly, safe_str, shape_words, show
 from .record.attempts import is_attempt
-from .record.ids import current_id
+from .record.ids import current_id, retired_note
 from .registry import FAILED, Exercise, exercises, find
 
 SIZE_SLACK = 1000  # numbers beyond ten times the largest right answer an answer may hold before it is refused unread
@@ -74,7 +74,7 @@ def _judge(exercise: Any, answer: Any) -> Verdict:
     if answer is None or answer is ...:
         return Verdict(False, NO_ANSWER, ex.id)
     hint = contained(lambda: _hint(ex, answer), lambda exc: _unreadable(ex, answer))
-    message = RIGHT if hint is None else NOT_YET + polish(hint, answer)
+    message = RIGHT if hint is None else _not_yet(polish(hint, answer))
     return Verdict(hint is None, message, ex.id, contained(lambda: is_attempt(answer), lambda exc: False))
 
 
@@ -89,7 +89,15 @@ def _hint(ex: Exercise, answer: Any) -> str | None:
     return None
 
 
+def _not_yet(hint: str) -> str:
+    """The verdict on a wrong answer; an untouched stub hears one verdict, "No answer yet", not two."""
+    return "✗ " + hint if hint == NO_ANSWER_YET else NOT_YET + hint
+
+
 def _no_such_exercise(exercise_id: Any) -> str:
+    note = retired_note(exercise_id) if isinstance(exercise_id, str) else None
+    if note is not None:  # an id of an earlier edition whose question is gone: which id asks in its place
+        return f"✗ {note}"
     prefix = current_id(safe_str(exercise_id)).partition(".")[0] + "."
     close = [ex.id for ex in exercises() if ex.id.startswith(prefix)]
     broken = [f"{name} failed to import ({why})" for name, why in FAILED.items() if name.endswith("." + prefix[:-1])]

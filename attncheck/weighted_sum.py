@@ -18,6 +18,7 @@ from . import (
     describe,
     exercise,
     expect_array,
+    expect_no_slip,
     expect_number,
     expect_pair,
     expect_structure,
@@ -28,6 +29,10 @@ from . import _self_attention_samples as samples
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "weighted_sum", "mixing the content, Z = AV"
+
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:
@@ -42,10 +47,22 @@ ROW = 1  # the second row, word 1 in Python's counting
 _Z_ROW = A_EX[ROW] @ V_EX  # [0.9, 1.5]
 
 
+EDGES["weighted_sum.z_row"] = ("row 1, counted from 0", "weights along a row of A", "each value row weighted")
+SLIPS["weighted_sum.z_row"] = [
+    ([1.25, 1.25], "that is row 0, the first word", "row 1, counted from 0"),
+    ([1.3, 1.3], "that is row 2, the third word", "row 1, counted from 0"),
+    ([0.8, 1.1], "you used column 1 of A", "weights along a row of A"),
+    ([1.0, 5 / 3], "the plain average", "each value row weighted"),
+    ([3.0, 5.0], "the sum of the value rows without weights", "each value row weighted"),
+    ([1.0, 1.0], "one value row copied whole", "each value row weighted"),
+    ([1.5, 0.9], "the right two numbers in the wrong order", "each value row weighted"),
+]
+
+
 @exercise(
     "weighted_sum.z_row",
     right=[[0.9, 1.5], np.array([0.9, 1.5]), (0.9, 1.5), np.float32([0.9, 1.5])],
-    wrong=[[0.8, 1.1], [1.25, 1.25], [1.3, 1.3], [1.0, 5 / 3], [3.0, 5.0], [1.5, 0.9], [1.0, 1.0]],
+    wrong=[a for a, _, _ in SLIPS["weighted_sum.z_row"]],
     catches="column 1 of A used as the weights, row 0 or row 2 instead of row 1, the plain average, the "
     "unweighted sum, the two numbers swapped, a single value row copied",
     solution="answer = [0.1 * 2 + 0.2 * 0 + 0.7 * 1,",
@@ -231,7 +248,7 @@ def _diagnose(Z: np.ndarray, X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
         raise Wrong("You blended with A transposed. Word i's weights are row i of A, so Z = A @ V, not A.T @ V.")
 
 
-EDGES = {
+EDGES |= {
     "weighted_sum.self_attention": (
         "any legal shapes: d_k, d_v and d_model all different, n = 1",
         "scores in the tens of thousands",
@@ -242,7 +259,7 @@ EDGES = {
     )
 }
 _FORBIDDEN = {"attnlib": attnlib}  # the statement: numpy's @ and np.exp, not attnlib
-SLIPS = {
+SLIPS |= {
     "weighted_sum.self_attention": [
         (_reference, "uses attnlib", "built with numpy's @ and np.exp, not attnlib"),
         (samples.cached_by_x, "keeps results between calls", "each input again with other companions"),
@@ -361,10 +378,24 @@ def _letters(answer: Any) -> set[str]:
     return names
 
 
+EDGES["weighted_sum.what_changes"] = (
+    "A is decided before the values",
+    "V and what is made from it",
+    "Q and K untouched",
+)
+SLIPS["weighted_sum.what_changes"] = [
+    (["V", "A", "Z"], "which of its letters is made with W_V?", "A is decided before the values"),
+    (["V"], "follow it one more step", "V and what is made from it"),
+    (["Z"], "V itself is made with W_V", "V and what is made from it"),
+    (list(_PIECES), "none of those changed", "Q and K untouched"),
+    (["Q", "V", "Z"], "none of those changed", "Q and K untouched"),
+]
+
+
 @exercise(
     "weighted_sum.what_changes",
     right=[["V", "Z"], ("Z", "V"), {"V", "Z"}, "V, Z", "v and z"],
-    wrong=[["V"], ["Z"], ["V", "A", "Z"], list(_PIECES), ["A", "Z"], ["V", "S", "A", "Z"], ["Q", "V", "Z"]],
+    wrong=[["A", "Z"], ["V", "S", "A", "Z"], *(a for a, _, _ in SLIPS["weighted_sum.what_changes"])],
     catches="forgetting V or Z, thinking S or A depend on the values, thinking Q or K change, everything changes",
     solution="Z_new, A_new = attnlib.self_attention(X, W_Q, W_K, W_V_new)",
 )
@@ -393,22 +424,46 @@ def _what_changes(answer: Any) -> None:
 D_K, D_V_OLD, D_V_NEW = 64, 64, 32
 FLOPS_FACTOR = (2**2 * (D_K + D_V_NEW)) / (D_K + D_V_OLD)  # 4 · 96 / 128 = 3: the n² and the 2 cancel
 
-_FLOPS_SLIPS = {
-    1.0: "That treats the work as growing like n, so that doubling n and halving d_v cancel. Every word is "
-    "scored against every word: both products grow like n², so doubling n multiplies each by 4.",
-    2 * (D_K + D_V_NEW) / (D_K + D_V_OLD): "That grows only like n. Every word is scored against every word: "
-    "both products grow like n², so doubling n multiplies each by 4.",
-    4.0: "That leaves out the halved d_v. The blend AV works on value rows of d_v numbers, so it costs less.",
-    2.0: "That halves both products. Only the blend AV works on value rows; the scores QKᵀ pair queries and "
-    "keys of d_k numbers, and d_k stayed 64.",
-    1 / 3: "That is the factor upside down: divide the new work by the old one.",
-}
+EDGES["weighted_sum.flops"] = ("both products grow like n²", "only AV works on d_v", "a factor, not a count")
+SLIPS["weighted_sum.flops"] = [  # each with the hint it gets, the whole of it
+    (
+        1.0,
+        (
+            "That treats the work as growing like n, so that doubling n and halving d_v cancel. Every word is "
+            "scored against every word: both products grow like n², so doubling n multiplies each by 4."
+        ),
+        "both products grow like n²",
+    ),
+    (
+        2 * (D_K + D_V_NEW) / (D_K + D_V_OLD),
+        (
+            "That grows only like n. Every word is scored against every word: both products grow like n², so "
+            "doubling n multiplies each by 4."
+        ),
+        "both products grow like n²",
+    ),
+    (
+        4.0,
+        "That leaves out the halved d_v. The blend AV works on value rows of d_v numbers, so it costs less.",
+        "only AV works on d_v",
+    ),
+    (
+        2.0,
+        (
+            "That halves both products. Only the blend AV works on value rows; the scores QKᵀ pair queries and "
+            "keys of d_k numbers, and d_k stayed 64."
+        ),
+        "only AV works on d_v",
+    ),
+    (1 / 3, "That is the factor upside down: divide the new work by the old one.", "a factor, not a count"),
+    (2 * 2000**2 * (D_K + D_V_NEW), "That looks like a count of FLOPs", "a factor, not a count"),  # n = 1000
+]
 
 
 @exercise(
     "weighted_sum.flops",
     right=[3, 3.0, FLOPS_FACTOR, np.float64(3.0), np.int64(3)],
-    wrong=[*_FLOPS_SLIPS, 6.0, 2.5],
+    wrong=[6.0, 2.5, *(a for a, _, _ in SLIPS["weighted_sum.flops"])],
     catches="work taken to grow like n (1 and 1.5), the halved d_v left out (4), d_v taken to halve both "
     "products (2), the factor upside down (1/3)",
     solution="answer = work(2 * n, 64, 32) / work(n, 64, 64)",
@@ -421,9 +476,7 @@ def _flops(answer: Any) -> None:
             raise Wrong(
                 "That looks like a count of FLOPs. The question asks for a factor: the new work divided by the old."
             )
-        for slip, hint in _FLOPS_SLIPS.items():
-            if math.isclose(value, slip, rel_tol=1e-6):
-                raise Wrong(hint)
+        expect_no_slip(value, SLIPS["weighted_sum.flops"])
     expect_number(
         got,
         FLOPS_FACTOR,

@@ -11,7 +11,11 @@ from attnlib.core import self_attention
 from attnlib.data import running_lenses, sentence_matrix, words
 from attnlib.positions import positional_encoding
 
-from . import Wrong, call, exercise, expect_array, to_numpy
+from . import Wrong, call, counted_from_one, exercise, expect_array, to_numpy
+
+# What each statement promises, and the slips registered with the words of the hint each must get.
+EDGES: dict = {}
+SLIPS: dict = {}
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "word_order", "word order and positional encodings"
@@ -39,17 +43,33 @@ def _row_indices(answer: Any) -> list[int]:
     if not np.all(np.isfinite(got)) or not np.allclose(got, np.round(got)):
         raise Wrong("Your answer should hold whole row numbers such as 0 or 3.")
     rows = [round(float(v)) for v in got]
-    if rows == [k + 1 for k in _ORDER] or rows == [k + 1 for k in _INVERSE]:
+    if rows in (counted_from_one(_ORDER), counted_from_one(_INVERSE)):
         raise Wrong("Python counts rows from 0: the first row of Z is row 0, the last is row 5.")
     if any(r < 0 or r >= len(_OLD) for r in rows):
         raise Wrong(f"Every entry must be a row number of the old Z, from 0 to {len(_OLD) - 1}.")
     return rows
 
 
+EDGES["word_order.shuffled_rows"] = (
+    "a row follows its word",
+    "for each NEW row, an old one",
+    "counted from 0",
+    "six rows",
+)
+SLIPS["word_order.shuffled_rows"] = [
+    ([0, 1, 2, 3, 4, 5], "no row of Z moves", "a row follows its word"),
+    ([2, 0, 1, 3, 4, 4], "follow each word to where it went", "a row follows its word"),
+    (_INVERSE, "the move the other way round", "for each NEW row, an old one"),
+    (counted_from_one(_ORDER), "python counts rows from 0", "counted from 0"),
+    (counted_from_one(_INVERSE), "python counts rows from 0", "counted from 0"),
+    ([2, 0, 1], "it has shape (3,)", "six rows"),
+]
+
+
 @exercise(
     "word_order.shuffled_rows",
     right=[[2, 0, 1, 3, 4, 5], (2, 4, 1, 3, 0, 5), np.array([2, 0, 1, 3, 0, 5]), [2.0, 0.0, 1.0, 3.0, 4.0, 5.0]],
-    wrong=[[0, 1, 2, 3, 4, 5], _INVERSE, [3, 1, 2, 4, 5, 6], [2, 0, 1], [1, 2, 0, 3, 4, 5], [2, 0, 1, 3, 4, 4]],
+    wrong=[a for a, _, _ in SLIPS["word_order.shuffled_rows"]],
     catches="nothing moves (identity), the inverse permutation, rows counted from 1, only the moved rows, "
     "a row that is not the same word",
     solution="answer = [2, 0, 1, 3, 4, 5]",
@@ -166,7 +186,7 @@ def _off_by_one(pos: int, d_model: int) -> np.ndarray:
     return _pe_row(pos + 1, d_model)
 
 
-EDGES = {
+EDGES |= {
     "word_order.pe_row": (
         "any position: 0, 1 and a far one (1000)",
         "d_model = 2 and wider",
@@ -174,7 +194,7 @@ EDGES = {
         "built without attnlib.positional_encoding",
     )
 }
-SLIPS = {
+SLIPS |= {
     "word_order.pe_row": [
         (_uses_the_library, "which the statement forbids", "built without attnlib.positional_encoding"),
         (_cached_by_position, "keeps results between calls", "the same position again at another width"),

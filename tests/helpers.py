@@ -19,10 +19,14 @@ def said(capsys) -> str:
 
 
 def hint_for(exercise_id: str, answer, capsys) -> str:
-    """The hint `check` printed for an answer it must refuse, after its "✗ Not yet." (fails the test if it accepted it)."""
+    """The hint `check` printed for an answer it must refuse, after its "✗ Not yet." (fails the test if it accepted it).
+
+    An untouched stub's one verdict, "✗ No answer yet: …", comes back after its "✗ "."""
     ok = check(exercise_id, answer)
     out = said(capsys)
     assert not ok, f"{exercise_id} accepted {answer!r}"
+    if out.startswith("✗ No answer yet"):
+        return out[len("✗ ") :]
     assert out.startswith(NOT_YET), out
     return out[len(NOT_YET) :]
 

@@ -529,3 +529,25 @@ def test_every_function_exercise_lists_its_edges_and_a_slip_caught_on_each(exerc
     assert edges, f"{exercise_id} lists no edge of its statement (EDGES in its grader)"
     uncovered = [edge for edge in edges if not any(e == edge for _, _, e in slips)]
     assert not uncovered, f"{exercise_id}: no registered slip is caught on {uncovered}"
+
+
+@pytest.mark.parametrize("exercise_id", [ex.id for ex in registry.exercises()])
+def test_every_exercise_lists_its_edges_and_its_slips(exercise_id):
+    """Issue 43 items 1-3, for all 60: each registration lists the edges its statement promises and
+    its registered slips (each with the hint it must get), a slip on every edge."""
+    ex = registry.get(exercise_id)
+    edges, slips = _edges(ex), _slips(ex)
+    assert edges, f"{exercise_id} lists no edge of its statement (EDGES in its grader)"
+    assert slips, f"{exercise_id} registers no slip with its hint (SLIPS in its grader)"
+    uncovered = [edge for edge in edges if not any(e == edge for _, _, e in slips)]
+    assert not uncovered, f"{exercise_id}: no registered slip on {uncovered}"
+
+
+def test_a_slip_is_matched_whole_and_counted_from_one_keeps_words():
+    from attncheck import counted_from_one
+    from attncheck.expectations import same_answer
+
+    assert counted_from_one([("column", 2), (3, 1), 12.0]) == [("column", 3), (4, 2), 12.0]
+    assert same_answer([(2, 5), (7,), "illegal"], [(2, 5), (7,), "Illegal "])
+    assert same_answer({"K": [6, 4]}, {"K": (6, 4)}) and not same_answer({"K": (6, 4), "S": 1}, {"K": (6, 4)})
+    assert not same_answer("4", 4.0) and not same_answer([4.0], 4.0) and not same_answer(None, 0)

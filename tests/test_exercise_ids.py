@@ -314,7 +314,8 @@ def test_every_published_id_resolves_or_says_which_id_asks_now(old, capsys):
         assert registry.find(instead) is not None, f"{old} points at {instead}, which is not registered"
         assert instead in ids.retired_note(old)
         printed = " ".join(attncheck.check(old, 1.0).message.split())
-        assert instead in printed, f"{old}: {printed}"  # today's message lists its chapter's exercises
+        assert instead in printed, f"{old}: {printed}"
+        assert " ".join(ids.retired_note(old).split()) in printed, f"{old} is not told its one-line note: {printed}"
         return
     assert found is not None, f"{old} names no exercise: {attncheck.check(old, None).message}"
     right = get(found.id).right[0]

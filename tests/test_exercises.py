@@ -440,3 +440,4 @@ def test_an_untouched_exercise_says_no_answer_yet(exercise_id, capsys):
     for placeholder in placeholders:
         verdict, printed = _verdict(exercise_id, placeholder, capsys)
         assert not verdict and "No answer yet" in verdict.message, f"{exercise_id}, {placeholder!r}: {printed}"
+        assert verdict.message.startswith("✗ No answer yet"), f"one verdict, not two: {verdict.message!r}"
