@@ -34,7 +34,7 @@ BY_HAND = np.exp(BY_HAND_SCORES) / np.exp(BY_HAND_SCORES).sum()  # [0.114, 0.844
     ],
     catches="e^x not divided by the total, scores divided by their total, the right weights "
     "sorted or reversed, equal shares, rounded to 2 decimals, a weight left out",
-    solution="answer = e / total",
+    solution="answer = powers / total",
 )
 def _by_hand(answer: Any) -> None:
     got = to_numpy(answer, "your weights")
