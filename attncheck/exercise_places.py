@@ -76,6 +76,7 @@ PLACES = {
         "many_heads.split_shape": 1,
         "many_heads.multi_head": 2,
         "many_heads.score_flops": 3,
+        "many_heads.batched_masked": 5,
     },
     "word_order": {
         "word_order.shuffled_rows": 1,

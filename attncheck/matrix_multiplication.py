@@ -450,7 +450,7 @@ SLIPS["matrix_multiplication.row_view"] = [
     catches="the amounts read down X's columns instead of along its rows (XᵀW), the right rows in the "
     "wrong order, W itself, a weight of 2 forgotten, one row of W left out of a sum, the "
     "result transposed",
-    solution="answer = [1 * W[1], 2 * W[0], 1 * W[0] + 1 * W[2]]",
+    solution="answer = [1 * W_3x2[1], 2 * W_3x2[0], 1 * W_3x2[0] + 1 * W_3x2[2]]",
 )
 def _row_view(answer: Any) -> None:
     got = to_numpy(answer)

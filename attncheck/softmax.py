@@ -69,7 +69,7 @@ SLIPS["softmax.by_hand"] = [
     wrong=[np.sort(BY_HAND), *(a for a, _, _ in SLIPS["softmax.by_hand"])],
     catches="e^x not divided by the total, scores divided by their total, the right weights "
     "sorted or reversed, equal shares, rounded to 2 decimals, a weight left out",
-    solution="answer = e / total",
+    solution="answer = powers / total",
 )
 def _by_hand(answer: Any) -> None:
     got = to_numpy(answer, "your weights")

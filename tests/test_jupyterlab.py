@@ -344,6 +344,53 @@ def test_a_learner_in_jupyterlab(browser, chapter):
     assert not problems, f"{name} in JupyterLab:\n" + "\n".join(problems)
 
 
+#: where each word of a solution bar's text is drawn, in the page's coordinates
+BAR_WORDS = """(summary) => { const words = [];
+  const walker = document.createTreeWalker(summary, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const m of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const box = range.getBoundingClientRect();
+      if (box.width > 0 && box.height > 0) words.push({ word: m[0], x: box.x + box.width / 2, y: box.y + box.height / 2 });
+    }
+  }
+  return words; }"""
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[f"ch{n:02d}" for n in CHAPTERS])
+def test_a_click_on_any_word_of_a_solution_bar_opens_it(browser, chapter):
+    """A learner clicks where the bar reads most clickable, its words ("Exercise N" was a link that
+    jumped to the exercise and left the solution folded): every word of every solution bar opens it."""
+    lab, chrome = browser
+    name = NOTEBOOKS[chapter]
+    context = chrome.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    problems, clicks = [], 0
+    try:
+        open_notebook(page, lab, name)
+        bars = page.locator(".jp-MarkdownCell details", has=page.locator("summary", has_text="Solution"))
+        assert bars.count(), f"{name}: no solution bar"
+        for b in range(bars.count()):
+            details = bars.nth(b)
+            summary = details.locator("summary").first
+            summary.scroll_into_view_if_needed()
+            for w in range(len(summary.evaluate(BAR_WORDS))):
+                summary.scroll_into_view_if_needed()
+                word = summary.evaluate(BAR_WORDS)[w]
+                page.mouse.click(word["x"], word["y"])
+                page.wait_for_timeout(200)
+                clicks += 1
+                if not details.evaluate("d => d.open"):
+                    problems.append(f"solution bar {b} ({summary.inner_text().strip()!r}): a click on {word['word']!r}")
+                details.evaluate("d => { d.open = false; }")
+    finally:
+        context.close()
+        print(f"JupyterLab, chapter {chapter}: {clicks} clicks on the words of solution bars")
+    assert not problems, f"{name}: a click on these words left the solution folded:\n" + "\n".join(problems)
+
+
 def test_a_stored_figure_reads_on_labs_dark_theme():
     """JupyterLab shows a stored figure as it is, also in its dark theme: a transparent one puts the
     black titles, labels and ticks on near-black. A figure of attnlib.plot, as the kernel stores it

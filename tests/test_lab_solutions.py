@@ -53,8 +53,8 @@ def test_a_gate_becomes_one_folded_solution_with_its_code_and_what_it_printed():
     assert lab_solutions.fold(nb) == (1, [])
     assert [c.cell_type for c in nb.cells] == ["markdown", "code", "markdown", "markdown", "code"]
     assert nb.cells[2].source == (
-        ":::{solution} e\n:class: dropdown\n\nThe idea.\n\n"
-        "```python\nanswer = 42\nprint(answer)\n```\n\nIt prints:\n\n```text\n42\n```\n\nWhy it works.\n:::"
+        "::::{admonition} Solution\n:class: dropdown\n\n:::{solution} e\n\nThe idea.\n\n"
+        "```python\nanswer = 42\nprint(answer)\n```\n\nIt prints:\n\n```text\n42\n```\n\nWhy it works.\n:::\n::::"
     )
     assert lab_solutions.is_folded(nb.cells[2]) and not lab_solutions.is_folded(nb.cells[0])
     assert "jupyter" not in nb.cells[2].metadata  # nothing for Lab to open or close: it is markdown
@@ -77,6 +77,29 @@ def test_unfold_gives_back_the_executable_gate_and_fold_of_it_is_the_same_bytes(
     assert lab_solutions.solution_codes(nb) == lab_solutions.solution_codes(folded) == ["answer = 42\nprint(answer)"]
     lab_solutions.fold(nb)
     assert nbformat.writes(nb) == nbformat.writes(folded)
+
+
+def test_a_solution_dropdown_is_put_in_a_bar_that_holds_no_link():
+    """sphinx-exercise and jupyterlab-myst title a solution "Solution to Exercise N" with "Exercise N"
+    a link: in the bar of a dropdown, a click on it jumped to the exercise (JupyterLab) and left the
+    solution folded. So the bar is a plain "Solution" admonition, and the solution, with its title,
+    is inside it; a solution written by hand in a markdown cell, or folded before, gets the same."""
+    hand = "The statement.\n\n:::{solution} e\n:class: dropdown tip\n\nBecause.\n:::\n\nAfter."
+    barred = lab_solutions.bar(hand)
+    assert barred == (
+        "The statement.\n\n::::{admonition} Solution\n:class: dropdown\n\n"
+        ":::{solution} e\n:class: tip\n\nBecause.\n:::\n::::\n\nAfter."
+    )
+    assert lab_solutions.bar(barred) == barred and lab_solutions.unbar(barred) == hand
+    assert lab_solutions.bar(":::{solution} e\n\nShown.\n:::") == ":::{solution} e\n\nShown.\n:::"  # not a fold
+    older = nbformat.v4.new_markdown_cell(":::{solution} e\n:class: dropdown\n\n```python\nx = 1\n```\n:::")
+    older.metadata[lab_solutions.MARK] = dict(lab_solutions.MARK_VALUE)
+    nb = _notebook(hand)
+    nb.cells.append(older)
+    assert lab_solutions.fold(nb) == (2, [])
+    assert [c.source for c in nb.cells] == [barred, lab_solutions.bar(older.source)]
+    assert lab_solutions.solution_codes(nb) == ["x = 1"]
+    assert lab_solutions.fold(nb) == (0, [])
 
 
 def test_fences_inside_the_code_get_a_longer_fence():
@@ -148,6 +171,13 @@ def test_every_chapter_solution_is_folded(notebook):
         "`.venv/bin/python tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb` (make execute does)"
     )
     assert all(not lab_solutions.is_folded(c) or lab_solutions.unfold_cell(c) for c in nb["cells"])
+    unbarred = [
+        i for i, c in enumerate(nb["cells"]) if lab_solutions.bar(lab_solutions.text_of(c)) != lab_solutions.text_of(c)
+    ]
+    assert not unbarred, (
+        f"{notebook.name}: cells {unbarred} hold a solution dropdown whose bar is a link to the exercise; run "
+        "`.venv/bin/python tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb`"
+    )
 
 
 def test_a_long_line_of_solution_code_is_wrapped_inside_its_brackets():

@@ -1,11 +1,17 @@
 """A chapter stays runnable in any order of re-execution: no exercise stub rebinds a name the
-chapter's body uses. A learner who has run a stub (`def causal_mask(n): ...`, returning None) and
+chapter's body uses, and no solution's code rebinds a name a cell of the body takes from another. A learner who has run a stub (`def causal_mask(n): ...`, returning None) and
 scrolls back to re-run a figure must get the chapter's numbers, not an AttributeError or, worse,
 the numbers of a half-written answer.
 
 A stub cell is a code cell after the chapter's `## Exercises` heading, as the notebook is stored
 (each solution folded into a Markdown dropdown by tools/lab_solutions.py). The body is every code
 cell before that heading.
+
+A solution's code (folded, read as tools/lab_solutions.py reads it) is what a learner copies into a
+cell of their own and runs. The names it binds at its top level (not a function's locals) must not
+be one that a body cell reads without binding it itself: `n = 1000` in a solution made chapter 12's
+earlier cells compute with 1000 words, and `X = np.zeros(...)` chapter 3's with zeros. A name that
+each body cell binds before it reads it (a loop's `word`) is safe to reuse.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from helpers import solution_codes
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
@@ -64,6 +71,69 @@ def rebound(path: Path) -> dict[str, list[int]]:
         for name in sorted(names(notebook.cells[i].source)[0] & used):
             found.setdefault(name, []).append(i)
     return found
+
+
+#: the scopes whose names are their own (a solution's function keeps its Q, K and V to itself)
+OWN_SCOPE = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def top_level_names(source: str) -> set[str]:
+    """The names a cell binds at its top level: what running it leaves behind in the notebook."""
+    python = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    bound = set()
+
+    def visit(node) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(child.name)
+            elif isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
+                bound.add(child.id)
+            elif isinstance(child, ast.alias):
+                bound.add((child.asname or child.name).split(".")[0])
+            if not isinstance(child, OWN_SCOPE):
+                visit(child)
+
+    visit(ast.parse(python))
+    return bound
+
+
+def taken_from_elsewhere(source: str) -> set[str]:
+    """The names a body cell reads but does not bind itself: it takes them from another cell."""
+    return names(source)[1] - top_level_names(source)
+
+
+def rebound_by_solutions(path: Path) -> dict[str, list[int]]:
+    """Each name a body cell takes from another cell that a solution's code binds, with the
+    solutions' numbers (0-based, in the chapter's order)."""
+    notebook = nbformat.read(path, as_version=4)
+    body, _ = split(notebook)
+    taken = set().union(*(taken_from_elsewhere(notebook.cells[i].source) for i in body))
+    found: dict[str, list[int]] = {}
+    for k, code in enumerate(solution_codes(str(path.relative_to(ROOT)))):
+        for name in sorted((top_level_names(code) - {"_"}) & taken):
+            found.setdefault(name, []).append(k)
+    return found
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_no_solution_rebinds_a_name_the_chapter_body_takes_from_another_cell(path):
+    assert rebound_by_solutions(path) == {}, "give the solution's name one of its own (X_try, n_words, …)"
+
+
+def test_the_solution_check_sees_top_level_names_only():
+    assert taken_from_elsewhere("n = 6\nX = np.zeros((n, 4))") == {"np"}
+    assert taken_from_elsewhere("print(X.shape, n_heads)") == {"print", "X", "n_heads"}
+    solution = "def mine(X):\n    n, d = X.shape\n    return n\n\nrows = [n for n in range(3)]\nn_heads = 2"
+    assert top_level_names(solution) == {"mine", "rows", "n_heads"}
 
 
 @pytest.mark.parametrize(

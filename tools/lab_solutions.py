@@ -11,8 +11,16 @@ explanation, the code in a ```python block and what it printed in a ```text bloc
 "It prints:". Why not code cells: JupyterLab's Run All runs every code cell and shows its output
 (CodeCell.execute sets outputHidden = false), so a collapsed solution cell opened its answer under
 the learner's empty exercise cell, and autosave wrote it open. A markdown solution is never run:
-the book (sphinx-exercise) and JupyterLab (jupyterlab-myst) both draw it as one folded "Solution to
-Exercise N" dropdown, and one click opens the whole of it, code and output.
+the book (sphinx-exercise) and JupyterLab (jupyterlab-myst) both draw it as one folded "Solution"
+bar, and one click opens the whole of it, code and output.
+
+The bar is a plain `{admonition} Solution` with `:class: dropdown`, and the `{solution}` (not a
+dropdown itself) is inside it: sphinx-exercise and jupyterlab-myst both title a solution "Solution
+to Exercise N" with "Exercise N" a link to the exercise, and in a `<summary>` that link took the
+click (JupyterLab jumped to the exercise and left the solution folded). So the bar holds no link,
+and the title that names the exercise, link and all, is the first line of the opened solution.
+Every `{solution}` with `:class: dropdown` in a markdown cell, written by hand or folded by an
+older version of this script, is put in such a bar too (`bar`).
 
 `unfold` turns a folded block back into the executable gate (tools/prepare_notebooks.py calls it
 first in `make execute`, so a re-run refreshes every solution's output), and
@@ -27,6 +35,7 @@ with status 2, so the chapter can be fixed.
 from __future__ import annotations
 
 import argparse
+import copy
 import re
 import subprocess
 import sys
@@ -53,6 +62,19 @@ MARK_VALUE = {"solution": "folded"}
 PRINTS = "It prints:"
 #: the longest line of a solution's code (an opened solution in JupyterLab, the book on a laptop)
 SHORT_LINE = 88
+#: the words of a folded solution's bar (plain text: a link there would take the click)
+BAR_TITLE = "Solution"
+#: a `{solution}` directive in a markdown cell: its fence, label, option lines and body
+SOLUTION = re.compile(
+    r"^(:{3,})\{solution\}[ \t]*(\S+)[ \t]*\n((?::[^\n]*\n)*)(.*?)\n\1[ \t]*$", re.MULTILINE | re.DOTALL
+)
+#: a solution in its bar: the bar's fence, then the solution's fence, label, option lines and body
+BAR = re.compile(
+    rf"^(:{{4,}})\{{admonition\}}[ \t]*{BAR_TITLE}[ \t]*\n:class:[ \t]*dropdown[ \t]*\n\n"
+    r"(:{3,})\{solution\}[ \t]*(\S+)[ \t]*\n((?::[^\n]*\n)*)(.*?)\n\2[ \t]*\n\1[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
+CLASS_OPTION = re.compile(r"^:class:[ \t]*(.*?)[ \t]*$")
 
 
 def text_of(cell: dict) -> str:
@@ -73,6 +95,51 @@ def _fence(text: str, char: str) -> str:
     """A fence of `char` longer than any run of it that starts a line of text."""
     runs = [len(m) for m in re.findall(rf"^[ \t]*({re.escape(char)}{{3,}})", text, re.MULTILINE)]
     return char * max([3] + [n + 1 for n in runs])
+
+
+def _with_class(options: str, dropdown: bool) -> tuple[str, bool]:
+    """The option lines with the class `dropdown` left out (dropdown=False) or put in (True), and
+    whether they had it."""
+    lines, had, placed = [], False, False
+    for line in options.splitlines():
+        match = CLASS_OPTION.match(line)
+        if match:
+            names = match.group(1).split()
+            had = "dropdown" in names
+            names = (["dropdown"] if dropdown else []) + [n for n in names if n != "dropdown"]
+            placed = True
+            if names:
+                lines.append(":class: " + " ".join(names))
+        else:
+            lines.append(line)
+    if dropdown and not placed:
+        lines.insert(0, ":class: dropdown")
+    return "".join(line + "\n" for line in lines), had
+
+
+def _in_bar(match: re.Match) -> str:
+    fence, label, options, body = match.groups()
+    inner, dropdown = _with_class(options, dropdown=False)
+    if not dropdown:
+        return match.group(0)
+    outer = fence + ":"
+    return f"{outer}{{admonition}} {BAR_TITLE}\n:class: dropdown\n\n{fence}{{solution}} {label}\n{inner}{body}\n{fence}\n{outer}"
+
+
+def bar(text: str) -> str:
+    """The markdown with every `{solution}` that is a dropdown put, as a plain solution, in a folded
+    "Solution" bar (see the module's docstring). Idempotent: a solution in its bar stays as it is."""
+    return SOLUTION.sub(_in_bar, unbar(text))
+
+
+def unbar(text: str) -> str:
+    """The markdown with every solution in its bar written as the one `{solution}` dropdown it was."""
+
+    def back(match: re.Match) -> str:
+        _, fence, label, options, body = match.groups()
+        return f"{fence}{{solution}} {label}\n{_with_class(options, dropdown=True)[0]}{body}\n{fence}"
+
+    return BAR.sub(back, text)
 
 
 def _printed(cell: dict) -> tuple[str, list[str]]:
@@ -136,7 +203,8 @@ def fold_gate(cells: list[dict]) -> dict:
             parts.append(_explanation(cell, first=i == 0, last=i == len(cells) - 1))
     body = "\n\n".join(p for p in parts if p)
     fence = _fence(body, ":")
-    source = f"{fence}{{solution}} {label}\n{options}\n{body}\n{fence}"
+    options = _with_class(options, dropdown=True)[0]
+    source = bar(f"{fence}{{solution}} {label}\n{options}\n{body}\n{fence}")
     metadata = {k: v for k, v in cells[0].get("metadata", {}).items() if k != "jupyter"}
     metadata[MARK] = dict(MARK_VALUE)
     cell = nbformat.v4.new_markdown_cell(source, metadata=metadata)
@@ -170,8 +238,9 @@ def _gate_problems(i: int, cells: list[dict]) -> list[str]:
 
 
 def fold(nb: dict) -> tuple[int, list[str]]:
-    """Fold every gate of one notebook in place; return (solutions folded, problems found)."""
-    cells, out, problems, folded, i = nb.get("cells", []), [], [], 0, 0
+    """Fold every gate of one notebook in place, and put every solution dropdown in its bar; return
+    (solutions folded or put in their bar, problems found)."""
+    cells, out, problems, folded, barred, i = nb.get("cells", []), [], [], 0, 0, 0
     while i < len(cells):
         cell = cells[i]
         text = text_of(cell)
@@ -199,12 +268,17 @@ def fold(nb: dict) -> tuple[int, list[str]]:
             problems.append(
                 f"cell {i}: a '# Solution' code cell outside a {{solution-start}} ... {{solution-end}} gate"
             )
+        if cell.get("cell_type") == "markdown" and bar(text) != text:
+            cell = copy.deepcopy(cell)
+            cell["source"] = bar(text)
+            barred += 1
         out.append(cell)
         i += 1
-    if folded:
+    if folded or barred:
         nb["cells"] = out
+    if folded:
         _renumber(out)
-    return folded, problems
+    return folded + barred, problems
 
 
 def _renumber(cells: list[dict]) -> None:
@@ -229,7 +303,7 @@ CODE_BLOCK = re.compile(
 
 def unfold_cell(cell: dict) -> list[dict]:
     """The executable gate a folded solution was made from: solution-start, its cells, solution-end."""
-    match = FOLDED.match(text_of(cell))
+    match = FOLDED.match(unbar(text_of(cell)))
     if match is None:
         raise ValueError(f"cell {cell.get('id')}: marked as a folded solution but not a {{solution}} block")
     fence, label, options, body = match.groups()

@@ -223,6 +223,12 @@ async function assemble(book) {
       return el.id;
     });
 
+    // A solution's folded "Solution" bar (tools/lab_solutions.py) has nothing to do on paper: the
+    // solution it holds, titled "Solution to Exercise N", takes its place
+    for (const solution of root.querySelectorAll(".admonition.dropdown > div.solution")) {
+      solution.parentElement.replaceWith(solution);
+    }
+
     // Recall answers and solutions: to the end of the chapter, each linked from its question and back
     const label = number ? `${number}.` : "";
     const answers = [];
