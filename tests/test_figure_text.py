@@ -130,7 +130,6 @@ def _cases():
             fmt="{:.2g}",
             title="Queries, keys and values of the sentence",
         ),
-        "fit_table": lambda: plot.fit_table(S, words),
         "transpose_reflection": lambda: plot.transpose_reflection(np.array([[1, 2], [3, 4], [5, 6]]), name="K"),
         "dot_cases": lambda: plot.dot_cases(),
         "dot_projection": lambda: plot.dot_projection(

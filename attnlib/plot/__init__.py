@@ -28,7 +28,7 @@ from .geometry import (
     row_combination,
     transpose_mirror,
 )
-from .heatmaps import attention_maps, before_after, fit_table, heatmap, labelled_panels, word_heatmap
+from .heatmaps import attention_maps, before_after, heatmap, labelled_panels, word_heatmap
 from .learning import heads_flow, turning_arrows, weight_by_position
 from .roofline import roofline, roofline_limit
 from .style import (
@@ -82,7 +82,6 @@ __all__ = [
     "roofline_limit",
     "attention_maps",
     "before_after",
-    "fit_table",
     "grid",
     "heatmap",
     "labelled_grids",

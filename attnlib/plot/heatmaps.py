@@ -119,25 +119,6 @@ def word_heatmap(M: Any, row_labels: Sequence[str], col_labels: Sequence[str], *
     return heatmap(M, row_labels=row_labels, col_labels=col_labels, colour_labels=True, **heatmap_kw)
 
 
-def fit_table(
-    M: Any,
-    sentence_words: Sequence[str],
-    title: str = "How well query $i$ fits key $j$",
-) -> Any:
-    """The table of how well each word's query fits each word's key, every word in its colour (the query key value chapter)."""
-    fig = heatmap(
-        M,
-        row_labels=list(sentence_words),
-        col_labels=list(sentence_words),
-        title=title,
-        xlabel="key of word $j$ (the answerer)",
-        ylabel="query of word $i$ (the asker)",
-    )
-    ax = fig.axes[0]
-    colour_words(ax.get_xticklabels() + ax.get_yticklabels())
-    return fig
-
-
 def before_after(
     X: Any,
     Z: Any,
