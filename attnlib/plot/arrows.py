@@ -26,7 +26,7 @@ from .style import (
 from .tables import grid
 
 
-def _arrow(ax: Any, tip: Any, colour: Any, lw: float = 2.5, size: float = 18) -> None:
+def _arrow_from_origin(ax: Any, tip: Any, colour: Any, lw: float = 2.5, size: float = 18) -> None:
     """An arrow from the origin to `tip`, its head `size` points."""
     ax.annotate(
         "", xy=tip, xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "color": colour, "lw": lw, "mutation_scale": size}
@@ -47,7 +47,7 @@ def arrows(
         label_y = spread_out([float(v[1]) for v in pts], gap=0.075 * reach)
         for i, (name, v) in enumerate(zip(vectors, pts)):
             colour = word_colour(name)
-            _arrow(ax, (v[0], v[1]), colour)
+            _arrow_from_origin(ax, (v[0], v[1]), colour)
             x, y = v[0] + 0.05 * reach, label_y[i]
             ax.text(
                 x,
@@ -80,7 +80,7 @@ def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
     with plt.rc_context(STYLE):
         ax.plot([0, x], [0, 0], ls="--", color="0.35", lw=2)  # the x part: along the floor
         ax.plot([x, x], [0, y], ls="--", color="0.35", lw=2)  # the y part: straight up
-        _arrow(ax, (x, y), colour, lw=3, size=20)
+        _arrow_from_origin(ax, (x, y), colour, lw=3, size=20)
         ax.plot([0], [0], "o", color="0.2", ms=5)
         ax.text(-0.04 * span, 0, "start", ha="right", va="center", fontsize=12, color="0.3")  # left of the dot
         ax.text(
@@ -131,7 +131,7 @@ def dot_cases() -> Any:
         for ax, (name, q, k) in zip(axes, cases):
             q, k = np.array(q), np.array(k)
             for v, colour, label, side in ((q, BLUE, "q", 1), (k, ORANGE, "k", -1)):
-                _arrow(ax, v, colour, size=16)
+                _arrow_from_origin(ax, v, colour, size=16)
                 normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)  # step sideways so labels never overlap
                 spot = v * 0.6 + side * 0.35 * normal
                 ax.text(
@@ -178,7 +178,7 @@ def _shared_window(pairs: Sequence[tuple[str, Sequence[float], str, Sequence[flo
 def _arrow_beside_label(ax: Any, v: np.ndarray, word: str, name: str, side: int, width: float) -> None:
     """The arrow v from the origin in its word's colour, "$name$ (word)" beside it on `side` (+1: left of v)."""
     colour = word_colour(word)
-    _arrow(ax, v, colour, size=16)
+    _arrow_from_origin(ax, v, colour, size=16)
     normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)
     away = side * normal  # the label sits beside its arrow, on the side away from the other
     spot = 0.7 * v + 0.05 * width * away
@@ -267,7 +267,7 @@ def arrows_to_rows(
         reach = max(1.0, float(np.abs(X[:, :2]).max())) * 1.3
         for name, v in zip(names, X):
             colour = word_colour(name)
-            _arrow(left, (v[0], v[1]), colour)
+            _arrow_from_origin(left, (v[0], v[1]), colour)
             left.text(
                 v[0] + 0.04 * reach,
                 v[1] + 0.04 * reach,

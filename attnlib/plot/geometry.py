@@ -10,7 +10,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Arc, FancyArrowPatch, Rectangle
+from matplotlib.patches import Arc, Rectangle
 
 from ..arrays import to_numpy
 from .style import (
@@ -18,6 +18,7 @@ from .style import (
     BLUE,
     ORANGE,
     STYLE,
+    arrow,
     figure,
     keep_labels_clear,
     spread_out,
@@ -25,34 +26,6 @@ from .style import (
     vec_text,
     word_colour,
 )
-
-
-def _arrow(
-    ax: Any,
-    start: Sequence[float],
-    end: Sequence[float],
-    colour: Any,
-    lw: float = 2.5,
-    ls: str = "-",
-    alpha: float = 1.0,
-) -> None:
-    """One arrow from start to end; nothing for an arrow of length 0."""
-    if np.allclose(start, end):
-        return
-    ax.add_patch(
-        FancyArrowPatch(
-            tuple(start),
-            tuple(end),
-            arrowstyle="-|>",
-            mutation_scale=16,
-            color=colour,
-            lw=lw,
-            ls=ls,
-            alpha=alpha,
-            shrinkA=0,
-            shrinkB=0,
-        )
-    )
 
 
 def _plane(
@@ -94,7 +67,7 @@ def angle_between(
     fig, ax = figure(5.0, 4.6)
     with plt.rc_context(STYLE):
         for name, v in ((name_a, a), (name_b, b)):
-            _arrow(ax, (0, 0), v, word_colour(name), lw=3)
+            arrow(ax, (0, 0), v, word_colour(name), lw=3)
             ax.text(
                 v[0],
                 v[1],
@@ -151,7 +124,7 @@ def moved_arrows(
     fig, ax = figure(5.5, 5.2)
     with plt.rc_context(STYLE):
         for name, v in before.items():
-            _arrow(ax, (0, 0), v, word_colour(name), lw=1.6, ls="--", alpha=0.45)
+            arrow(ax, (0, 0), v, word_colour(name), lw=1.6, ls="--", alpha=0.45)
         tips = list(after.values())
         gap = 0.07 * float(np.abs(np.vstack(tips)).max())
         label_y = [0.0] * len(tips)
@@ -164,7 +137,7 @@ def moved_arrows(
                 label_y[i] = y
         labels = []
         for (name, v), y in zip(after.items(), label_y):
-            _arrow(ax, (0, 0), v, word_colour(name), lw=2.8)
+            arrow(ax, (0, 0), v, word_colour(name), lw=2.8)
             label = ax.text(
                 v[0],
                 y,
@@ -217,15 +190,15 @@ def row_combination(
     with plt.rc_context(STYLE):
         row_labels = []
         for k, row in enumerate(W):
-            _arrow(ax, (0, 0), row, "0.35", lw=2.2)
+            arrow(ax, (0, 0), row, "0.35", lw=2.2)
             side, end = "left" if row[0] >= 0 else "right", "top" if k == 0 else "bottom"
             row_label = ax.text(
                 row[0], row[1], f" row {k} of {w_label}\n {vec_text(row)}", color="0.25", fontsize=11, ha=side, va=end
             )
             row_labels.append(row_label)
-        _arrow(ax, (0, 0), first, BLUE, lw=2.2, ls="--")
-        _arrow(ax, first, total, ORANGE, lw=2.2, ls="--")
-        _arrow(ax, (0, 0), total, colour, lw=3.2)
+        arrow(ax, (0, 0), first, BLUE, lw=2.2, ls="--")
+        arrow(ax, first, total, ORANGE, lw=2.2, ls="--")
+        arrow(ax, (0, 0), total, colour, lw=3.2)
         bold = {"fontsize": 12, "fontweight": "bold"}
         labels = [
             ax.text(*(first / 2), f"{x[0]:g} × row 0  ", color=BLUE, ha="right", va="bottom", **bold),
@@ -297,7 +270,7 @@ def query_key_arrows(
                     ax.plot([0], [0], "o", color=colour, ms=7)
                     y = -0.09 * reach
                 else:
-                    _arrow(ax, (0, 0), v, colour, lw=2.6)
+                    arrow(ax, (0, 0), v, colour, lw=2.6)
                     segments.append(((0.0, 0.0), tuple(v)))
                 label = ax.text(
                     v[0] + 0.03 * reach,

@@ -19,6 +19,7 @@ from typing import Any
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.patches import FancyArrowPatch
 from matplotlib.transforms import offset_copy
 
 # Okabe & Ito (2008): distinguishable with every common colour-vision deficiency.
@@ -171,6 +172,16 @@ def figure(
         interactive = matplotlib.is_interactive()  # the first figure may switch on Jupyter's inline backend
     matplotlib.interactive(interactive)  # leaving rc_context would switch it off again and hide later figures
     return fig, ax
+
+
+def arrow(
+    ax: Any, start: Any, end: Any, colour: Any, lw: float = 2.5, ls: str = "-", alpha: float = 1.0, size: float = 16
+) -> None:
+    """One arrow from start to end, tip exactly on `end`, its head `size` points; nothing for an arrow of length 0."""
+    if np.allclose(start, end):
+        return
+    style = {"arrowstyle": "-|>", "mutation_scale": size, "shrinkA": 0, "shrinkB": 0}
+    ax.add_patch(FancyArrowPatch(tuple(start), tuple(end), color=colour, lw=lw, ls=ls, alpha=alpha, **style))
 
 
 def spread_out(ys: list[float], gap: float) -> list[float]:
