@@ -49,15 +49,7 @@ def arrows(
             colour = word_colour(name)
             _arrow_from_origin(ax, (v[0], v[1]), colour)
             x, y = v[0] + 0.05 * reach, label_y[i]
-            ax.text(
-                x,
-                y,
-                f"{name} {vec_text(v)}",
-                color=colour,
-                fontsize=13,
-                fontweight="bold",
-                va="center",
-            )
+            ax.text(x, y, f"{name} {vec_text(v)}", color=colour, fontsize=13, fontweight="bold", va="center")
         low = -reach if any((p < 0).any() for p in pts) else -0.3
         ax.set_xlim(low, reach)
         ax.set_ylim(low, reach)
@@ -134,16 +126,7 @@ def dot_cases() -> Any:
                 _arrow_from_origin(ax, v, colour, size=16)
                 normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)  # step sideways so labels never overlap
                 spot = v * 0.6 + side * 0.35 * normal
-                ax.text(
-                    spot[0],
-                    spot[1],
-                    label,
-                    color=colour,
-                    fontsize=13,
-                    fontweight="bold",
-                    ha="center",
-                    va="center",
-                )
+                ax.text(spot[0], spot[1], label, color=colour, fontsize=13, fontweight="bold", ha="center", va="center")
             ax.set_xlim(-2.5, 2.5)
             ax.set_ylim(-2.0, 2.0)
             ax.set_aspect("equal")
@@ -220,12 +203,7 @@ def dot_projection(
     """
     low, high, width, height = _shared_window(pairs)
     panel = 3.8  # panels stacked, so each stays legible on a phone
-    fig, axes = figure(
-        panel + 0.9,
-        (panel * height / width + 1.3) * len(pairs) + 0.6,
-        nrows=len(pairs),
-        squeeze=False,
-    )
+    fig, axes = figure(panel + 0.9, (panel * height / width + 1.3) * len(pairs) + 0.6, nrows=len(pairs), squeeze=False)
     with plt.rc_context(STYLE):
         for ax, (q_word, q, k_word, k) in zip(axes[:, 0], pairs):
             q, k = to_numpy(q), to_numpy(k)
@@ -268,14 +246,7 @@ def arrows_to_rows(
         for name, v in zip(names, X):
             colour = word_colour(name)
             _arrow_from_origin(left, (v[0], v[1]), colour)
-            left.text(
-                v[0] + 0.04 * reach,
-                v[1] + 0.04 * reach,
-                name,
-                color=colour,
-                fontsize=13,
-                fontweight="bold",
-            )
+            left.text(v[0] + 0.04 * reach, v[1] + 0.04 * reach, name, color=colour, fontsize=13, fontweight="bold")
         left.set_xlim(-0.2, reach)
         left.set_ylim(-0.2, reach)
         left.set_aspect("equal")

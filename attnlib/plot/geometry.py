@@ -13,29 +13,10 @@ import numpy as np
 from matplotlib.patches import Arc, Rectangle
 
 from ..arrays import to_numpy
-from .style import (
-    BLACK,
-    BLUE,
-    ORANGE,
-    STYLE,
-    arrow,
-    figure,
-    keep_labels_clear,
-    spread_out,
-    tint,
-    vec_text,
-    word_colour,
-)
+from .style import BLACK, BLUE, ORANGE, STYLE, arrow, figure, keep_labels_clear, spread_out, tint, vec_text, word_colour
 
 
-def _plane(
-    ax: Any,
-    points: np.ndarray,
-    xlabel: str,
-    ylabel: str,
-    pad: float = 0.3,
-    pad_low: float = 0.1,
-) -> None:
+def _plane(ax: Any, points: np.ndarray, xlabel: str, ylabel: str, pad: float = 0.3, pad_low: float = 0.1) -> None:
     """Square axes around the points and the origin, with the two axes drawn through 0."""
     points = np.vstack([points, np.zeros(2)])
     low, high = points.min(axis=0), points.max(axis=0)
@@ -82,17 +63,7 @@ def angle_between(
         if end - start > 180:
             start, end = end, start + 360
         radius = 0.45 * min(np.linalg.norm(a), np.linalg.norm(b))
-        ax.add_patch(
-            Arc(
-                (0, 0),
-                2 * radius,
-                2 * radius,
-                theta1=start,
-                theta2=end,
-                color=BLACK,
-                lw=1.8,
-            )
-        )
+        ax.add_patch(Arc((0, 0), 2 * radius, 2 * radius, theta1=start, theta2=end, color=BLACK, lw=1.8))
         middle = math.radians((start + end) / 2)
         ax.text(
             1.25 * radius * math.cos(middle),
@@ -128,10 +99,7 @@ def moved_arrows(
         tips = list(after.values())
         gap = 0.07 * float(np.abs(np.vstack(tips)).max())
         label_y = [0.0] * len(tips)
-        for side in (
-            True,
-            False,
-        ):  # labels left and right of the axis are spread apart separately
+        for side in (True, False):  # labels left and right of the axis are spread apart separately
             which = [i for i, v in enumerate(tips) if (v[0] >= 0) == side]
             for i, y in zip(which, spread_out([float(tips[i][1]) for i in which], gap)):
                 label_y[i] = y
@@ -149,14 +117,7 @@ def moved_arrows(
                 va="center",
             )
             labels.append(label)
-        _plane(
-            ax,
-            np.vstack(list(before.values()) + tips),
-            xlabel,
-            ylabel,
-            pad=0.2,
-            pad_low=0.2,
-        )
+        _plane(ax, np.vstack(list(before.values()) + tips), xlabel, ylabel, pad=0.2, pad_low=0.2)
         ax.plot([], [], ls="--", color="0.5", label="before: x")
         ax.plot([], [], ls="-", color="0.2", lw=2.5, label="after: xW")
         ax.legend(loc="lower left", fontsize=11)
@@ -216,10 +177,7 @@ def row_combination(
 
 def _spread_near(rows: list, reach: float) -> list[float]:
     """Label heights at each arrow's tip, pushed apart only among arrows whose tips are close across."""
-    order = sorted(
-        (i for i in range(len(rows)) if not np.allclose(rows[i][1], 0)),
-        key=lambda i: float(rows[i][1][0]),
-    )
+    order = sorted((i for i in range(len(rows)) if not np.allclose(rows[i][1], 0)), key=lambda i: float(rows[i][1][0]))
     groups: list[list[int]] = []
     for i in order:
         if groups and float(rows[i][1][0]) - float(rows[groups[-1][-1]][1][0]) < 0.5 * reach:

@@ -23,16 +23,7 @@ from matplotlib.patches import FancyArrowPatch
 from matplotlib.transforms import offset_copy
 
 # Okabe & Ito (2008): distinguishable with every common colour-vision deficiency.
-PALETTE = [
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#D55E00",
-    "#CC79A7",
-    "#56B4E9",
-    "#F0E442",
-    "#000000",
-]
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
 
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
@@ -151,21 +142,12 @@ def show_svg_inline() -> bool:
     matplotlib.rcParams.update(SVG_STYLE)
     config = InlineBackend.instance()
     config.figure_formats = {"svg", "png"}  # png: what JupyterLab shows in a notebook it does not trust
-    config.print_figure_kwargs = {
-        **config.print_figure_kwargs,
-        "metadata": {"Date": None},
-    }
+    config.print_figure_kwargs = {**config.print_figure_kwargs, "metadata": {"Date": None}}
     set_matplotlib_formats("svg", "png", **config.print_figure_kwargs)
     return True
 
 
-def figure(
-    width: float = 6.0,
-    height: float = 4.0,
-    ncols: int = 1,
-    nrows: int = 1,
-    **subplots: Any,
-) -> tuple[Any, Any]:
+def figure(width: float = 6.0, height: float = 4.0, ncols: int = 1, nrows: int = 1, **subplots: Any) -> tuple[Any, Any]:
     """The one way every figure of the course is made: the course style, and inline display kept on."""
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(nrows, ncols, figsize=(width, height), layout="constrained", **subplots)
