@@ -77,7 +77,7 @@ pages: $(STAMP)
 	$(PY) tools/course_pages.py
 
 figures: $(STAMP)
-	$(PY) -c "from attnlib import plot; plot.save_svg(plot.prerequisite_map('_toc.yml'), '_static/prerequisite_map.svg')"
+	$(PY) tools/course_map.py
 
 # What the packages know of the book (the chapter table, each exercise's place) is data inside them,
 # generated from _toc.yml and the notebooks; `book` and `execute` refresh it first, so a chapter added,

@@ -105,3 +105,10 @@ def running_lenses() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     # content-holder: a chosen word hands over all four of its features
     W_V = np.eye(4)
     return W_Q, W_K, W_V
+
+
+def running_qkv() -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """The running example's words and its Q, K (d_k = 2) and V: X times each hand-made lens."""
+    X = sentence_matrix(RUNNING_SENTENCE)
+    W_Q, W_K, W_V = running_lenses()
+    return words(RUNNING_SENTENCE), X @ W_Q, X @ W_K, X @ W_V

@@ -361,7 +361,7 @@ def test_the_duplicate_head_constants_are_the_models():
 def test_the_live_figure_holds_the_models_weights_left_of_the_diagonal():
     from test_interactive import embedded
 
-    from attnlib.interactive.causal import TEXTS, causal_heads
+    from attnlib.interactive.trained import TEXTS, causal_heads
 
     fig = causal_heads()
     data = embedded(fig)
@@ -390,7 +390,7 @@ def test_the_live_figure_holds_the_models_weights_left_of_the_diagonal():
 def test_the_live_figure_in_a_browser(browser, tmp_path):
     from test_interactive import Page, bare_page
 
-    from attnlib.interactive.causal import TEXTS, causal_heads
+    from attnlib.interactive.trained import TEXTS, causal_heads
 
     p = Page(browser, bare_page(tmp_path, "causal", causal_heads()))
     _, A = lm.attention_maps(TEXTS[0])

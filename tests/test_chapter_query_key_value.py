@@ -61,17 +61,6 @@ def test_labelled_grids_accepts_a_single_matrix():
     plt.close(fig)
 
 
-def test_fit_table_labels_each_word_in_its_colour():
-    words = attnlib.words(attnlib.RUNNING_SENTENCE)
-    fig = plot.fit_table(np.zeros((6, 6)), words)
-    ax = fig.axes[0]
-    for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
-        assert [t.get_text() for t in labels] == words
-        assert [matplotlib.colors.to_hex(t.get_color()) for t in labels] == [plot.word_colour(w).lower() for w in words]
-    assert "$i$" in ax.get_ylabel() and "$j$" in ax.get_xlabel()
-    plt.close(fig)
-
-
 def test_projections_labels_are_typeset():
     fig = plot.projections(n=6, d_model=4, d_k=2, d_v=4)
     texts = [t.get_text() for t in fig.axes[0].texts] + [fig.axes[0].get_title()]

@@ -5,6 +5,7 @@ import itertools
 import re
 from pathlib import Path
 
+import course_map  # tools/course_map.py
 import matplotlib
 import numpy as np
 import yaml
@@ -32,11 +33,11 @@ def _crosses(box, p, q, steps=200):
 
 
 def test_prerequisite_map_edges_go_around_every_box_and_end_on_an_edge():
-    fig = plot.prerequisite_map(TOC)
+    fig = course_map.prerequisite_map(TOC)
     ax = fig.axes[0]
     boxes = _boxes(ax)
     arrows = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
-    chapters = plot.course_chapters(TOC)
+    chapters = course_map.course_chapters(TOC)
     assert len(boxes) == len(chapters) and len(arrows) == sum(len(c.needs) for c in chapters)
     for arrow in arrows:
         verts = arrow._path_original.vertices
@@ -50,7 +51,7 @@ def test_prerequisite_map_edges_go_around_every_box_and_end_on_an_edge():
 
 
 def test_prerequisite_map_labels_are_typeset():
-    for chapter in plot.course_chapters(TOC):
+    for chapter in course_map.course_chapters(TOC):
         outside_math = re.sub(r"\$[^$]*\$", "", chapter.label)
         assert not re.search(r"[_^{}\\]", outside_math), chapter.label
         assert chapter.label.count("$") % 2 == 0, chapter.label
@@ -58,13 +59,13 @@ def test_prerequisite_map_labels_are_typeset():
 
 def test_prerequisite_map_in_the_book_is_up_to_date(tmp_path):
     fresh = tmp_path / "map.svg"
-    plot.save_svg(plot.prerequisite_map(TOC), str(fresh))
+    plot.save_svg(course_map.prerequisite_map(TOC), str(fresh))
     committed = ROOT / "_static" / "prerequisite_map.svg"
     assert fresh.read_bytes() == committed.read_bytes(), "run `make figures` and commit _static/prerequisite_map.svg"
 
 
 def test_prerequisite_map_has_every_chapter_of_the_toc_in_its_part():
-    chapters = plot.course_chapters(TOC)
+    chapters = course_map.course_chapters(TOC)
     notebooks = {p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.ipynb")}
     assert sorted(c.file.split("/")[-1] for c in chapters) == sorted(notebooks)  # every notebook, once
     assert [(c.number, c.file.split("/")[-1]) for c in chapters] == [(n, stem) for n, _, stem in course.chapters()]
@@ -83,7 +84,7 @@ def test_a_chapter_stands_on_every_chapter_its_opening_names():
     """A chapter whose opening names an earlier one ("... the causal mask of [chapter 11]") stands on it in the map."""
     import nbformat
 
-    chapters = plot.course_chapters(TOC)
+    chapters = course_map.course_chapters(TOC)
     problems = []
     for chapter in chapters:
         notebook = nbformat.read(ROOT / f"{chapter.file}.ipynb", as_version=4)
@@ -106,13 +107,13 @@ def test_prerequisite_map_follows_the_toc_it_is_given():
             {"caption": "Review", "chapters": [{"file": "chapters/checklist"}]},
         ]
     }
-    chapters = plot.course_chapters(toc)
+    chapters = course_map.course_chapters(toc)
     assert [(c.label, c.part, c.needs) for c in chapters] == [
         ("1  vector", "I", []),
         ("2  new idea", "I", [1]),
         ("3  masks", "II", [2]),
     ]
-    fig = plot.prerequisite_map(toc)
+    fig = course_map.prerequisite_map(toc)
     labels = {t.get_text() for t in fig.axes[0].texts}
     assert {"1  vector", "2  new idea", "3  masks", "I", "II"} <= labels
     matplotlib.pyplot.close(fig)

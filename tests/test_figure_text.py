@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import course_map  # tools/course_map.py
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -129,7 +130,6 @@ def _cases():
             fmt="{:.2g}",
             title="Queries, keys and values of the sentence",
         ),
-        "fit_table": lambda: plot.fit_table(S, words),
         "transpose_reflection": lambda: plot.transpose_reflection(np.array([[1, 2], [3, 4], [5, 6]]), name="K"),
         "dot_cases": lambda: plot.dot_cases(),
         "dot_projection": lambda: plot.dot_projection(
@@ -201,7 +201,7 @@ def _cases():
         ),
         "blend 6": lambda: plot.blend(A[sat], V, words, target=r"$z_{\mathrm{sat}}$"),
         "before_after": lambda: plot.before_after(X, Z, words, attnlib.FEATURES),
-        "prerequisite_map": lambda: plot.prerequisite_map(ROOT / "_toc.yml"),
+        "prerequisite_map": lambda: course_map.prerequisite_map(ROOT / "_toc.yml"),
         "attention_maps ch11 causal": lambda: plot.attention_maps(
             {"no mask": A, "causal mask": attnlib.self_attention(X, W_Q, W_K, W_V, mask=causal)[1]},
             words,

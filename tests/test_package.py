@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import course_map  # tools/course_map.py
 import matplotlib
 import numpy as np
 import pytest
@@ -109,7 +110,7 @@ FIGURES = {
     "lines": lambda: plot.lines([1, 2], {"a": [1, 2]}, "x", "y"),
     "softmax_shares": lambda: plot.softmax_shares([1.0, 2.0], ["a", "b"]),
     "blend": lambda: plot.blend([0.25, 0.75], np.eye(2), ["a", "b"]),
-    "prerequisite_map": lambda: plot.prerequisite_map(ROOT / "_toc.yml"),
+    "prerequisite_map": lambda: course_map.prerequisite_map(ROOT / "_toc.yml"),
 }
 
 

@@ -133,8 +133,8 @@ def overview_region(root: Path, old: str) -> str:
 
 
 def map_region(root: Path, old: str) -> str:
-    """intro.md: the course map's figure; its alt text names every box as attnlib.plot draws it."""
-    from attnlib.plot.course_map import course_chapters
+    """intro.md: the course map's figure; its alt text names every box as tools/course_map.py draws it."""
+    from course_map import course_chapters
 
     boxes = course_chapters(str(root / "_toc.yml"))
     names = [p["caption"].split("—", 1)[-1].strip().lower() for p in toc_parts(root) if p.get("numbered")]
@@ -159,7 +159,7 @@ def map_region(root: Path, old: str) -> str:
         "```{figure} _static/prerequisite_map.svg\n"
         f":alt: {alt}\n"
         ":width: 420px\n\n"
-        "The prerequisite map, drawn by `attnlib.plot.prerequisite_map()`.\n"
+        "The prerequisite map, drawn by `tools/course_map.py`.\n"
         "```\n"
     )
 

@@ -14,7 +14,6 @@ multiplication), `transpose_explorer` (transpose), `dot_product_arrows` (dot pro
 
 from .arrows import word_arrows
 from .blend import attention_explorer, running_attention
-from .causal import causal_heads
 from .clocks import position_clocks
 from .dot import arrow_pair, dot_product_arrows
 from .heads import head_explorer
@@ -24,7 +23,7 @@ from .page import InteractiveFigure
 from .replay import training_replay
 from .scaling import scaling_data, scaling_explorer
 from .stretch import running_scaled_scores, softmax_stretch
-from .trained import trained_heads
+from .trained import causal_heads, trained_heads
 from .transpose import transpose_explorer
 
 __all__ = [

@@ -7,16 +7,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core import attention
-from ..data import FEATURES, RUNNING_SENTENCE, running_lenses, sentence_matrix, words
+from ..data import FEATURES, running_qkv
 from .page import InteractiveFigure, esc, f2, fig_id, radios, word_span, word_style, wrap
 
 
 def running_attention(mask: np.ndarray | None = None) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """The running example through attnlib.attention: (words, A, V, Z), with an optional mask (the weighted sum and masks chapters)."""
-    labels = words(RUNNING_SENTENCE)
-    X = sentence_matrix(RUNNING_SENTENCE)
-    W_Q, W_K, W_V = running_lenses()
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    labels, Q, K, V = running_qkv()
     Z, A = attention(Q, K, V, mask=mask)
     return labels, np.asarray(A), np.asarray(V), np.asarray(Z)
 

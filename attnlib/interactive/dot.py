@@ -7,16 +7,8 @@ import math
 import numpy as np
 
 from ..core import dot
-from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
+from ..data import running_qkv
 from .page import InteractiveFigure, f2, fig_id, radios, slider, word_span, wrap
-
-
-def running_queries_keys() -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The running example's words, its queries Q and its keys K (d_k = 2) (the query key value and dot product scores chapters)."""
-    labels = words(RUNNING_SENTENCE)
-    X = sentence_matrix(RUNNING_SENTENCE)
-    W_Q, W_K, _ = running_lenses()
-    return labels, X @ W_Q, X @ W_K
 
 
 def arrow_pair(
@@ -103,7 +95,7 @@ def dot_product_arrows(
 
     Pick a key by its word (positions counted from 0), or choose "your own k" and turn and stretch it.
     """
-    labels, Q, K = running_queries_keys()
+    labels, Q, K, _ = running_qkv()
     if query not in labels:
         raise ValueError(f"dot_product_arrows: query must be one of {labels}, not {query!r}")
     if key != "own" and key not in labels:

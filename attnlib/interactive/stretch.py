@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core import softmax
-from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
+from ..data import running_qkv
 from .page import InteractiveFigure, esc, f2, fig_id, radios, slider, word_span, word_style, wrap
 
 T_MAX = 2.5  # past this the running example's rows are already 1.00 / 0.00
@@ -16,10 +16,7 @@ T_MAX = 2.5  # past this the running example's rows are already 1.00 / 0.00
 
 def running_scaled_scores() -> tuple[list[str], np.ndarray]:
     """The running example's words and its scaled scores S / √d_k, d_k = 2 (the softmax and weighted sum chapters)."""
-    labels = words(RUNNING_SENTENCE)
-    X = sentence_matrix(RUNNING_SENTENCE)
-    W_Q, W_K, _ = running_lenses()
-    Q, K = X @ W_Q, X @ W_K
+    labels, Q, K, _ = running_qkv()
     return labels, (Q @ K.T) / math.sqrt(Q.shape[1])
 
 

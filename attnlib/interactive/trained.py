@@ -1,4 +1,5 @@
-"""The live figure of the chapter inside a trained model: pick a sentence, a layer and a head; see its weights A."""
+"""The live figures of the two real models (the trained model and the causal model chapters): pick a
+sentence, a layer and a head; read that head's weights A, token by token."""
 
 from __future__ import annotations
 
@@ -8,57 +9,99 @@ import numpy as np
 
 from .page import InteractiveFigure, esc, f2, fig_id, radios, slider, word_span, word_style, wrap
 
-#: the chapter's sentences: the running example and the intro's two
+#: the trained model chapter's sentences: the running example and the intro's two
 SENTENCES = (
     "the kitten sat on the mat",
     "the kitten sat on the mat because it was tired",
     "the kitten sat on the mat because it was soft",
 )
+#: the causal model chapter's texts: its prompt, a sentence with a pronoun, and three words written twice
+TEXTS = (
+    "The capital of France is",
+    "The kitten sat on the mat because it was tired",
+    "red blue green red blue green",
+)
+NAMES = ("previous token", "itself", "first token")
 
 
-def _measures(A: np.ndarray) -> list[float]:
-    """Averages over the word rows (not [CLS], not [SEP]) of the weight on the previous token, the next,
-    the token itself, [CLS] and [SEP], as the chapter measures them."""
-    n = A.shape[0]
-    w = np.arange(1, n - 1)
-    return [float(A[w, w - 1].mean()), float(A[w, w + 1].mean()), float(A[w, w].mean()),
-            float(A[w, 0].mean()), float(A[w, n - 1].mean())]  # fmt: skip
-
-
-def _say(layer: int, head: int, values: Sequence[float]) -> str:
-    names = ("previous token", "next token", "itself", "[CLS]", "[SEP]")
-    return f"layer {layer}, head {head}, weight on: " + ", ".join(f"{k} {f2(v)}" for k, v in zip(names, values))
-
-
-def _table(tokens: Sequence[str], A: np.ndarray) -> str:
+def _table(tokens: Sequence[str], A: np.ndarray, causal: bool = False) -> str:
+    """A as an HTML table, a token per row and column; causal: a dot for each weight the causal mask hides."""
     cols = "".join(f"<th>{word_span(t)}</th>" for t in tokens)
     rows = "".join(
-        f"<tr><th>{word_span(t)}</th>" + "".join(f'<td class="attnfig-a">{f2(x)}</td>' for x in A[i]) + "</tr>"
+        f"<tr><th>{word_span(t)}</th>"
+        + "".join(
+            '<td class="attnfig-hid">·</td>' if causal and j > i else f'<td class="attnfig-a">{f2(x)}</td>'
+            for j, x in enumerate(A[i])
+        )
+        + "</tr>"
         for i, t in enumerate(tokens)
     )
     return f'<tr><th class="attnfig-aname">query \\ key</th>{cols}</tr>{rows}'
+
+
+def _controls(p: str, what: str, choices: Sequence[str], model, layer: int, head: int) -> str:
+    """The radio buttons that pick a sentence, and the layer and head sliders."""
+    options = [(str(k), esc(s)) for k, s in enumerate(choices)]
+    return f"""{radios(p, "sentence", f"the {what}:", options, 0)}
+<div class="attnfig-controls">{slider(p, "layer", "layer", 0, model.LAYERS - 1, 1, layer, str(layer))}
+{slider(p, "head", "head", 0, model.HEADS - 1, 1, head, str(head))}</div>"""
+
+
+def _checked(name: str, choices: Sequence[str], what: str, model, layer: int, head: int) -> None:
+    if not choices:
+        raise ValueError(f"{name}: give at least one {what}")
+    if not (0 <= layer < model.LAYERS and 0 <= head < model.HEADS):
+        raise ValueError(f"{name}: layer must be 0 to {model.LAYERS - 1} and head 0 to {model.HEADS - 1}")
 
 
 def trained_heads(sentences: Sequence[str] = SENTENCES, layer: int = 0, head: int = 2) -> InteractiveFigure:
     """Every head of the trained model on a few sentences: choose one and read its weights A, token by token."""
     from .. import trained
 
-    if not sentences:
-        raise ValueError("trained_heads: give at least one sentence")
-    if not (0 <= layer < trained.LAYERS and 0 <= head < trained.HEADS):
-        raise ValueError(f"trained_heads: layer must be 0 to {trained.LAYERS - 1} and head 0 to {trained.HEADS - 1}")
+    _checked("trained_heads", sentences, "sentence", trained, layer, head)
     runs = [trained.attention_maps(s) for s in sentences]
     hundredths = [np.rint(A.astype(float) * 100).astype(int) for _, A in runs]  # two decimals, as shown
     p = fig_id("trained", [list(sentences), layer, head])
-    start = hundredths[0][layer, head] / 100
-    body = f"""{radios(p, "sentence", "the sentence:", [(str(k), esc(s)) for k, s in enumerate(sentences)], 0)}
-<div class="attnfig-controls">{slider(p, "layer", "layer", 0, trained.LAYERS - 1, 1, layer, str(layer))}
-{slider(p, "head", "head", 0, trained.HEADS - 1, 1, head, str(head))}</div>
-<div class="attnfig-scroll" tabindex="0" role="region" aria-label="this head's weights A, scrollable"><table class="attnfig-atable" aria-label="this head's weights A">{_table(runs[0][0], start)}</table></div>
-<div class="attnfig-readout" aria-live="polite"><output class="attnfig-say">{_say(layer, head, _measures(start))}</output></div>"""
+    A = hundredths[0][layer, head] / 100
+    w = np.arange(1, len(A) - 1)  # the word rows: not [CLS], not [SEP]
+    measures = (A[w, w - 1], A[w, w + 1], A[w, w], A[w, 0], A[w, len(A) - 1])
+    names = ("previous token", "next token", "itself", "[CLS]", "[SEP]")
+    say = f"layer {layer}, head {head}, weight on: " + ", ".join(
+        f"{k} {f2(float(v.mean()))}" for k, v in zip(names, measures)
+    )
+    body = f"""{_controls(p, "sentence", sentences, trained, layer, head)}
+<div class="attnfig-scroll" tabindex="0" role="region" aria-label="this head's weights A, scrollable"><table class="attnfig-atable" aria-label="this head's weights A">{_table(runs[0][0], A)}</table></div>
+<div class="attnfig-readout" aria-live="polite"><output class="attnfig-say">{say}</output></div>"""
     data = {
         "tokens": [toks for toks, _ in runs],
         "styles": [[word_style(t) for t in toks] for toks, _ in runs],
         "A": [h.tolist() for h in hundredths],
     }
     return wrap(p, "trained", "Every head of a trained model, one at a time", body, data, "trained.js")
+
+
+def causal_heads(texts: Sequence[str] = TEXTS, layer: int = 16, head: int = 0) -> InteractiveFigure:
+    """Every head of the causal model on a few short texts: choose one and read its weights A, token by token.
+
+    Only the weights on and left of the diagonal are stored (the causal mask makes the others 0),
+    in hundredths, as the table shows them.
+    """
+    from .. import causal_lm
+
+    _checked("causal_heads", texts, "text", causal_lm, layer, head)
+    runs = [causal_lm.attention_maps(t) for t in texts]
+    shown = [[p.replace(" ", "␣").replace("\n", "⏎") for p in pieces] for pieces, _ in runs]
+    hundredths = [np.rint(A.astype(float) * 100).astype(int) for _, A in runs]
+    p = fig_id("causal", [list(texts), layer, head])
+    A = hundredths[0][layer, head] / 100
+    w = np.arange(1, A.shape[0])  # row 0 can see only itself
+    measures = (A[w, w - 1], A[w, w], A[w, 0])
+    say = f"layer {layer}, head {head} (key/value head {head // 3}), weight on: " + ", ".join(
+        f"{k} {f2(float(v.mean()))}" for k, v in zip(NAMES, measures)
+    )
+    lower = [[[[row[: i + 1].tolist() for i, row in enumerate(M)] for M in heads] for heads in h] for h in hundredths]
+    body = f"""{_controls(p, "text", texts, causal_lm, layer, head)}
+<div class="attnfig-scroll" tabindex="0" role="region" aria-label="this head's weights A, scrollable"><table class="attnfig-atable" aria-label="this head's weights A; a dot marks a weight the causal mask hides">{_table(shown[0], A, causal=True)}</table></div>
+<div class="attnfig-readout" aria-live="polite"><output class="attnfig-say">{say}</output></div>"""
+    data = {"tokens": shown, "styles": [[word_style(t) for t in toks] for toks in shown], "A": lower}
+    return wrap(p, "causal", "Every head of a model that writes, one at a time", body, data, "causal.js")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import matmul, transpose
-from ..data import RUNNING_SENTENCE, running_lenses, sentence_matrix, words
+from ..data import running_qkv
 from .page import InteractiveFigure, esc, f2, fig_id, word_span, wrap
 
 
@@ -21,10 +21,8 @@ def transpose_explorer(Q=None, K=None, labels=None, cell: tuple[int, int] = (2, 
     By default Q and K are the running example's (the query key value chapter's lenses).
     """
     if Q is None and K is None:
-        labels = words(RUNNING_SENTENCE) if labels is None else labels
-        X = sentence_matrix(RUNNING_SENTENCE)
-        W_Q, W_K, _ = running_lenses()
-        Q, K = X @ W_Q, X @ W_K
+        running, Q, K, _ = running_qkv()
+        labels = running if labels is None else labels
     Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
     if Q.ndim != 2 or Q.shape != K.shape:
         raise ValueError(

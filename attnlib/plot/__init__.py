@@ -9,7 +9,8 @@ the arrows they name, and the figures are sized and lettered to stay readable on
 The figures live in modules by kind: `style` (palette, word colours, the matplotlib style, SVG
 output, the helpers every kind of figure uses), `arrows`, `geometry`, `tables` (matrices as tables
 of numbers), `heatmaps` (matrices as coloured cells), `blocks` (shapes as blocks), `curves`,
-`roofline`, `learning` (Part IV), `trained` and `causal` (the two real models) and `course_map`; every figure is reachable as `plot.NAME`.
+`roofline`, `learning` (Part IV), and `trained` and `causal` (the two real models); every figure is
+reachable as `plot.NAME`.
 
 Importing `attnlib.plot` inside a Jupyter kernel switches that kernel's inline figures to SVG
 (`style.show_svg_inline`), so every figure of the course is stored sharp at any width; outside a
@@ -19,7 +20,6 @@ kernel the import changes nothing.
 from .arrows import arrow_parts, arrows, arrows_to_rows, dot_cases, dot_projection
 from .blocks import projections, shape_blocks
 from .causal import head_scores, next_token_bars
-from .course_map import course_chapters, prerequisite_map, read_toc
 from .curves import blend, lines, loss_curve, position_waves, softmax_shares, timings
 from .geometry import (
     angle_between,
@@ -28,7 +28,7 @@ from .geometry import (
     row_combination,
     transpose_mirror,
 )
-from .heatmaps import attention_maps, before_after, fit_table, heatmap, labelled_panels, word_heatmap
+from .heatmaps import attention_maps, before_after, heatmap, labelled_panels, word_heatmap
 from .learning import heads_flow, turning_arrows, weight_by_position
 from .roofline import roofline, roofline_limit
 from .style import (
@@ -67,14 +67,11 @@ __all__ = [
     "arrows_to_rows",
     "dot_cases",
     "dot_projection",
-    "course_chapters",
-    "read_toc",
     "angle_between",
     "moved_arrows",
     "query_key_arrows",
     "row_combination",
     "transpose_mirror",
-    "prerequisite_map",
     "blend",
     "lines",
     "loss_curve",
@@ -85,7 +82,6 @@ __all__ = [
     "roofline_limit",
     "attention_maps",
     "before_after",
-    "fit_table",
     "grid",
     "heatmap",
     "labelled_grids",

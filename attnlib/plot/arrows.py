@@ -26,6 +26,13 @@ from .style import (
 from .tables import grid
 
 
+def _arrow_from_origin(ax: Any, tip: Any, colour: Any, lw: float = 2.5, size: float = 18) -> None:
+    """An arrow from the origin to `tip`, its head `size` points."""
+    ax.annotate(
+        "", xy=tip, xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "color": colour, "lw": lw, "mutation_scale": size}
+    )
+
+
 def arrows(
     vectors: dict[str, Sequence[float]],
     title: str = "Words as arrows",
@@ -40,22 +47,9 @@ def arrows(
         label_y = spread_out([float(v[1]) for v in pts], gap=0.075 * reach)
         for i, (name, v) in enumerate(zip(vectors, pts)):
             colour = word_colour(name)
-            ax.annotate(
-                "",
-                xy=(v[0], v[1]),
-                xytext=(0, 0),
-                arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.5, "mutation_scale": 18},
-            )
+            _arrow_from_origin(ax, (v[0], v[1]), colour)
             x, y = v[0] + 0.05 * reach, label_y[i]
-            ax.text(
-                x,
-                y,
-                f"{name} {vec_text(v)}",
-                color=colour,
-                fontsize=13,
-                fontweight="bold",
-                va="center",
-            )
+            ax.text(x, y, f"{name} {vec_text(v)}", color=colour, fontsize=13, fontweight="bold", va="center")
         low = -reach if any((p < 0).any() for p in pts) else -0.3
         ax.set_xlim(low, reach)
         ax.set_ylim(low, reach)
@@ -78,12 +72,7 @@ def arrow_parts(name: str, v: Sequence[float], title: str = "") -> Any:
     with plt.rc_context(STYLE):
         ax.plot([0, x], [0, 0], ls="--", color="0.35", lw=2)  # the x part: along the floor
         ax.plot([x, x], [0, y], ls="--", color="0.35", lw=2)  # the y part: straight up
-        ax.annotate(
-            "",
-            xy=(x, y),
-            xytext=(0, 0),
-            arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 3, "mutation_scale": 20},
-        )
+        _arrow_from_origin(ax, (x, y), colour, lw=3, size=20)
         ax.plot([0], [0], "o", color="0.2", ms=5)
         ax.text(-0.04 * span, 0, "start", ha="right", va="center", fontsize=12, color="0.3")  # left of the dot
         ax.text(
@@ -134,24 +123,10 @@ def dot_cases() -> Any:
         for ax, (name, q, k) in zip(axes, cases):
             q, k = np.array(q), np.array(k)
             for v, colour, label, side in ((q, BLUE, "q", 1), (k, ORANGE, "k", -1)):
-                ax.annotate(
-                    "",
-                    xy=v,
-                    xytext=(0, 0),
-                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.5, "mutation_scale": 16},
-                )
+                _arrow_from_origin(ax, v, colour, size=16)
                 normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)  # step sideways so labels never overlap
                 spot = v * 0.6 + side * 0.35 * normal
-                ax.text(
-                    spot[0],
-                    spot[1],
-                    label,
-                    color=colour,
-                    fontsize=13,
-                    fontweight="bold",
-                    ha="center",
-                    va="center",
-                )
+                ax.text(spot[0], spot[1], label, color=colour, fontsize=13, fontweight="bold", ha="center", va="center")
             ax.set_xlim(-2.5, 2.5)
             ax.set_ylim(-2.0, 2.0)
             ax.set_aspect("equal")
@@ -186,9 +161,7 @@ def _shared_window(pairs: Sequence[tuple[str, Sequence[float], str, Sequence[flo
 def _arrow_beside_label(ax: Any, v: np.ndarray, word: str, name: str, side: int, width: float) -> None:
     """The arrow v from the origin in its word's colour, "$name$ (word)" beside it on `side` (+1: left of v)."""
     colour = word_colour(word)
-    ax.annotate(
-        "", xy=v, xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.5, "mutation_scale": 16}
-    )
+    _arrow_from_origin(ax, v, colour, size=16)
     normal = np.array([-v[1], v[0]]) / np.linalg.norm(v)
     away = side * normal  # the label sits beside its arrow, on the side away from the other
     spot = 0.7 * v + 0.05 * width * away
@@ -230,12 +203,7 @@ def dot_projection(
     """
     low, high, width, height = _shared_window(pairs)
     panel = 3.8  # panels stacked, so each stays legible on a phone
-    fig, axes = figure(
-        panel + 0.9,
-        (panel * height / width + 1.3) * len(pairs) + 0.6,
-        nrows=len(pairs),
-        squeeze=False,
-    )
+    fig, axes = figure(panel + 0.9, (panel * height / width + 1.3) * len(pairs) + 0.6, nrows=len(pairs), squeeze=False)
     with plt.rc_context(STYLE):
         for ax, (q_word, q, k_word, k) in zip(axes[:, 0], pairs):
             q, k = to_numpy(q), to_numpy(k)
@@ -277,20 +245,8 @@ def arrows_to_rows(
         reach = max(1.0, float(np.abs(X[:, :2]).max())) * 1.3
         for name, v in zip(names, X):
             colour = word_colour(name)
-            left.annotate(
-                "",
-                xy=(v[0], v[1]),
-                xytext=(0, 0),
-                arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.5, "mutation_scale": 18},
-            )
-            left.text(
-                v[0] + 0.04 * reach,
-                v[1] + 0.04 * reach,
-                name,
-                color=colour,
-                fontsize=13,
-                fontweight="bold",
-            )
+            _arrow_from_origin(left, (v[0], v[1]), colour)
+            left.text(v[0] + 0.04 * reach, v[1] + 0.04 * reach, name, color=colour, fontsize=13, fontweight="bold")
         left.set_xlim(-0.2, reach)
         left.set_ylim(-0.2, reach)
         left.set_aspect("equal")

@@ -44,9 +44,7 @@ def next_token_bars(steps: Sequence[tuple[str, Sequence[tuple[str, float]]]], ti
 
 
 def head_scores(
-    scores: dict[str, Any],
-    marked: dict[str, Sequence[tuple[int, int]]] | None = None,
-    title: str = "",
+    scores: dict[str, Any], marked: dict[str, Sequence[tuple[int, int]]] | None = None, title: str = ""
 ) -> Any:
     """One (layers × heads) grid per measure, side by side: a cell per head, brighter for a higher score, 0 to 1.
 

@@ -10,59 +10,13 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Arc, FancyArrowPatch, Rectangle
+from matplotlib.patches import Arc, Rectangle
 
 from ..arrays import to_numpy
-from .style import (
-    BLACK,
-    BLUE,
-    ORANGE,
-    STYLE,
-    figure,
-    keep_labels_clear,
-    spread_out,
-    tint,
-    vec_text,
-    word_colour,
-)
+from .style import BLACK, BLUE, ORANGE, STYLE, arrow, figure, keep_labels_clear, spread_out, tint, vec_text, word_colour
 
 
-def _arrow(
-    ax: Any,
-    start: Sequence[float],
-    end: Sequence[float],
-    colour: Any,
-    lw: float = 2.5,
-    ls: str = "-",
-    alpha: float = 1.0,
-) -> None:
-    """One arrow from start to end; nothing for an arrow of length 0."""
-    if np.allclose(start, end):
-        return
-    ax.add_patch(
-        FancyArrowPatch(
-            tuple(start),
-            tuple(end),
-            arrowstyle="-|>",
-            mutation_scale=16,
-            color=colour,
-            lw=lw,
-            ls=ls,
-            alpha=alpha,
-            shrinkA=0,
-            shrinkB=0,
-        )
-    )
-
-
-def _plane(
-    ax: Any,
-    points: np.ndarray,
-    xlabel: str,
-    ylabel: str,
-    pad: float = 0.3,
-    pad_low: float = 0.1,
-) -> None:
+def _plane(ax: Any, points: np.ndarray, xlabel: str, ylabel: str, pad: float = 0.3, pad_low: float = 0.1) -> None:
     """Square axes around the points and the origin, with the two axes drawn through 0."""
     points = np.vstack([points, np.zeros(2)])
     low, high = points.min(axis=0), points.max(axis=0)
@@ -94,7 +48,7 @@ def angle_between(
     fig, ax = figure(5.0, 4.6)
     with plt.rc_context(STYLE):
         for name, v in ((name_a, a), (name_b, b)):
-            _arrow(ax, (0, 0), v, word_colour(name), lw=3)
+            arrow(ax, (0, 0), v, word_colour(name), lw=3)
             ax.text(
                 v[0],
                 v[1],
@@ -109,17 +63,7 @@ def angle_between(
         if end - start > 180:
             start, end = end, start + 360
         radius = 0.45 * min(np.linalg.norm(a), np.linalg.norm(b))
-        ax.add_patch(
-            Arc(
-                (0, 0),
-                2 * radius,
-                2 * radius,
-                theta1=start,
-                theta2=end,
-                color=BLACK,
-                lw=1.8,
-            )
-        )
+        ax.add_patch(Arc((0, 0), 2 * radius, 2 * radius, theta1=start, theta2=end, color=BLACK, lw=1.8))
         middle = math.radians((start + end) / 2)
         ax.text(
             1.25 * radius * math.cos(middle),
@@ -151,20 +95,17 @@ def moved_arrows(
     fig, ax = figure(5.5, 5.2)
     with plt.rc_context(STYLE):
         for name, v in before.items():
-            _arrow(ax, (0, 0), v, word_colour(name), lw=1.6, ls="--", alpha=0.45)
+            arrow(ax, (0, 0), v, word_colour(name), lw=1.6, ls="--", alpha=0.45)
         tips = list(after.values())
         gap = 0.07 * float(np.abs(np.vstack(tips)).max())
         label_y = [0.0] * len(tips)
-        for side in (
-            True,
-            False,
-        ):  # labels left and right of the axis are spread apart separately
+        for side in (True, False):  # labels left and right of the axis are spread apart separately
             which = [i for i, v in enumerate(tips) if (v[0] >= 0) == side]
             for i, y in zip(which, spread_out([float(tips[i][1]) for i in which], gap)):
                 label_y[i] = y
         labels = []
         for (name, v), y in zip(after.items(), label_y):
-            _arrow(ax, (0, 0), v, word_colour(name), lw=2.8)
+            arrow(ax, (0, 0), v, word_colour(name), lw=2.8)
             label = ax.text(
                 v[0],
                 y,
@@ -176,14 +117,7 @@ def moved_arrows(
                 va="center",
             )
             labels.append(label)
-        _plane(
-            ax,
-            np.vstack(list(before.values()) + tips),
-            xlabel,
-            ylabel,
-            pad=0.2,
-            pad_low=0.2,
-        )
+        _plane(ax, np.vstack(list(before.values()) + tips), xlabel, ylabel, pad=0.2, pad_low=0.2)
         ax.plot([], [], ls="--", color="0.5", label="before: x")
         ax.plot([], [], ls="-", color="0.2", lw=2.5, label="after: xW")
         ax.legend(loc="lower left", fontsize=11)
@@ -217,15 +151,15 @@ def row_combination(
     with plt.rc_context(STYLE):
         row_labels = []
         for k, row in enumerate(W):
-            _arrow(ax, (0, 0), row, "0.35", lw=2.2)
+            arrow(ax, (0, 0), row, "0.35", lw=2.2)
             side, end = "left" if row[0] >= 0 else "right", "top" if k == 0 else "bottom"
             row_label = ax.text(
                 row[0], row[1], f" row {k} of {w_label}\n {vec_text(row)}", color="0.25", fontsize=11, ha=side, va=end
             )
             row_labels.append(row_label)
-        _arrow(ax, (0, 0), first, BLUE, lw=2.2, ls="--")
-        _arrow(ax, first, total, ORANGE, lw=2.2, ls="--")
-        _arrow(ax, (0, 0), total, colour, lw=3.2)
+        arrow(ax, (0, 0), first, BLUE, lw=2.2, ls="--")
+        arrow(ax, first, total, ORANGE, lw=2.2, ls="--")
+        arrow(ax, (0, 0), total, colour, lw=3.2)
         bold = {"fontsize": 12, "fontweight": "bold"}
         labels = [
             ax.text(*(first / 2), f"{x[0]:g} × row 0  ", color=BLUE, ha="right", va="bottom", **bold),
@@ -243,10 +177,7 @@ def row_combination(
 
 def _spread_near(rows: list, reach: float) -> list[float]:
     """Label heights at each arrow's tip, pushed apart only among arrows whose tips are close across."""
-    order = sorted(
-        (i for i in range(len(rows)) if not np.allclose(rows[i][1], 0)),
-        key=lambda i: float(rows[i][1][0]),
-    )
+    order = sorted((i for i in range(len(rows)) if not np.allclose(rows[i][1], 0)), key=lambda i: float(rows[i][1][0]))
     groups: list[list[int]] = []
     for i in order:
         if groups and float(rows[i][1][0]) - float(rows[groups[-1][-1]][1][0]) < 0.5 * reach:
@@ -297,7 +228,7 @@ def query_key_arrows(
                     ax.plot([0], [0], "o", color=colour, ms=7)
                     y = -0.09 * reach
                 else:
-                    _arrow(ax, (0, 0), v, colour, lw=2.6)
+                    arrow(ax, (0, 0), v, colour, lw=2.6)
                     segments.append(((0.0, 0.0), tuple(v)))
                 label = ax.text(
                     v[0] + 0.03 * reach,

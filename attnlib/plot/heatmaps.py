@@ -11,15 +11,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from ..arrays import to_numpy
-from .style import (
-    HEATMAP,
-    STYLE,
-    colour_scale,
-    colour_words,
-    figure,
-    text_colour_on,
-    wrap,
-)
+from .style import HEATMAP, STYLE, colour_scale, colour_words, figure, text_colour_on, wrap
 
 _PHONE_WIDTH_IN = 5.8  # the widest figure whose 11 pt text still reads at >= 9 px on a 390 px phone
 
@@ -95,10 +87,7 @@ def heatmap(
         im = ax.imshow(M, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
         ax.set_xticks(range(cols))
         ax.set_yticks(range(rows))
-        ax.set_xticklabels(
-            col_labels if col_labels is not None else range(cols),
-            rotation=30 if cols > 4 else 0,
-        )
+        ax.set_xticklabels(col_labels if col_labels is not None else range(cols), rotation=30 if cols > 4 else 0)
         ax.set_yticklabels(row_labels if row_labels is not None else range(rows))
         if colour_labels:
             colour_words(ax.get_xticklabels() + ax.get_yticklabels())
@@ -119,34 +108,12 @@ def word_heatmap(M: Any, row_labels: Sequence[str], col_labels: Sequence[str], *
     return heatmap(M, row_labels=row_labels, col_labels=col_labels, colour_labels=True, **heatmap_kw)
 
 
-def fit_table(
-    M: Any,
-    sentence_words: Sequence[str],
-    title: str = "How well query $i$ fits key $j$",
-) -> Any:
-    """The table of how well each word's query fits each word's key, every word in its colour (the query key value chapter)."""
-    fig = heatmap(
-        M,
-        row_labels=list(sentence_words),
-        col_labels=list(sentence_words),
-        title=title,
-        xlabel="key of word $j$ (the answerer)",
-        ylabel="query of word $i$ (the asker)",
-    )
-    ax = fig.axes[0]
-    colour_words(ax.get_xticklabels() + ax.get_yticklabels())
-    return fig
-
-
 def before_after(
     X: Any,
     Z: Any,
     row_labels: Sequence[str],
     col_labels: Sequence[str],
-    names: tuple[str, str] = (
-        "$X$: each word alone",
-        "$Z = AV$: each word after attention",
-    ),
+    names: tuple[str, str] = ("$X$: each word alone", "$Z = AV$: each word after attention"),
     title: str = "",
 ) -> Any:
     """X above Z, the same rows and columns, each row labelled in its word's colour: what attention changed (the weighted sum chapter)."""
@@ -196,12 +163,7 @@ def attention_maps(
     arrays = {name: to_numpy(M) for name, M in maps.items()}
     n_rows, n_cols = next(iter(arrays.values())).shape
     k = len(arrays)
-    fig, axes = figure(
-        min(5.8, width),
-        k * (0.45 * n_rows + 1.7) + (0.5 if title else 0.1),
-        nrows=k,
-        squeeze=False,
-    )
+    fig, axes = figure(min(5.8, width), k * (0.45 * n_rows + 1.7) + (0.5 if title else 0.1), nrows=k, squeeze=False)
     with plt.rc_context(STYLE):
         for ax, (name, M) in zip(axes[:, 0], arrays.items()):
             im = ax.imshow(M, cmap=HEATMAP, vmin=0.0, vmax=1.0, aspect="equal")
@@ -253,11 +215,7 @@ def labelled_panels(
     nrows, ncols, transposed = _panel_grid(len(panels), ncols, widest)
     width = min(_PHONE_WIDTH_IN, ncols * (0.8 + 0.4 * widest) + 0.9) if ncols > 1 else 5.2
     fig, axes = figure(
-        width,
-        (0.6 if title else 0.1) + nrows * (0.36 * tallest + 1.5),
-        ncols=ncols,
-        nrows=nrows,
-        squeeze=False,
+        width, (0.6 if title else 0.1) + nrows * (0.36 * tallest + 1.5), ncols=ncols, nrows=nrows, squeeze=False
     )
     order = list(axes.T.flat) if transposed else list(axes.flat)
     cmap, lo, hi = colour_scale(

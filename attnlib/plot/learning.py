@@ -16,54 +16,23 @@ from .style import BLUE, ORANGE, STYLE, figure, tint, wrap
 _HEAD_COLOURS = [BLUE, ORANGE, "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
 
 
-def _block(
-    ax: Any,
-    x: float,
-    top: float,
-    rows: int,
-    cols: int,
-    faces: Sequence[Any],
-    label: str,
-) -> None:
+def _block(ax: Any, x: float, top: float, rows: int, cols: int, faces: Sequence[Any], label: str) -> None:
     """A rows × cols grid of small cells, column k filled with faces[k] (or, where faces[k] is a list,
     row i of it with faces[k][i % len(faces[k])]: stripes), its label above it."""
     for i in range(rows):
         for j in range(cols):
             face = faces[j][i % len(faces[j])] if isinstance(faces[j], list) else faces[j]
-            ax.add_patch(
-                Rectangle(
-                    (x + j, top - 1 - i),
-                    1,
-                    1,
-                    facecolor=face,
-                    edgecolor="0.3",
-                    lw=0.8,
-                )
-            )
+            ax.add_patch(Rectangle((x + j, top - 1 - i), 1, 1, facecolor=face, edgecolor="0.3", lw=0.8))
     ax.text(x + cols / 2, top + 0.3, label, ha="center", va="bottom", fontsize=12)
 
 
 def _step(ax: Any, x: float, y_from: float, y_to: float, text: str, text_x: float) -> None:
     """A downward arrow from one row of blocks to the next, with what the step does in the column at text_x."""
-    ax.add_patch(
-        FancyArrowPatch(
-            (x, y_from),
-            (x, y_to),
-            arrowstyle="-|>",
-            mutation_scale=16,
-            lw=1.6,
-            color="0.25",
-        )
-    )
+    ax.add_patch(FancyArrowPatch((x, y_from), (x, y_to), arrowstyle="-|>", mutation_scale=16, lw=1.6, color="0.25"))
     ax.text(text_x, (y_from + y_to) / 2, text, ha="left", va="center", fontsize=12)
 
 
-def heads_flow(
-    n: int = 6,
-    d_model: int = 4,
-    h: int = 2,
-    title: str | None = None,
-) -> Any:
+def heads_flow(n: int = 6, d_model: int = 4, h: int = 2, title: str | None = None) -> Any:
     """The four steps of multi-head attention as blocks drawn to size, one colour per head (the many heads chapter).
 
     Q (n × d_model) is cut into h blocks of d_k = d_model / h columns, each head attends on its own,
@@ -135,15 +104,7 @@ def turning_arrows(
         for label, vector, colour in arrows:
             x, y = to_numpy(vector)[:2]
             ax.add_patch(
-                FancyArrowPatch(
-                    (0, 0),
-                    (x, y),
-                    arrowstyle="-|>",
-                    mutation_scale=16,
-                    lw=2.2,
-                    color=colour,
-                    zorder=3,
-                )
+                FancyArrowPatch((0, 0), (x, y), arrowstyle="-|>", mutation_scale=16, lw=2.2, color=colour, zorder=3)
             )
             if projections and abs(np.hypot(x, y) - 1) < 0.05:
                 ax.plot([x, x], [0, y], ":", color=colour, lw=1.4)
@@ -175,10 +136,7 @@ def turning_arrows(
 
 
 def weight_by_position(
-    weights: Any,
-    trained_length: int,
-    title: str = "",
-    ylabel: str = "weight on the word before",
+    weights: Any, trained_length: int, title: str = "", ylabel: str = "weight on the word before"
 ) -> Any:
     """One bar per query position, the average weight it puts on the key just before it (the learning the lenses chapter).
 
@@ -190,19 +148,9 @@ def weight_by_position(
     fig, ax = figure(5.6, 3.9)
     with plt.rc_context(STYLE):
         seen = positions < trained_length
+        ax.bar(positions[seen], w[seen], color=BLUE, label=f"positions seen in training (n = {trained_length})")
         ax.bar(
-            positions[seen],
-            w[seen],
-            color=BLUE,
-            label=f"positions seen in training (n = {trained_length})",
-        )
-        ax.bar(
-            positions[~seen],
-            w[~seen],
-            color=ORANGE,
-            hatch="//",
-            edgecolor="white",
-            label="positions never trained on",
+            positions[~seen], w[~seen], color=ORANGE, hatch="//", edgecolor="white", label="positions never trained on"
         )
         ax.axvspan(trained_length - 0.5, positions[-1] + 0.5, color="0.5", alpha=0.12, lw=0)
         ax.set_xticks(positions)

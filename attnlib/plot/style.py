@@ -19,19 +19,11 @@ from typing import Any
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.patches import FancyArrowPatch
 from matplotlib.transforms import offset_copy
 
 # Okabe & Ito (2008): distinguishable with every common colour-vision deficiency.
-PALETTE = [
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#D55E00",
-    "#CC79A7",
-    "#56B4E9",
-    "#F0E442",
-    "#000000",
-]
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
 
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = PALETTE
@@ -150,27 +142,28 @@ def show_svg_inline() -> bool:
     matplotlib.rcParams.update(SVG_STYLE)
     config = InlineBackend.instance()
     config.figure_formats = {"svg", "png"}  # png: what JupyterLab shows in a notebook it does not trust
-    config.print_figure_kwargs = {
-        **config.print_figure_kwargs,
-        "metadata": {"Date": None},
-    }
+    config.print_figure_kwargs = {**config.print_figure_kwargs, "metadata": {"Date": None}}
     set_matplotlib_formats("svg", "png", **config.print_figure_kwargs)
     return True
 
 
-def figure(
-    width: float = 6.0,
-    height: float = 4.0,
-    ncols: int = 1,
-    nrows: int = 1,
-    **subplots: Any,
-) -> tuple[Any, Any]:
+def figure(width: float = 6.0, height: float = 4.0, ncols: int = 1, nrows: int = 1, **subplots: Any) -> tuple[Any, Any]:
     """The one way every figure of the course is made: the course style, and inline display kept on."""
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(nrows, ncols, figsize=(width, height), layout="constrained", **subplots)
         interactive = matplotlib.is_interactive()  # the first figure may switch on Jupyter's inline backend
     matplotlib.interactive(interactive)  # leaving rc_context would switch it off again and hide later figures
     return fig, ax
+
+
+def arrow(
+    ax: Any, start: Any, end: Any, colour: Any, lw: float = 2.5, ls: str = "-", alpha: float = 1.0, size: float = 16
+) -> None:
+    """One arrow from start to end, tip exactly on `end`, its head `size` points; nothing for an arrow of length 0."""
+    if np.allclose(start, end):
+        return
+    style = {"arrowstyle": "-|>", "mutation_scale": size, "shrinkA": 0, "shrinkB": 0}
+    ax.add_patch(FancyArrowPatch(tuple(start), tuple(end), color=colour, lw=lw, ls=ls, alpha=alpha, **style))
 
 
 def spread_out(ys: list[float], gap: float) -> list[float]:

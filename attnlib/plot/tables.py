@@ -13,18 +13,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 from matplotlib.path import Path
 
 from ..arrays import to_numpy
-from .style import (
-    ORANGE,
-    STYLE,
-    VERMILLION,
-    YELLOW,
-    colour_words,
-    figure,
-    math_label,
-    tint,
-    word_colour,
-    wrap,
-)
+from .style import ORANGE, STYLE, VERMILLION, YELLOW, colour_words, figure, math_label, tint, word_colour, wrap
 
 
 def _typeset(name: str) -> str:
@@ -63,14 +52,7 @@ def grid(
                 if (i, j) in highlight_cells:
                     face = YELLOW
                 ax.add_patch(Rectangle((j, rows - 1 - i), 1, 1, facecolor=face, edgecolor="0.35", lw=1))
-                ax.text(
-                    j + 0.5,
-                    rows - 0.5 - i,
-                    fmt.format(M[i, j]),
-                    ha="center",
-                    va="center",
-                    fontsize=12,
-                )
+                ax.text(j + 0.5, rows - 0.5 - i, fmt.format(M[i, j]), ha="center", va="center", fontsize=12)
         ax.set_xlim(-0.03, cols + 0.03)  # a little room so the outer borders are not clipped
         ax.set_ylim(-0.03, rows + 0.03)
         ax.set_aspect("equal")
@@ -112,20 +94,9 @@ def stacked_rows(
         left.axis("off")
         for i, w in enumerate(sentence_words):
             y = n - 0.5 - i
-            left.text(
-                0.0,
-                y,
-                f"“{w}”",
-                fontsize=14,
-                va="center",
-                color=word_colour(w),
-                fontweight="bold",
-            )
+            left.text(0.0, y, f"“{w}”", fontsize=14, va="center", color=word_colour(w), fontweight="bold")
             left.annotate(
-                "",
-                xy=(1.0, y),
-                xytext=(0.62, y),
-                arrowprops={"arrowstyle": "-|>", "color": "0.4", "lw": 1.5},
+                "", xy=(1.0, y), xytext=(0.62, y), arrowprops={"arrowstyle": "-|>", "color": "0.4", "lw": 1.5}
             )
         grid(
             X,
@@ -251,24 +222,8 @@ def matmul_cell(
         light = "#cfe3f2"
         longest = max(len(f"{v:g}") for A in (M, N, C) for v in A.flat)
         size = max(11.0, min(13.0, 0.85 * inch * 72 / (0.62 * longest)))  # numbers fit their cells
-        _cells(
-            ax,
-            M,
-            xs[0],
-            0.0,
-            left_name,
-            faces={(i, k): light for k in range(M.shape[1])},
-            fontsize=size,
-        )
-        _cells(
-            ax,
-            N,
-            xs[1],
-            0.0,
-            right_name,
-            faces={(k, j): light for k in range(N.shape[0])},
-            fontsize=size,
-        )
+        _cells(ax, M, xs[0], 0.0, left_name, faces={(i, k): light for k in range(M.shape[1])}, fontsize=size)
+        _cells(ax, N, xs[1], 0.0, right_name, faces={(k, j): light for k in range(N.shape[0])}, fontsize=size)
         _cells(ax, C, xs[2], 0.0, result_name, faces={(i, j): YELLOW}, fontsize=size)
         ax.text(xs[2] - 0.85, -C.shape[0] / 2, "=", ha="center", va="center", fontsize=18)
         ax.set_xlim(-0.6, width + 0.1)
@@ -276,10 +231,7 @@ def matmul_cell(
         ax.set_aspect("equal")
         ax.axis("off")
         terms = " + ".join(f"{M[i, k]:g}·{N[k, j]:g}" for k in range(M.shape[1]))
-        fig.suptitle(
-            title or f"row {i} times column {j}:\ncell ({i}, {j}) = {terms} = {C[i, j]:g}",
-            fontsize=13,
-        )
+        fig.suptitle(title or f"row {i} times column {j}:\ncell ({i}, {j}) = {terms} = {C[i, j]:g}", fontsize=13)
     return fig
 
 
@@ -299,14 +251,7 @@ def transpose_reflection(M: Any, name: str = "K", row: int = 0) -> Any:
     fig, ax = figure(min(7.8, 0.56 * (x1 + rows + 0.8)), 0.56 * (max(rows, cols) + 3.2))
     with plt.rc_context(STYLE):
         _cells(ax, M, 0.0, 0.0, name, faces={(row, k): light for k in range(cols)})
-        _cells(
-            ax,
-            M.T,
-            x1,
-            0.0,
-            f"{name}^{{\\mathsf{{T}}}}",
-            faces={(k, row): light for k in range(cols)},
-        )
+        _cells(ax, M.T, x1, 0.0, f"{name}^{{\\mathsf{{T}}}}", faces={(k, row): light for k in range(cols)})
         for x0, (h, w) in ((0.0, (rows, cols)), (x1, (cols, rows))):
             k = min(h, w)  # the diagonal: cells (0, 0), (1, 1), ... drawn under the numbers
             label = "diagonal (row number = column number)" if x0 == 0 else None

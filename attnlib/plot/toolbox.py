@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from ..arrays import to_numpy
-from .style import BLUE, ORANGE, STYLE, VERMILLION, figure
+from .style import BLUE, ORANGE, STYLE, VERMILLION, arrow, figure
 
 
 def _cell(ax: Any, x: float, y: float, text: str, face: str = "white", colour: str = "black") -> None:
@@ -82,18 +82,7 @@ def page_grid(W: Any, reach: int = 3, title: str = "") -> Any:
                     ax.plot(moved[:, 0], moved[:, 1], color="0.55" if k else "0.2", lw=0.8 if k else 1.4)
             for unit, colour in [((1.0, 0.0), ORANGE), ((0.0, 1.0), BLUE)]:
                 tip = np.array(unit) @ M
-                ax.add_patch(
-                    FancyArrowPatch(
-                        (0, 0),
-                        tuple(tip),
-                        arrowstyle="-|>",
-                        mutation_scale=14,
-                        color=colour,
-                        lw=2.4,
-                        shrinkA=0,
-                        shrinkB=0,
-                    )
-                )
+                arrow(ax, (0, 0), tip, colour, lw=2.4, size=14)
             size = reach * float(np.abs(W).sum(axis=0).max() if M is W else 1.0) + 0.3
             ax.set_xlim(-size, size)
             ax.set_ylim(-size, size)
@@ -126,11 +115,7 @@ def cosine_triangle(q: Sequence[float], k: Sequence[float], title: str = "") -> 
     fig, ax = figure(4.6, 3.6)
     with plt.rc_context(STYLE):
         for tip, colour, start in [(q, BLUE, (0.0, 0.0)), (k, ORANGE, (0.0, 0.0)), (q, "0.25", tuple(k))]:
-            ax.add_patch(
-                FancyArrowPatch(
-                    start, tuple(tip), arrowstyle="-|>", mutation_scale=16, color=colour, lw=2.6, shrinkA=0, shrinkB=0
-                )
-            )
+            arrow(ax, start, tip, colour, lw=2.6)
         a_q, a_k = np.arctan2(q[1], q[0]), np.arctan2(k[1], k[0])
         radius = 0.28 * min(np.hypot(*q), np.hypot(*k))
         arc = np.linspace(min(a_q, a_k), max(a_q, a_k), 30)

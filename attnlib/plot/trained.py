@@ -124,10 +124,7 @@ def _frame(fig: Any, ax: Any, marked: dict[str, tuple[tuple[int, int], str]], n:
 
 
 def all_heads(
-    A: Any,
-    tokens: Sequence[str],
-    marked: dict[str, tuple[tuple[int, int], str]] | None = None,
-    title: str = "",
+    A: Any, tokens: Sequence[str], marked: dict[str, tuple[tuple[int, int], str]] | None = None, title: str = ""
 ) -> Any:
     """All heads of a model on one sentence, one small map per head: a column per layer, a row per head.
 

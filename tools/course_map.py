@@ -1,9 +1,8 @@
-"""The course map: what each chapter stands on (the introduction).
+"""The course map of the introduction, `_static/prerequisite_map.svg`: what each chapter stands on.
 
-The chapters and the parts come from the book's table of contents, `_toc.yml`, which the caller
-passes in (`make figures` passes the course's own): the package never reads the book's files
-by itself. This module adds only what a table of contents does not say: the short label in each
-chapter's box, and the chapters that stand on more than the one before them.
+`make figures` runs `python tools/course_map.py`, which draws it from the book's table of contents,
+`_toc.yml`, in attnlib's style. This module adds only what a table of contents does not say: the
+short label in each chapter's box, and the chapters that stand on more than the one before them.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path
 
-from .style import BLUE, GREEN, ORANGE, PURPLE, SKY, STYLE, figure, tint
+from attnlib.plot.style import BLUE, GREEN, ORANGE, PURPLE, SKY, STYLE, figure, tint
 
 # The label in a chapter's box (typeset as mathtext), by the chapter's file name without its number.
 # A chapter missing here is labelled by its file name ("13_word_order" -> "word order").
@@ -140,3 +139,9 @@ def prerequisite_map(toc: Any) -> Any:
         ax.axis("off")
         ax.set_title("What each chapter stands on\n(read from the bottom up)")
     return fig
+
+
+if __name__ == "__main__":
+    from attnlib.plot import save_svg
+
+    save_svg(prerequisite_map("_toc.yml"), "_static/prerequisite_map.svg")
