@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import loaded_torch
+from .arrays import loaded_torch, maximum
 from .bench import synchronize, time_fn, time_once
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -380,7 +380,8 @@ def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = ti
     """One rate per kind of traffic, each measured on arrays of its own size (said in "measured_on"),
     every call timed alone by `clock`, as `sweep.timed_steps` times a phase:
 
-    - "call": seconds of one tiny call that makes a new array (the larger of two 512 × 1 columns);
+    - "call": seconds of one tiny call that makes a new array (the larger of two 512 × 1 columns,
+      through attnlib.arrays, as the kernels call it);
     - "copy below" / "copy above": bytes (read + written) per second of copying one array into
       another, 0.7× and 1.4× memcpy's non-temporal threshold (numpy's copy is memcpy; torch's is not);
     - "in place": bytes (read + written) per second of x *= 1; "by row": the same for x -= c, c one
@@ -404,8 +405,7 @@ def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = ti
         return median_seconds(call, samples, clock, setup)
 
     column, other = array(512 * 4, rows=1).reshape(512, 1), array(512 * 4, rows=1).reshape(512, 1)
-    call = partial(np.maximum, column, other) if torch is None else partial(torch.maximum, column, other)
-    rates, on = {"call": timed(call, 50 * repeat)}, {"call": "a new 512 × 1 array"}
+    rates, on = {"call": timed(partial(maximum, column, other), 50 * repeat)}, {"call": "a new 512 × 1 array"}
     threshold = non_temporal_threshold() or 3 * 2**27  # 384 MiB where unknown
     for name, size in (("copy below", int(0.7 * threshold)), ("copy above", int(1.4 * threshold))):
         size = size // 2**20 * 2**20

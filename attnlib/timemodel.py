@@ -68,12 +68,14 @@ def _phase(name: str, calls: int, terms: dict) -> dict:
 
 
 def _tiled_steps(n: int, d: int, heads: int, cache_bytes: int) -> list[dict]:
-    """tiled_attention on a CPU: every head alone, chunks of 512 queries, blocks of 512 keys."""
+    """tiled_attention on a CPU: every head alone, chunks of 512 queries, blocks of 512 keys. A block's
+    passes run in the cache only if all that one block step holds fits there: its scores, and the
+    chunk's queries, the block's keys and values, Z and the block's PV (each 512 × d numbers)."""
     chunks = heads * math.ceil(n / QUERIES)
     blocks = chunks * math.ceil(n / KEYS)
     q, b = min(n, QUERIES), min(n, KEYS)
     tile, z = q * b * 4, q * d * 4  # a block of scores, and the chunk's Z
-    at = "cache" if tile <= cache_bytes else "memory"
+    at = "cache" if tile + 5 * z <= cache_bytes else "memory"
     product = blocks * 2 * q * b * d
     return [
         _phase("QKᵀ blocks", blocks, {"thin product": product}),
@@ -81,9 +83,9 @@ def _tiled_steps(n: int, d: int, heads: int, cache_bytes: int) -> list[dict]:
         _phase("shift", blocks, {f"by row ({at})": blocks * 2 * tile}),
         _phase("exp", blocks, {f"exp ({at})": blocks * q * b}),
         _phase("row sum", blocks, {f"read ({at})": blocks * tile}),
-        _phase("rescale Z", blocks, {"by row (cache)": blocks * 2 * z}),
+        _phase("rescale Z", blocks, {f"by row ({at})": blocks * 2 * z}),
         _phase("PV blocks", blocks, {"thin product": product}),
-        _phase("add PV", blocks, {"in place (cache)": blocks * 3 * z}),
+        _phase("add PV", blocks, {f"in place ({at})": blocks * 3 * z}),
         _phase("updates", blocks * CALLS_PER_BLOCK + chunks * CALLS_PER_CHUNK, {}),
     ]
 

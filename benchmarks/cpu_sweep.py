@@ -510,8 +510,6 @@ def say_ceilings(c: dict) -> None:
         + ", ".join(f"{k} {v / 1e9:.1f} GB/s" for k, v in c["bandwidth_bytes_per_s"].items())
         + "; exp: "
         + ", ".join(f"{k} {v / 1e9:.2f} G/s" for k, v in c["exp_rate"].items())
-        + "; one call: "
-        + ", ".join(f"{k} {v * 1e6:.2f} µs" for k, v in c["op_overhead_s"].items())
     )
 
 
