@@ -433,7 +433,7 @@ def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = ti
     kept = array(fresh)
     new = partial(np.ones, fresh // 4, dtype=np.float32) if torch is None else partial(torch.ones, fresh // 4)
     fill = partial(kept.fill, 1.0) if torch is None else partial(kept.fill_, 1.0)
-    rates["fresh"], on["fresh"] = fresh / (timed(new) - timed(fill)), "a new 64 MiB array, less a kept one's fill"
+    rates["fresh"], on["fresh"] = fresh / (timed(new) - timed(fill)), "new 64 MiB − a fill"
     Q, K, V = (array(8 * 256 * 64 * 4, rows=64).reshape(8, 256, 64) for _ in range(3))
     KT = K.swapaxes(-1, -2) if torch is None else K.transpose(-1, -2)
     S = Q @ KT
