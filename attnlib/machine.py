@@ -384,7 +384,7 @@ def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = ti
       through attnlib.arrays, as the kernels call it);
     - "copy below" / "copy above": bytes (read + written) per second of copying one array into
       another, 0.7× and 1.4× memcpy's non-temporal threshold (numpy's copy is memcpy; torch's is not);
-    - "in place": bytes (read + written) per second of x *= 1; "by row": the same for x -= c, c one
+    - "in place": bytes (read + written) per second of ``x *= 1``; "by row": the same for ``x -= c``, c one
       number per row (as softmax's shift and divide); "read": bytes read per second of a row max;
       "exp": exponentials per second, written over the array itself. Each "(memory)" over 64 MiB in
       rows of 1536 numbers, and "(cache)" over 256 KiB in rows of 512, less the cost of its call;
