@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import loaded_torch
+from .arrays import loaded_torch, maximum
 from .bench import synchronize, time_fn, time_once
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -291,15 +291,6 @@ def per_call(call: Callable, times: int, repeat: int = 5, device: str = "cpu") -
     return time_fn(_loop(call, times), warmup=1, repeat=repeat, device=device)["median_s"] / times
 
 
-def cache_bandwidth(library: str = "numpy", kibibytes: int | None = None, repeat: int = 5) -> float:
-    """Bytes per second of a copy that stays in the cache: source and destination together take half
-    of one core's L2 (or `kibibytes` each); bytes read plus bytes written, like memory_bandwidth."""
-    size = kibibytes * 2**10 if kibibytes else cache_sizes().get("L2", 2**20) // 4
-    count = size // 4
-    src, dst, copy = _copy_pair(library, count)
-    return 2 * count * 4 / per_call(lambda: copy(dst, src), 200, repeat)
-
-
 def exp_rate(
     library: str = "numpy", value: float = 0.5, count: int = 2**16, repeat: int = 5, device: str = "cpu"
 ) -> float:
@@ -324,25 +315,6 @@ def call_overhead(library: str = "numpy", repeat: int = 5, device: str = "cpu") 
     torch = loaded_torch()
     a, b, c = (torch.ones(8, device=device) for _ in range(3))
     return per_call(lambda: torch.add(a, b, out=c), 1000, repeat, device)
-
-
-def fresh_memory_rate(library: str = "numpy", mebibytes: int = 128, repeat: int = 5) -> float:
-    """Bytes per second of writing a new array, memory the process has just asked for: the operating
-    system hands over each page on its first touch, and that costs far more than the write."""
-    count = mebibytes * 2**20 // 4
-    if library == "numpy":
-        make = lambda: np.ones(count, dtype=np.float32)
-    else:
-        torch = loaded_torch()
-        make = lambda: torch.ones(count)
-    return count * 4 / time_fn(make, warmup=1, repeat=repeat)["median_s"]
-
-
-def _copy_pair(library: str, count: int) -> tuple:
-    if library == "numpy":
-        return np.ones(count, dtype=np.float32), np.zeros(count, dtype=np.float32), np.copyto
-    torch = loaded_torch()
-    return torch.ones(count), torch.zeros(count), torch.Tensor.copy_
 
 
 def _square_pair(library: str, device: str, dtype: str, side: int) -> tuple:
@@ -405,21 +377,22 @@ def median_seconds(
 
 
 def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = time.perf_counter) -> dict:
-    """One rate per kind of traffic, each measured on arrays of its own size (said in "measured_on"):
+    """One rate per kind of traffic, each measured on arrays of its own size (said in "measured_on"),
+    every call timed alone by `clock`, as `sweep.timed_steps` times a phase:
 
+    - "call": seconds of one tiny call that makes a new array (the larger of two 512 × 1 columns,
+      through attnlib.arrays, as the kernels call it);
     - "copy below" / "copy above": bytes (read + written) per second of copying one array into
       another, 0.7× and 1.4× memcpy's non-temporal threshold (numpy's copy is memcpy; torch's is not);
-    - "in place (memory)" / "in place (cache)": bytes (read + written) per second of x *= 1 over
-      64 MiB and over 256 KiB;
-    - "by row (memory)" / "by row (cache)": the same for x -= c, c one number per row (a column that
-      broadcasts along each row, as softmax's shift and divide are);
-    - "read (memory)" / "read (cache)": bytes read per second of a row max over rows of 512 numbers;
-    - "exp (memory)" / "exp (cache)": exponentials per second, written over the array itself;
-    - "square product": FLOP/s of one 2048 × 2048 matmul (the peak);
-    - "matrix-vector": bytes per second of one vector times a 64 MiB matrix (each weight read once, as
-      in generating one token);
-    - "thin product": FLOP/s of 8 × 256 × 64 QKᵀ and AV (the products of attention at n = 256);
-    - "call": seconds of one tiny call (adding two arrays of 8 numbers).
+    - "in place": bytes (read + written) per second of ``x *= 1``; "by row": the same for ``x -= c``, c one
+      number per row (as softmax's shift and divide); "read": bytes read per second of a row max;
+      "exp": exponentials per second, written over the array itself. Each "(memory)" over 64 MiB in
+      rows of 1536 numbers, and "(cache)" over 256 KiB in rows of 512, less the cost of its call;
+    - "fresh": bytes per second of what a new 64 MiB array costs beyond writing a kept one (the pages
+      the system hands over on first touch);
+    - "square product": FLOP/s of one 2048 × 2048 matmul (the peak); "thin product": of 8 × 256 × 64
+      QKᵀ and AV (the products of attention at n = 256); "matrix-vector": bytes per second of one
+      vector times a 64 MiB matrix (each weight read once, as in generating one token).
     """
     torch = loaded_torch() if library == "torch" else None
     rng = np.random.default_rng(0)
@@ -428,48 +401,48 @@ def traffic_rates(library: str, repeat: int = 5, clock: Callable[[], float] = ti
         a = rng.standard_normal((nbytes // 4 // rows, rows)).astype(np.float32) - 4  # like shifted scores: < 0
         return a if torch is None else torch.from_numpy(a)
 
+    def timed(call: Callable, samples: int = repeat, setup: Callable | None = None) -> float:
+        return median_seconds(call, samples, clock, setup)
+
+    column, other = array(512 * 4, rows=1).reshape(512, 1), array(512 * 4, rows=1).reshape(512, 1)
+    rates, on = {"call": timed(partial(maximum, column, other), 50 * repeat)}, {"call": "a new 512 × 1 array"}
     threshold = non_temporal_threshold() or 3 * 2**27  # 384 MiB where unknown
-    rates, on = {}, {}
-    for name, size in (
-        ("copy below", int(0.7 * threshold) // 2**20 * 2**20),
-        ("copy above", int(1.4 * threshold) // 2**20 * 2**20),
-    ):
+    for name, size in (("copy below", int(0.7 * threshold)), ("copy above", int(1.4 * threshold))):
+        size = size // 2**20 * 2**20
         src, dst = array(size), array(size)
         copy = partial(np.copyto, dst, src) if torch is None else partial(dst.copy_, src)
-        rates[name], on[name] = 2 * size / median_seconds(copy, repeat, clock), f"{size // 2**20} MiB"
+        rates[name], on[name] = 2 * size / timed(copy), f"{size // 2**20} MiB"
         del src, dst, copy
-    for where, size, samples in (("memory", 64 * 2**20, repeat), ("cache", 256 * 2**10, 20 * repeat)):
-        x = array(size)
+    for where, size, rows, samples in (("memory", 64 * 2**20, 1536, repeat), ("cache", 256 * 2**10, 512, 20 * repeat)):
+        x = array(size, rows)
         keep = x.copy() if torch is None else x.clone()
-        label = f"{size // 2**20} MiB" if size >= 2**20 else f"{size // 2**10} KiB"
-        restore = (
-            (lambda x=x, keep=keep: np.copyto(x, keep)) if torch is None else (lambda x=x, keep=keep: x.copy_(keep))
-        )
+        restore = partial(np.copyto, x, keep) if torch is None else partial(x.copy_, keep)
         passes = {
-            "in place": (lambda x=x: x.__imul__(1.0), 2 * size, None),
-            "by row": (lambda x=x, col=keep[:, :1] * 0: x.__isub__(col), 2 * size, None),
-            "read": ((lambda x=x: x.max(axis=-1)) if torch is None else (lambda x=x: x.amax(dim=-1)), size, None),
-            "exp": ((lambda x=x: np.exp(x, out=x)) if torch is None else (lambda x=x: x.exp_()), size // 4, restore),
+            "in place": (partial(x.__imul__, 1.0), 2 * size, None),
+            "by row": (partial(x.__isub__, keep[:, :1] * 0), 2 * size, None),
+            "read": (partial(x.max, axis=-1) if torch is None else partial(x.amax, dim=-1), size, None),
+            "exp": (partial(np.exp, x, out=x) if torch is None else x.exp_, size // 4, restore),
         }
-        for kind, (call, amount, setup) in passes.items():
-            rates[f"{kind} ({where})"] = amount / median_seconds(call, samples, clock, setup)
-            on[f"{kind} ({where})"] = f"{label}, rows of 512"
+        less = rates["call"] if where == "cache" else 0.0
+        for kind, (run, amount, setup) in passes.items():
+            rates[f"{kind} ({where})"] = amount / (timed(run, samples, setup) - less)
+            on[f"{kind} ({where})"] = (
+                f"{size // 2**20 or size // 2**10} {'MiB' if size >= 2**20 else 'KiB'}, rows of {rows}"
+            )
+    fresh = 64 * 2**20
+    kept = array(fresh)
+    new = partial(np.ones, fresh // 4, dtype=np.float32) if torch is None else partial(torch.ones, fresh // 4)
+    fill = partial(kept.fill, 1.0) if torch is None else partial(kept.fill_, 1.0)
+    rates["fresh"], on["fresh"] = fresh / (timed(new) - timed(fill)), "new 64 MiB − a fill"
     Q, K, V = (array(8 * 256 * 64 * 4, rows=64).reshape(8, 256, 64) for _ in range(3))
     KT = K.swapaxes(-1, -2) if torch is None else K.transpose(-1, -2)
     S = Q @ KT
-    seconds = median_seconds(lambda: Q @ KT, 4 * repeat, clock) + median_seconds(lambda: S @ V, 4 * repeat, clock)
+    seconds = timed(lambda: Q @ KT, 4 * repeat) + timed(lambda: S @ V, 4 * repeat)
     rates["thin product"], on["thin product"] = 2 * 2 * 8 * 256 * 256 * 64 / seconds, "8 × 256 × 64 QKᵀ, AV"
     A, B = array(2048 * 2048 * 4, rows=2048), array(2048 * 2048 * 4, rows=2048)
-    rates["square product"] = 2 * 2048**3 / median_seconds(lambda: A @ B, repeat, clock)
-    on["square product"] = "2048 × 2048"
+    rates["square product"], on["square product"] = 2 * 2048**3 / timed(lambda: A @ B), "2048 × 2048"
     W, x = array(64 * 2**20, rows=1024), array(1024 * 4, rows=1024)
-    rates["matrix-vector"] = 64 * 2**20 / median_seconds(lambda: x @ W.T, repeat, clock)
-    on["matrix-vector"] = "64 MiB matrix"
-    a, b, c = (np.ones(8, dtype=np.float32) for _ in range(3))
-    if torch is not None:
-        a, b, c = (torch.from_numpy(t) for t in (a, b, c))
-    add = (lambda: np.add(a, b, out=c)) if torch is None else (lambda: torch.add(a, b, out=c))
-    rates["call"], on["call"] = median_seconds(_loop(add, 1000), repeat, clock) / 1000, "adding 8 numbers"
+    rates["matrix-vector"], on["matrix-vector"] = 64 * 2**20 / timed(lambda: x @ W.T), "64 MiB matrix"
     return {"rates": rates, "measured_on": on, "non_temporal_threshold": threshold}
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import empty, exp, exp_in_place, full, is_torch, loaded_torch, max_along, maximum, sum_along
+from .arrays import empty, exp, exp_in_place, full, loaded_torch, max_along, maximum, sum_along
 from .bench import synchronize, time_once
 from .core import attention, swap_last_two
 from .counting import attention_flops, attention_matrix_bytes, dtype_bytes
@@ -326,12 +326,10 @@ def command_line(settings: dict, out: str | None = None) -> str:
 def timed_steps(
     kind: str, Q: Any, K: Any, V: Any, clock: Callable[[], float] = time.perf_counter
 ) -> tuple[Any, dict[str, float]]:
-    """Run one kernel ('naive' or 'tiled', unmasked, forward) one library call at a time: its Z, and
-    the seconds of each phase (a tiled phase summed over its blocks), in the order they first run.
-
-    The calls are those of `in_place.naive_attention` and `tiled.tiled_attention` (CPU, heads one at
-    a time, default blocks), with a stopwatch between them. The naive scores S are written into an
-    array kept from call to call, so no phase pays for fresh memory (the model's separate term).
+    """Run one kernel ('plain', 'naive' or 'tiled', unmasked, forward) one library call at a time:
+    its Z, and the seconds of each phase (a tiled phase summed over its blocks), in the order they
+    first run: the calls of `core.attention`, `in_place.naive_attention` and `tiled.tiled_attention`
+    (CPU, heads one at a time, default blocks), with a stopwatch around each call.
     """
     seconds: dict[str, float] = {}
 
@@ -341,22 +339,18 @@ def timed_steps(
         seconds[name] = seconds.get(name, 0.0) + clock() - start
         return out
 
-    torch = loaded_torch() if is_torch(Q) else None
-    if kind == "naive":
-        S = _kept_scores(Q, K)
-        if torch is None:
-            step("QKᵀ", np.matmul, Q, swap_last_two(K), S)
-        else:
-            step("QKᵀ", lambda a, b: torch.matmul(a, b, out=S), Q, swap_last_two(K))
-        step("scale", S.__itruediv__, math.sqrt(Q.shape[-1]))
+    if kind in ("plain", "naive"):
+        S = step("QKᵀ", operator.matmul, Q, swap_last_two(K))
+        new = kind == "plain"  # plain makes a new array at every step, naive overwrites S
+        S = step("scale", operator.truediv if new else operator.itruediv, S, math.sqrt(Q.shape[-1]))
         top = step("row max", max_along, S)
-        step("shift", S.__isub__, top)
-        step("exp", exp_in_place, S)
+        S = step("shift", operator.sub if new else operator.isub, S, top)
+        S = step("exp", exp if new else exp_in_place, S)
         total = step("row sum", sum_along, S)
-        step("divide", S.__itruediv__, total)
+        S = step("divide", operator.truediv if new else operator.itruediv, S, total)
         return step("AV", operator.matmul, S, V), seconds
     if kind != "tiled":
-        raise ValueError(f"timed_steps: kind must be 'naive' or 'tiled', not {kind!r}")
+        raise ValueError(f"timed_steps: kind must be 'plain', 'naive' or 'tiled', not {kind!r}")
     n, m, scale = Q.shape[-2], K.shape[-2], 1 / math.sqrt(Q.shape[-1])
     out = empty(tuple(Q.shape[:-1]) + (V.shape[-1],), like=Q)
     for head in np.ndindex(*Q.shape[:-2]):
@@ -383,16 +377,3 @@ def timed_steps(
             step("updates", Z.__itruediv__, ell)
             out[head][start : start + QUERY_BLOCK] = Z
     return out, seconds
-
-
-def _kept_scores(Q: Any, K: Any) -> Any:
-    """An n×m array for the scores of every head, made once per shape and kept (no fresh memory)."""
-    shape = tuple(Q.shape[:-1]) + (K.shape[-2],)
-    key = (is_torch(Q), shape)
-    if key not in _KEPT:
-        _KEPT.clear()
-        _KEPT[key] = empty(shape, like=Q)
-    return _KEPT[key]
-
-
-_KEPT: dict = {}

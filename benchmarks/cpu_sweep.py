@@ -6,10 +6,8 @@ up to 11 on a loaded one; run it on a quiet machine):
 One thread (set here before numpy and torch load, and checked against what the libraries
 report), float32, 8 heads, d = 64. It measures, each part in shuffled, interleaved rounds:
 
-1. the constants of the time model (attnlib.timemodel), for numpy and torch: the matmul peak
-   (median of repeats, like every kernel), the bandwidth of a large copy and of copies that stay
-   in L2 and L3, the rate of exponentials (and on -inf), the cost of a tiny call, of fresh memory,
-   and of each kernel at n = 1;
+1. the roofline's ceilings, numpy and torch: the matmul peak (median of repeats, like every
+   kernel), the bandwidth of a large copy, the rate of exponentials (and on -inf);
 2. the sweep over n of the plain, in-place naive, tiled and SDPA attention (forward);
 3. tiled_attention against SDPA at 8 × 2048 × 64 with a few block sizes, and the targets
    below (ratios within a round, median and min–max);
@@ -71,33 +69,17 @@ def load() -> float:
 
 
 def ceilings(rounds: int) -> dict:
-    """The constants of the time model (attnlib.timemodel), numpy and torch, each a median: the matmul
-    peak, the bandwidth of main memory and of the caches, the rate of exponentials (on ordinary
-    numbers and on -inf), the cost of one tiny call, of fresh memory, and of each kernel at n = 1."""
+    """The roofline's ceilings, numpy and torch, each a median: the matmul peak, the bandwidth of a
+    256 MiB copy, the rate of exponentials (on ordinary numbers and on -inf). The time model's
+    constants are the phase run's (`--part phases`)."""
     libs = ("numpy", "torch")
-    caches = machine.cache_sizes()
-    out = {"matmul_side": 2048, "copy_mebibytes": 256, "caches": caches}
+    out = {"matmul_side": 2048, "copy_mebibytes": 256, "caches": machine.cache_sizes()}
     out["peak_flops"] = {
         lib: machine.matmul_peak("cpu", "float32", size=2048, library=lib, repeat=rounds) for lib in libs
     }
     out["bandwidth_bytes_per_s"] = {lib: machine.memory_bandwidth("cpu", library=lib, repeat=rounds) for lib in libs}
-    out["cache_bandwidth"] = {
-        lib: {
-            level: {
-                "bytes": size,
-                "bytes_per_s": machine.cache_bandwidth(lib, kibibytes=size // 4 // 2**10, repeat=rounds),
-            }
-            for level, size in caches.items()
-            if level in ("L2", "L3")
-        }
-        for lib in libs
-    }
     out["exp_rate"] = {lib: machine.exp_rate(lib, repeat=rounds) for lib in libs}
     out["exp_rate_of_minus_inf"] = {lib: machine.exp_rate(lib, value=float("-inf"), repeat=rounds) for lib in libs}
-    out["op_overhead_s"] = {lib: machine.call_overhead(lib, repeat=rounds) for lib in libs}
-    out["fresh_memory_bytes_per_s"] = {lib: machine.fresh_memory_rate(lib, repeat=rounds) for lib in libs}
-    out["call_cost_s"] = call_costs(rounds)
-    out["sdpa_exp_rate"] = sdpa_exp_rate(rounds, out["peak_flops"]["torch"])
     return out
 
 
@@ -190,18 +172,23 @@ PHASE_SIZES = (1024, 2048)
 
 
 def phases(rounds: int) -> dict:
-    """`--part phases`: the rate of every kind of traffic (machine.traffic_rates), then the naive
-    and tiled kernels in numpy and torch at n = 1024 and 2048, one library call at a time
+    """`--part phases`: the constants of the time model (attnlib.timemodel): the rate of every kind
+    of traffic (machine.traffic_rates), SDPA's exponentials (fitted on SDPA) and each kernel's time
+    at n = 1; then the plain, naive and tiled kernels in numpy and torch at n = 1024 and 2048, one library call at a time
     (sweep.timed_steps), in shuffled interleaved rounds after a warm-up. Every clock is this thread's
     CPU time (time.thread_time), so another program's load delays a call without adding to its time;
     each sample also keeps its wall time, its page faults and its system time (getrusage)."""
     import random
 
     clock = time.thread_time
-    say("phases: the rate of each kind of traffic, numpy and torch")
+    say("phases: the rate of each kind of traffic, numpy and torch, and each kernel's cost at n = 1")
     rates = {lib: machine.traffic_rates(lib, rounds, clock) for lib in ("numpy", "torch")}
+    rates["torch"]["rates"]["fused exp"] = sdpa_exp_rate(rounds, rates["torch"]["rates"]["square product"])
+    rates["torch"]["measured_on"]["fused exp"] = "fitted: SDPA, d = 16"
+    kernel_calls = call_costs(rounds)
     inputs = {n: forward_inputs(n) for n in PHASE_SIZES}
-    kernels = [(kind, lib, n) for kind in ("naive", "tiled") for lib in ("numpy", "torch") for n in PHASE_SIZES]
+    kinds = ("plain", "naive", "tiled")
+    kernels = [(kind, lib, n) for kind in kinds for lib in ("numpy", "torch") for n in PHASE_SIZES]
     samples: dict = {k: [] for k in kernels}
     loads = []
     with torch.inference_mode():
@@ -237,7 +224,7 @@ def phases(rounds: int) -> dict:
                 "system_s": [g["system_s"] for g in got],
             }
         )
-    return {"rates": rates, "kernels": rows, "load_during": [min(loads), max(loads)]}
+    return {"rates": rates, "kernel_call_s": kernel_calls, "kernels": rows, "load_during": [min(loads), max(loads)]}
 
 
 CONTEXTS = (32, 128, 511)  # tokens already in the cache; one more makes 512, the course's limit
@@ -523,8 +510,6 @@ def say_ceilings(c: dict) -> None:
         + ", ".join(f"{k} {v / 1e9:.1f} GB/s" for k, v in c["bandwidth_bytes_per_s"].items())
         + "; exp: "
         + ", ".join(f"{k} {v / 1e9:.2f} G/s" for k, v in c["exp_rate"].items())
-        + "; one call: "
-        + ", ".join(f"{k} {v * 1e6:.2f} µs" for k, v in c["op_overhead_s"].items())
     )
 
 

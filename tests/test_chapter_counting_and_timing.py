@@ -396,7 +396,7 @@ def test_the_per_phase_table_prints_every_phase_s_ratio_from_the_stored_run():
 
     run = json.loads((ROOT / "chapters/data/cpu_phases.json").read_text())
     lines = _printed("def phase_ratios").splitlines()
-    for kind in ("naive", "tiled"):
+    for kind in ("plain", "naive", "tiled"):
         rows = [r for r in run["kernels"] if r["kind"] == kind]
         tables = [
             timemodel.steps_against_measured(
@@ -411,6 +411,20 @@ def test_the_per_phase_table_prints_every_phase_s_ratio_from_the_stored_run():
         for i, phase in enumerate(tables[0]):
             expected = f"{phase['name']:<11}" + "".join(f"{t[i]['ratio']:6.2f}" for t in tables)
             assert expected in lines, expected
+
+
+def test_the_model_against_the_sweep_prints_only_when_both_runs_are_from_one_machine():
+    from attnlib import timemodel
+
+    run = json.loads((DATA / "cpu_results.json").read_text())
+    phase_run = json.loads((DATA / "cpu_phases.json").read_text())
+    printed = _printed("same_machine = ")
+    if run["system"]["cpu_model"] != phase_run["system"]["cpu_model"]:
+        assert "same machine: False" in printed and "ratio" not in printed.split("no ratio")[1]
+        return
+    for p in timemodel.predicted_against_measured(run["results"], phase_run):
+        if p["n"] == 2048:
+            assert f"{p['impl']:<11} {p['time_s'] * 1e3:7.2f} {p['measured_s'] * 1e3:6.1f} {p['ratio']:4.2f}" in printed
 
 
 def test_the_generation_table_is_the_stored_run_s_and_the_crossover_its_formula():

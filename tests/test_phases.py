@@ -11,7 +11,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from attnlib import attention, counting, machine, sweep, timemodel
+from attnlib import attention, machine, sweep, timemodel
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RATES = {
@@ -28,6 +28,7 @@ RATES = {
     "exp (cache)": 2e9,
     "copy below": 10e9,
     "copy above": 20e9,
+    "fresh": 5e9,
     "call": 1e-6,
 }
 
@@ -41,7 +42,7 @@ def inputs(library, n=70, heads=2, d=8):
     return arrays
 
 
-@pytest.mark.parametrize("kind", ["naive", "tiled"])
+@pytest.mark.parametrize("kind", ["plain", "naive", "tiled"])
 @pytest.mark.parametrize("library", ["numpy", "torch"])
 def test_timed_steps_compute_the_kernel_s_z_and_time_every_phase_the_model_has(kind, library, monkeypatch):
     monkeypatch.setattr(sweep, "QUERY_BLOCK", 32)
@@ -57,40 +58,50 @@ def test_timed_steps_compute_the_kernel_s_z_and_time_every_phase_the_model_has(k
 
 
 def test_timed_steps_refuses_an_unknown_kernel():
-    with pytest.raises(ValueError, match="naive' or 'tiled"):
+    with pytest.raises(ValueError, match="'plain', 'naive' or 'tiled'"):
         sweep.timed_steps("sdpa", *inputs("numpy"))
 
 
 @pytest.mark.parametrize("n", [1024, 2048])
 def test_the_naive_phases_count_chapter_17_s_flops_bytes_and_exponentials(n):
-    ph = timemodel.step_phases("naive", n, d=64, heads=8, cache_bytes=2**20)
-    products = sum(p["amount"] for p in ph if p["traffic"] == "thin product")
-    assert products == counting.attention_flops(n, 64, heads=8)
-    passes = sum(p["amount"] for p in ph if p["traffic"].split(" (")[0] in ("in place", "by row", "read"))
-    assert passes == 8 * 8 * n * n * 4  # counting.attention_bytes' ten n² reads and writes, less exp's two
-    assert [p["traffic"] for p in ph if p["name"] == "exp"] == ["exp (memory)"]
-    assert {p["name"]: p["traffic"] for p in ph}["shift"] == "by row (memory)"
+    ph = {p["name"]: p["terms"] for p in timemodel.step_phases("naive", n, d=64, heads=8, cache_bytes=2**20)}
+    square = 8 * n * n * 4
+    assert ph["QKᵀ"] == {"thin product": 2 * 8 * n * n * 64, "in place (memory)": 2 * square, "fresh": square}
+    passes = sum(
+        a for terms in ph.values() for t, a in terms.items() if t.split(" (")[0] in ("in place", "by row", "read")
+    )
+    assert passes == 10 * square  # counting.attention_bytes' ten n² reads and writes, less exp's two, plus S's write
+    assert ph["exp"] == {"exp (memory)": 8 * n * n} and ph["shift"] == {"by row (memory)": 2 * square}
 
 
-def test_the_tiled_phases_are_one_per_call_and_in_the_cache():
-    ph = timemodel.step_phases("tiled", 2048, d=64, heads=8, cache_bytes=2**20)
+def test_plain_makes_a_new_array_at_every_step_and_copies_where_naive_works_in_place():
+    plain = {p["name"]: p["terms"] for p in timemodel.step_phases("plain", 2048, cache_bytes=2**20)}
+    square = 8 * 2048 * 2048 * 4
+    assert plain["scale"] == {"copy below": 2 * square, "fresh": square}
+    assert plain["divide"] == {"by row (memory)": 2 * square, "fresh": square}
+    assert "fresh" not in plain["row max"] and "fresh" not in plain["AV"]
+
+
+def test_the_tiled_phases_are_one_per_call_and_in_the_cache_when_a_whole_block_step_fits():
+    ph = timemodel.step_phases("tiled", 2048, d=64, heads=8, cache_bytes=2 * 2**20)
     names = ["QKᵀ blocks", "row max", "shift", "exp", "row sum", "rescale Z", "PV blocks", "add PV", "updates"]
     assert [p["name"] for p in ph] == names
-    assert sum(p["amount"] for p in ph if p["traffic"] == "thin product") == counting.attention_flops(2048, 64, heads=8)
-    assert {p["name"]: p["amount"] for p in ph}["exp"] == 8 * 2048 * 2048
-    assert all("(cache)" in p["traffic"] for p in ph if p["name"] in ("row max", "shift", "exp", "row sum"))
     blocks, chunks = 8 * 4 * 4, 8 * 4
-    assert ph[-1]["amount"] == 5 * blocks + 5 * chunks
-    rescale, add = ph[5], ph[7]  # Z (512 × 64) scaled by row, then PV added: read and written in the cache
-    assert (rescale["traffic"], rescale["amount"]) == ("by row (cache)", blocks * 2 * 512 * 64 * 4)
-    assert (add["traffic"], add["amount"]) == ("in place (cache)", blocks * 3 * 512 * 64 * 4)
+    assert [p["calls"] for p in ph] == [blocks] * 8 + [5 * blocks + 5 * chunks]
+    assert {p["name"]: p["terms"] for p in ph}["exp"] == {"exp (cache)": 8 * 2048 * 2048}
+    rescale, add = ph[5]["terms"], ph[7]["terms"]  # Z (512 × 64) scaled by row, then PV added, in the cache
+    assert rescale == {"by row (cache)": blocks * 2 * 512 * 64 * 4} and add == {
+        "in place (cache)": blocks * 3 * 512 * 64 * 4
+    }
 
 
-def test_a_phase_takes_its_amount_at_its_own_rate_and_the_phases_add():
+def test_a_phase_takes_each_amount_at_its_own_rate_and_the_phases_add():
     ph = timemodel.step_phases("naive", 1024, d=64, heads=8, cache_bytes=2**20)
-    assert timemodel.step_time(ph[0], RATES) == pytest.approx(ph[0]["amount"] / 50e9)
+    square = 8 * 1024 * 1024 * 4
+    expected = 1e-6 + 2 * 8 * 1024**2 * 64 / 50e9 + 2 * square / 40e9 + square / 5e9
+    assert timemodel.step_time(ph[0], RATES) == pytest.approx(expected)
     updates = timemodel.step_phases("tiled", 1024)[-1]
-    assert timemodel.step_time(updates, RATES) == pytest.approx(updates["amount"] * 1e-6)
+    assert timemodel.step_time(updates, RATES) == pytest.approx(updates["calls"] * 1e-6)
     measured = {p["name"]: 2 * timemodel.step_time(p, RATES) for p in ph}
     rows = timemodel.steps_against_measured("naive", 1024, measured, RATES, cache_bytes=2**20)
     assert [r["ratio"] for r in rows] == pytest.approx([2.0] * len(rows))
@@ -99,15 +110,24 @@ def test_a_phase_takes_its_amount_at_its_own_rate_and_the_phases_add():
 
 def test_the_rates_are_counts_over_the_stopwatch_s_seconds(monkeypatch):
     monkeypatch.setattr(machine, "non_temporal_threshold", lambda: 4 * 2**20)  # small copies for the test
-    ticks = itertools.count()
-    found = machine.traffic_rates("numpy", repeat=1, clock=lambda: float(next(ticks)))
+
+    def fake_median(call, repeat, clock, setup=None):  # each workload runs once; the tiny call takes 0.5 s,
+        if setup:  # a new array 2 s, all else 1 s
+            setup()
+        call()
+        return 0.5 if repeat == 50 else 2.0 if getattr(call, "func", None) is np.ones else 1.0
+
+    monkeypatch.setattr(machine, "median_seconds", fake_median)
+    found = machine.traffic_rates("numpy", repeat=1)
     assert set(found["rates"]) == set(RATES) == set(found["measured_on"])
-    assert found["rates"]["copy below"] == 2 * 2 * 2**20  # 0.7 × 4 MiB, whole MiB: read and written in one tick
+    assert found["rates"]["call"] == 0.5
+    assert found["rates"]["copy below"] == 2 * 2 * 2**20  # 0.7 × 4 MiB, whole MiB: read and written
     assert found["rates"]["copy above"] == 2 * 5 * 2**20
-    assert found["rates"]["exp (cache)"] == 256 * 2**10 // 4  # one tick a call: the count itself
+    assert found["rates"]["exp (cache)"] == 256 * 2**10 // 4 / 0.5  # less the cost of the call
+    assert found["rates"]["exp (memory)"] == 64 * 2**20 // 4
+    assert found["rates"]["fresh"] == 64 * 2**20 / (2.0 - 1.0)  # a new array less a kept one's fill
     assert found["rates"]["square product"] == 2 * 2048**3
-    assert found["rates"]["matrix-vector"] == 64 * 2**20  # each byte of the matrix read once, in one tick
-    assert found["rates"]["call"] == pytest.approx(1 / 1000)
+    assert found["rates"]["matrix-vector"] == 64 * 2**20  # each byte of the matrix read once
     assert found["non_temporal_threshold"] == 4 * 2**20
 
 
@@ -127,13 +147,15 @@ def test_the_stored_phase_run_has_every_kernel_its_machine_and_its_load():
     assert {"start", "max", "others", "quiet"} <= set(run["load"])
     assert run["load"]["quiet"] == (run["load"]["others"] < 1)
     kernels = {(r["kind"], r["library"], r["n"]) for r in run["kernels"]}
-    assert kernels == {(k, lib, n) for k in ("naive", "tiled") for lib in ("numpy", "torch") for n in (1024, 2048)}
+    kinds = ("plain", "naive", "tiled")
+    assert kernels == {(k, lib, n) for k in kinds for lib in ("numpy", "torch") for n in (1024, 2048)}
     for r in run["kernels"]:
         names = [p["name"] for p in timemodel.step_phases(r["kind"], r["n"])]
         assert sorted(r["steps_s"]) == sorted(names)
         assert len(r["page_faults"]) == len(r["system_s"]) == run["rounds"]
-    for lib in ("numpy", "torch"):
-        assert set(run["rates"][lib]["rates"]) == set(RATES)
+    assert set(run["rates"]["numpy"]["rates"]) == set(RATES)
+    assert set(run["rates"]["torch"]["rates"]) == set(RATES) | {"fused exp"}  # fitted on SDPA itself
+    assert set(run["kernel_call_s"]) == set(sweep.IMPLEMENTATIONS)
 
 
 def test_one_token_reads_every_weight_and_the_whole_cache_and_the_crossover_is_where_they_meet():

@@ -36,4 +36,4 @@ def test_every_row_is_the_benchmark_s_workload_and_below_the_sheet_s_peak():
 def test_the_h100_sheet_is_the_h200_s_chip_with_slower_memory():
     h100, h200 = timemodel.H100_SHEET, timemodel.H200_SHEET
     assert {k for k in h100 if h100[k] != h200[k]} == {"bandwidth"}
-    assert h100["bandwidth"]["memory"][1] < h200["bandwidth"]["memory"][1]
+    assert h100["bandwidth"] < h200["bandwidth"]
