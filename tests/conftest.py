@@ -33,6 +33,14 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+# One thread per numerical library in every test process and every notebook kernel it starts, set before
+# numpy or torch loads: `make test` runs one worker per core, and libraries that each start a thread per
+# core in every worker oversubscribe the machine, where OpenMP's waiting threads spin. Measured on a 2-core
+# machine, chapters 15 and 16 under nbval side by side: 23 s and 106 s with the libraries' defaults, 9 s and
+# 29 s with one thread each. A test that needs other counts sets them itself (tests/test_machine.py).
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
 import pytest
 import yaml
 from hypothesis import settings
