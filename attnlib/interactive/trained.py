@@ -16,11 +16,7 @@ SENTENCES = (
     "the kitten sat on the mat because it was soft",
 )
 #: the causal model chapter's texts: its prompt, a sentence with a pronoun, and three words written twice
-TEXTS = (
-    "The capital of France is",
-    "The kitten sat on the mat because it was tired",
-    "red blue green red blue green",
-)
+TEXTS = ("The capital of France is", "The kitten sat on the mat because it was tired", "red blue green red blue green")
 NAMES = ("previous token", "itself", "first token")
 
 

@@ -21,13 +21,7 @@ from .arrows import arrow_parts, arrows, arrows_to_rows, dot_cases, dot_projecti
 from .blocks import projections, shape_blocks
 from .causal import head_scores, next_token_bars
 from .curves import blend, lines, loss_curve, position_waves, softmax_shares, timings
-from .geometry import (
-    angle_between,
-    moved_arrows,
-    query_key_arrows,
-    row_combination,
-    transpose_mirror,
-)
+from .geometry import angle_between, moved_arrows, query_key_arrows, row_combination, transpose_mirror
 from .heatmaps import attention_maps, before_after, heatmap, labelled_panels, word_heatmap
 from .learning import heads_flow, turning_arrows, weight_by_position
 from .roofline import roofline, roofline_limit
