@@ -277,16 +277,6 @@ def word_ticks(fig: Any) -> Any:
     return fig
 
 
-def save_svg(fig: Any, path: str) -> None:
-    """Save a figure as SVG with no date and a fixed id salt, so the same drawing gives the same bytes.
-
-    A saved file gets a white background (it may be opened in any viewer); figures shown in a
-    notebook keep STYLE's transparent one.
-    """
-    with plt.rc_context(SVG_STYLE):
-        fig.savefig(path, format="svg", metadata={"Date": None}, facecolor="white")
-
-
 def wrap(text: str, width: int = 48) -> str:
     """Break a long title into lines of at most `width` characters, never inside $...$ math (the query key value chapter)."""
     if "\n" in text or len(text) <= width:
