@@ -220,6 +220,11 @@ def pieces(ids) -> list[str]:
     return [tokenizer.decode([int(i)], skip_special_tokens=False) for i in ids]
 
 
+def label(piece: str) -> str:
+    """A token's text as a label: a leading space as ␣, a new line as ⏎, so that no piece looks empty."""
+    return piece.replace(" ", "␣").replace("\n", "⏎")
+
+
 # --- the weights ---------------------------------------------------------------------------
 
 

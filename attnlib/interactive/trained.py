@@ -86,7 +86,7 @@ def causal_heads(texts: Sequence[str] = TEXTS, layer: int = 16, head: int = 0) -
 
     _checked("causal_heads", texts, "text", causal_lm, layer, head)
     runs = [causal_lm.attention_maps(t) for t in texts]
-    shown = [[p.replace(" ", "␣").replace("\n", "⏎") for p in pieces] for pieces, _ in runs]
+    shown = [[causal_lm.label(p) for p in pieces] for pieces, _ in runs]
     hundredths = [np.rint(A.astype(float) * 100).astype(int) for _, A in runs]
     p = fig_id("causal", [list(texts), layer, head])
     A = hundredths[0][layer, head] / 100
