@@ -64,8 +64,6 @@ def cpu_details() -> dict:
     except OSError:
         pass
     if details["model_name"] is None and sys.platform == "darwin":
-        import subprocess
-
         try:
             details["model_name"] = subprocess.run(
                 ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5, check=False
@@ -110,9 +108,8 @@ def cache_sizes() -> dict[str, int]:
     return sizes
 
 
-def _cpu_model(details: dict | None = None) -> str:
-    """One line for the CPU, e.g. 'AMD EPYC (family 25, model 1; AVX2, no AVX-512)'."""
-    details = details or cpu_details()
+def _cpu_model(details: dict) -> str:
+    """One line for the CPU (`cpu_details`), e.g. 'AMD EPYC (family 25, model 1; AVX2, no AVX-512)'."""
     parts = []
     if details.get("family") is not None:
         parts.append(f"family {details['family']}, model {details['model']}")
@@ -276,19 +273,14 @@ def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int
     return 2 * count * 4 / median
 
 
-def _loop(call: Callable, times: int) -> Callable[[], None]:
-    """One timed function that makes `times` calls: for work too short to time one call at a time."""
+def per_call(call: Callable, times: int, repeat: int = 5, device: str = "cpu") -> float:
+    """Median seconds of one call(), timed `times` calls at a time: for work too short to time alone."""
 
-    def run() -> None:
+    def calls() -> None:
         for _ in range(times):
             call()
 
-    return run
-
-
-def per_call(call: Callable, times: int, repeat: int = 5, device: str = "cpu") -> float:
-    """Median seconds of one call(), timed `times` calls at a time: for work too short to time alone."""
-    return time_fn(_loop(call, times), warmup=1, repeat=repeat, device=device)["median_s"] / times
+    return time_fn(calls, warmup=1, repeat=repeat, device=device)["median_s"] / times
 
 
 def exp_rate(

@@ -41,9 +41,7 @@ def _skip_reason(impl: str, device: str, dtype: str, a_bytes: int, budget: int) 
         return f"numpy has no {dtype}"
     if library == "torch" and loaded_torch() is None:
         return "torch is not installed"
-    if (
-        impl.split("-")[0] in ("plain", "naive") and a_bytes > budget
-    ):  # one n×n score array per head, overwritten in place
+    if impl.split("-")[0] in ("plain", "naive") and a_bytes > budget:  # an n×n score array per head
         return (
             f"naive attention would need about {a_bytes / 2**30:.1f} GiB "
             f"(an n×n array per head), over the budget of {budget / 2**30:.1f} GiB"
@@ -237,14 +235,10 @@ def _prepared(row: dict) -> tuple[Callable[[], Any] | None, str | None]:
         with torch.inference_mode() if torch is not None else contextlib.nullcontext():
             fn(Q, K, V)
     except (RuntimeError, MemoryError) as exc:  # out of memory, or a dtype the device lacks
-        _free_gpu_memory(device)
+        if device.startswith("cuda"):
+            loaded_torch().cuda.empty_cache()
         return None, f"failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
     return (lambda: fn(Q, K, V)), None
-
-
-def _free_gpu_memory(device: str) -> None:
-    if device.startswith("cuda"):
-        loaded_torch().cuda.empty_cache()
 
 
 def _describe(row: dict) -> str:
