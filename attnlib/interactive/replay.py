@@ -37,28 +37,25 @@ def sci(x: float) -> str:
 
 
 @cache
-def replay(
-    checkpoints: tuple[int, ...] = CHECKPOINTS, steps: int = 200, lr: float = 0.1, d_k: int = 2, seed: int = 0
-) -> dict:
-    """The learning the lenses chapter's training (128 sentences, seed 0): the loss after every step, and the running sentence's A
-    and the average weight on the word before after each checkpoint (the learning the lenses chapter)."""
+def replay() -> dict:
+    """The learning the lenses chapter's training (128 sentences, seed 0, train_lenses' defaults): the loss after every
+    step, and the running sentence's A and the average weight on the word before after each of the CHECKPOINTS."""
     from .. import training
 
-    if max(checkpoints) != steps:
-        raise ValueError(f"replay: the last checkpoint must be the last step, {steps}, not {max(checkpoints)}")
+    steps = CHECKPOINTS[-1]
     task = training.make_task(n_sentences=128, n=6, seed=0)
-    full = training.train_lenses(task, steps=steps, lr=lr, d_k=d_k, seed=seed)
+    full = training.train_lenses(task, steps=steps)
     X_run = training.task_input(RUNNING_SENTENCE)
     mask = causal_mask(len(X_run))
     A_run, on_previous, losses = [], [], []
-    for k in checkpoints:
-        run = full if k == steps else training.train_lenses(task, steps=k, lr=lr, d_k=d_k, seed=seed)
+    for k in CHECKPOINTS:
+        run = full if k == steps else training.train_lenses(task, steps=k)
         Z, _ = self_attention(task.X, run.W_Q, run.W_K, run.W_V, mask=mask)
         losses.append(float(((np.asarray(Z) - task.targets) ** 2).mean()))  # the loss of these lenses
         A = np.asarray(self_attention(X_run, run.W_Q, run.W_K, run.W_V, mask=mask)[1])
         A_run.append(A.tolist())
         on_previous.append(training.weight_on_keys(A, task.keys, range(1, len(X_run))))
-    return {"steps": list(checkpoints), "history": full.history, "loss": losses, "A": A_run, "previous": on_previous}
+    return {"steps": list(CHECKPOINTS), "history": full.history, "loss": losses, "A": A_run, "previous": on_previous}
 
 
 #: The loss curve's geometry in the SVG's units: width, height, left edge of the plot, top edge.
