@@ -294,19 +294,10 @@ def format_table(rows: list[dict]) -> str:
 def command_line(settings: dict, out: str | None = None) -> str:
     """The command that makes a sweep with these recorded settings (a results file's "settings")."""
     s = {**DEFAULTS, **settings}
-    parts = [
-        "PYTHONPATH=. python -m benchmarks.sweep",
-        f"--device {s['device']}",
-        f"--dtype {s['dtype']}",
-        "--sizes " + ",".join(str(n) for n in s["sizes"]),
-        f"--d {s['d']}",
-        f"--batch {s['batch']}",
-        f"--heads {s['heads']}",
-        f"--repeat {s['repeat']}",
-        f"--warmup {s['warmup']}",
-        f"--threads {s['threads']}",
-        "--impls " + ",".join(s["implementations"]),
-    ]
+    parts = ["PYTHONPATH=. python -m benchmarks.sweep", f"--device {s['device']}", f"--dtype {s['dtype']}"]
+    parts.append("--sizes " + ",".join(str(n) for n in s["sizes"]))
+    parts += [f"--{key} {s[key]}" for key in ("d", "batch", "heads", "repeat", "warmup", "threads")]
+    parts.append("--impls " + ",".join(s["implementations"]))
     if s.get("peak_size"):
         parts.append(f"--peak-size {s['peak_size']}")
     if out:
