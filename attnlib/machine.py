@@ -35,14 +35,6 @@ CPU_FEATURES = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "amx_til
 
 def cpu_details() -> dict:
     """The CPU as the operating system names it: model name, family/model/stepping, vector extensions."""
-    details: dict[str, Any] = {
-        "model_name": None,
-        "vendor": None,
-        "family": None,
-        "model": None,
-        "stepping": None,
-        "flags": {},
-    }
     fields = {
         "model name": "model_name",
         "vendor_id": "vendor",
@@ -50,6 +42,7 @@ def cpu_details() -> dict:
         "model": "model",
         "stepping": "stepping",
     }
+    details: dict[str, Any] = {**dict.fromkeys(fields.values()), "flags": {}}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -77,16 +70,13 @@ def cpu_details() -> dict:
 
 def sixteen_bit_units(flags: dict) -> str:
     """What the CPU's flags offer 16-bit matrix products, in words, e.g. 'AVX-512 BF16 (no AMX)'."""
-    found = [
-        label
-        for flag, label in (
-            ("amx_bf16", "AMX bfloat16"),
-            ("amx_fp16", "AMX float16"),
-            ("avx512_bf16", "AVX-512 BF16"),
-            ("avx512_fp16", "AVX-512 FP16"),
-        )
-        if flags.get(flag)
-    ]
+    units = {
+        "amx_bf16": "AMX bfloat16",
+        "amx_fp16": "AMX float16",
+        "avx512_bf16": "AVX-512 BF16",
+        "avx512_fp16": "AVX-512 FP16",
+    }
+    found = [label for flag, label in units.items() if flags.get(flag)]
     if not found:
         return "none (16-bit numbers go through the float32 units)"
     return ", ".join(found) + ("" if flags.get("amx_tile") else " (no AMX)")

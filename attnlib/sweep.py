@@ -199,11 +199,7 @@ def _row(impl: str, n: int, d: int, batch: int, heads: int, dtype: str, device: 
         "dtype": dtype,
         "device": device,
         "status": "skipped" if skipped else "measured",
-        "median_s": None,
-        "min_s": None,
-        "max_s": None,
-        "gflops": None,
-        "pct_of_peak": None,
+        **dict.fromkeys(("median_s", "min_s", "max_s", "gflops", "pct_of_peak")),  # None until timed
         "a_bytes": a_bytes,
         "skipped": skipped,
     }

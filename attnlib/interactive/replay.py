@@ -163,19 +163,7 @@ def training_replay(step: int = 0) -> InteractiveFigure:
     heat = _heat(np.array(data["A"][s]), words(RUNNING_SENTENCE))
     colours = [viridis_hex(x / 100)[0] for x in range(101)]  # the heatmap's colour for weights 0.00 … 1.00
     body = _body(p, data, step, points, ticks, heat)
-    payload = {
-        "steps": data["steps"],
-        "loss": data["loss"],
-        "A": data["A"],
-        "previous": data["previous"],
-        "points": points,
-        "colours": colours,
-        "x0": CURVE_X0,
-        "W": CURVE_W,
-        "top": CURVE_TOP,
-        "H": CURVE_H,
-        "lo": lo,
-        "hi": hi,
-        "last": data["steps"][-1],
-    }
+    payload = {key: data[key] for key in ("steps", "loss", "A", "previous")}
+    payload.update(points=points, colours=colours, x0=CURVE_X0, W=CURVE_W, top=CURVE_TOP, H=CURVE_H, lo=lo, hi=hi)
+    payload["last"] = data["steps"][-1]
     return wrap(p, "replay", "Replay the training: the lenses learn to look one word back", body, payload, "replay.js")
