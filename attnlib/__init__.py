@@ -45,21 +45,12 @@ __all__ = [
     "plot", "bench", "counting", "machine", "sweep", "results", "scaling", "interactive",
     "training", "trained", "causal_lm",
 ]
+_LAZY_MODULES = {
+    "plot", "bench", "counting", "machine", "sweep", "results", "scaling", "interactive",
+    "training", "trained", "causal_lm",
+}
 # fmt: on
 
-_LAZY_MODULES = {
-    "plot",
-    "bench",
-    "counting",
-    "machine",
-    "sweep",
-    "results",
-    "scaling",
-    "interactive",
-    "training",
-    "trained",
-    "causal_lm",
-}
 _CHECKER = {"check", "exercise_ids", "progress"}  # the checker's, in the package attncheck
 
 

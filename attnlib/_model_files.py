@@ -10,6 +10,9 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 
 def installed_file(distribution: str, name: str, what: str, install: str) -> Path:
@@ -32,6 +35,24 @@ def sha256(path: str | Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def check_installed(path: Path, want: str, what: str, install: str) -> None:
+    """Raise unless the file at `path` is there and is the release's, byte for byte (its sha256 is `want`)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path.name} is missing; reinstall the {what}: {install}")
+    if sha256(path) != want:
+        raise ValueError(
+            f"{path.name} does not match the release's sha256 (a corrupted or altered file); "
+            f"reinstall it: {install} --force-reinstall"
+        )
+
+
+def check_layer(layer: Any, last: int, note: str = "") -> int:
+    """`layer` as an int, once it is a whole number from 0 to `last`; else a one-line error."""
+    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer <= last:
+        raise ValueError(f"layer must be a whole number from 0 to {last}{note}, not {layer!r}")
+    return int(layer)
 
 
 def check_stored(path: str | Path, want: str, tool: str) -> Path:

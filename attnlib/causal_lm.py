@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._model_files import check_stored, installed_file, sha256
+from ._model_files import check_installed, check_layer, check_stored, installed_file
 from .core import attention
 from .heads import merge_heads, split_heads
 from .masks import causal_mask
@@ -122,14 +122,7 @@ def model_path(distribution: str = DISTRIBUTION) -> Path:
 
 def verify(path: str | Path) -> None:
     """Raise unless `path` is the upstream GGUF file, byte for byte (sha256)."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path.name} is missing; reinstall the causal model: {INSTALL}")
-    if sha256(path) != SHA256:
-        raise ValueError(
-            f"{path.name} does not match the release's sha256 (a corrupted or altered file); "
-            f"reinstall it: {INSTALL} --force-reinstall"
-        )
+    check_installed(Path(path), SHA256, "causal model", INSTALL)
 
 
 def _tokenizer(reader):
@@ -220,18 +213,17 @@ def pieces(ids) -> list[str]:
     return [tokenizer.decode([int(i)], skip_special_tokens=False) for i in ids]
 
 
+def label(piece: str) -> str:
+    """A token's text as a label: a leading space as ␣, a new line as ⏎, so that no piece looks empty."""
+    return piece.replace(" ", "␣").replace("\n", "⏎")
+
+
 # --- the weights ---------------------------------------------------------------------------
-
-
-def _check_layer(layer: int) -> int:
-    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer < LAYERS:
-        raise ValueError(f"layer must be a whole number from 0 to {LAYERS - 1}, not {layer!r}")
-    return int(layer)
 
 
 def weights(layer: int) -> Layer:
     """Layer `layer`'s weights (0 to 29), float32, in the course's orientation."""
-    return load().layers[_check_layer(layer)]
+    return load().layers[check_layer(layer, LAYERS - 1)]
 
 
 # --- the forward pass ----------------------------------------------------------------------
@@ -329,8 +321,7 @@ def attention_maps(text: str) -> tuple[list[str], np.ndarray]:
 
 def hidden_states(text: str, layer: int) -> tuple[list[str], np.ndarray]:
     """(pieces, X): the (n, d_model) vectors entering layer `layer` (0 to 29), or 30 for the last ones."""
-    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer <= LAYERS:
-        raise ValueError(f"layer must be a whole number from 0 to {LAYERS} (the last hidden states), not {layer!r}")
+    layer = check_layer(layer, LAYERS, " (the last hidden states)")
     result = run(text)
     return pieces(result.ids), result.H[layer]
 

@@ -35,14 +35,6 @@ CPU_FEATURES = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "amx_til
 
 def cpu_details() -> dict:
     """The CPU as the operating system names it: model name, family/model/stepping, vector extensions."""
-    details: dict[str, Any] = {
-        "model_name": None,
-        "vendor": None,
-        "family": None,
-        "model": None,
-        "stepping": None,
-        "flags": {},
-    }
     fields = {
         "model name": "model_name",
         "vendor_id": "vendor",
@@ -50,6 +42,7 @@ def cpu_details() -> dict:
         "model": "model",
         "stepping": "stepping",
     }
+    details: dict[str, Any] = {**dict.fromkeys(fields.values()), "flags": {}}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -64,8 +57,6 @@ def cpu_details() -> dict:
     except OSError:
         pass
     if details["model_name"] is None and sys.platform == "darwin":
-        import subprocess
-
         try:
             details["model_name"] = subprocess.run(
                 ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5, check=False
@@ -79,16 +70,13 @@ def cpu_details() -> dict:
 
 def sixteen_bit_units(flags: dict) -> str:
     """What the CPU's flags offer 16-bit matrix products, in words, e.g. 'AVX-512 BF16 (no AMX)'."""
-    found = [
-        label
-        for flag, label in (
-            ("amx_bf16", "AMX bfloat16"),
-            ("amx_fp16", "AMX float16"),
-            ("avx512_bf16", "AVX-512 BF16"),
-            ("avx512_fp16", "AVX-512 FP16"),
-        )
-        if flags.get(flag)
-    ]
+    units = {
+        "amx_bf16": "AMX bfloat16",
+        "amx_fp16": "AMX float16",
+        "avx512_bf16": "AVX-512 BF16",
+        "avx512_fp16": "AVX-512 FP16",
+    }
+    found = [label for flag, label in units.items() if flags.get(flag)]
     if not found:
         return "none (16-bit numbers go through the float32 units)"
     return ", ".join(found) + ("" if flags.get("amx_tile") else " (no AMX)")
@@ -110,9 +98,8 @@ def cache_sizes() -> dict[str, int]:
     return sizes
 
 
-def _cpu_model(details: dict | None = None) -> str:
-    """One line for the CPU, e.g. 'AMD EPYC (family 25, model 1; AVX2, no AVX-512)'."""
-    details = details or cpu_details()
+def _cpu_model(details: dict) -> str:
+    """One line for the CPU (`cpu_details`), e.g. 'AMD EPYC (family 25, model 1; AVX2, no AVX-512)'."""
     parts = []
     if details.get("family") is not None:
         parts.append(f"family {details['family']}, model {details['model']}")
@@ -276,19 +263,14 @@ def memory_bandwidth(device: str = "cpu", library: str = "numpy", mebibytes: int
     return 2 * count * 4 / median
 
 
-def _loop(call: Callable, times: int) -> Callable[[], None]:
-    """One timed function that makes `times` calls: for work too short to time one call at a time."""
+def per_call(call: Callable, times: int, repeat: int = 5, device: str = "cpu") -> float:
+    """Median seconds of one call(), timed `times` calls at a time: for work too short to time alone."""
 
-    def run() -> None:
+    def calls() -> None:
         for _ in range(times):
             call()
 
-    return run
-
-
-def per_call(call: Callable, times: int, repeat: int = 5, device: str = "cpu") -> float:
-    """Median seconds of one call(), timed `times` calls at a time: for work too short to time alone."""
-    return time_fn(_loop(call, times), warmup=1, repeat=repeat, device=device)["median_s"] / times
+    return time_fn(calls, warmup=1, repeat=repeat, device=device)["median_s"] / times
 
 
 def exp_rate(

@@ -41,9 +41,7 @@ def _skip_reason(impl: str, device: str, dtype: str, a_bytes: int, budget: int) 
         return f"numpy has no {dtype}"
     if library == "torch" and loaded_torch() is None:
         return "torch is not installed"
-    if (
-        impl.split("-")[0] in ("plain", "naive") and a_bytes > budget
-    ):  # one n×n score array per head, overwritten in place
+    if impl.split("-")[0] in ("plain", "naive") and a_bytes > budget:  # an n×n score array per head
         return (
             f"naive attention would need about {a_bytes / 2**30:.1f} GiB "
             f"(an n×n array per head), over the budget of {budget / 2**30:.1f} GiB"
@@ -201,11 +199,7 @@ def _row(impl: str, n: int, d: int, batch: int, heads: int, dtype: str, device: 
         "dtype": dtype,
         "device": device,
         "status": "skipped" if skipped else "measured",
-        "median_s": None,
-        "min_s": None,
-        "max_s": None,
-        "gflops": None,
-        "pct_of_peak": None,
+        **dict.fromkeys(("median_s", "min_s", "max_s", "gflops", "pct_of_peak")),  # None until timed
         "a_bytes": a_bytes,
         "skipped": skipped,
     }
@@ -237,14 +231,10 @@ def _prepared(row: dict) -> tuple[Callable[[], Any] | None, str | None]:
         with torch.inference_mode() if torch is not None else contextlib.nullcontext():
             fn(Q, K, V)
     except (RuntimeError, MemoryError) as exc:  # out of memory, or a dtype the device lacks
-        _free_gpu_memory(device)
+        if device.startswith("cuda"):
+            loaded_torch().cuda.empty_cache()
         return None, f"failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
     return (lambda: fn(Q, K, V)), None
-
-
-def _free_gpu_memory(device: str) -> None:
-    if device.startswith("cuda"):
-        loaded_torch().cuda.empty_cache()
 
 
 def _describe(row: dict) -> str:
@@ -300,19 +290,10 @@ def format_table(rows: list[dict]) -> str:
 def command_line(settings: dict, out: str | None = None) -> str:
     """The command that makes a sweep with these recorded settings (a results file's "settings")."""
     s = {**DEFAULTS, **settings}
-    parts = [
-        "PYTHONPATH=. python -m benchmarks.sweep",
-        f"--device {s['device']}",
-        f"--dtype {s['dtype']}",
-        "--sizes " + ",".join(str(n) for n in s["sizes"]),
-        f"--d {s['d']}",
-        f"--batch {s['batch']}",
-        f"--heads {s['heads']}",
-        f"--repeat {s['repeat']}",
-        f"--warmup {s['warmup']}",
-        f"--threads {s['threads']}",
-        "--impls " + ",".join(s["implementations"]),
-    ]
+    parts = ["PYTHONPATH=. python -m benchmarks.sweep", f"--device {s['device']}", f"--dtype {s['dtype']}"]
+    parts.append("--sizes " + ",".join(str(n) for n in s["sizes"]))
+    parts += [f"--{key} {s[key]}" for key in ("d", "batch", "heads", "repeat", "warmup", "threads")]
+    parts.append("--impls " + ",".join(s["implementations"]))
     if s.get("peak_size"):
         parts.append(f"--peak-size {s['peak_size']}")
     if out:

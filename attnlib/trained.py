@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._model_files import check_stored, installed_file, sha256
+from ._model_files import check_installed, check_layer, check_stored, installed_file
 from .core import attention
 from .heads import merge_heads, split_heads
 
@@ -89,14 +89,7 @@ def model_folder(distribution: str = DISTRIBUTION) -> Path:
 def verify(folder: str | Path) -> None:
     """Raise unless the three files in `folder` are the upstream release's, byte for byte (sha256)."""
     for name, want in SHA256.items():
-        path = Path(folder) / name
-        if not path.is_file():
-            raise FileNotFoundError(f"{name} is missing from the trained model's folder; reinstall it: {INSTALL}")
-        if sha256(path) != want:
-            raise ValueError(
-                f"{name} does not match the release's sha256 (a corrupted or altered file); "
-                f"reinstall it: {INSTALL} --force-reinstall"
-            )
+        check_installed(Path(folder) / name, want, "trained model", INSTALL)
 
 
 @cache
@@ -138,16 +131,10 @@ def tokens(sentence: str) -> list[str]:
 # --- the weights -----------------------------------------------------------------------
 
 
-def _check_layer(layer: int) -> int:
-    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer < LAYERS:
-        raise ValueError(f"layer must be a whole number from 0 to {LAYERS - 1}, not {layer!r}")
-    return int(layer)
-
-
 def lenses(layer: int) -> Lenses:
     """Layer `layer`'s attention weights, turned to the course's orientation (torch keeps W as (out, in))."""
     w = load().weights
-    prefix = f"encoder.layer.{_check_layer(layer)}.attention."
+    prefix = f"encoder.layer.{check_layer(layer, LAYERS - 1)}.attention."
     parts = {}
     for letter, name in (("Q", "self.query"), ("K", "self.key"), ("V", "self.value"), ("O", "output.dense")):
         parts[f"W_{letter}"] = np.ascontiguousarray(w[f"{prefix}{name}.weight"].T)
@@ -200,7 +187,7 @@ def attend(X: np.ndarray, L: Lenses) -> tuple[np.ndarray, np.ndarray]:
 def rest_of_layer(layer: int, X: np.ndarray, attended: np.ndarray) -> np.ndarray:
     """The box after attention: residual sum and normalisation, a small network per word, again both."""
     w = load().weights
-    p = f"encoder.layer.{_check_layer(layer)}."
+    p = f"encoder.layer.{check_layer(layer, LAYERS - 1)}."
     x = _layer_norm(X + attended, p + "attention.output.LayerNorm", w)
     hidden = _gelu(_linear(x, p + "intermediate.dense", w))  # (n, 1536): four times wider
     return _layer_norm(x + _linear(hidden, p + "output.dense", w), p + "output.LayerNorm", w)
@@ -227,8 +214,7 @@ def attention_maps(sentence: str) -> tuple[list[str], np.ndarray]:
 
 def hidden_states(sentence: str, layer: int) -> tuple[list[str], np.ndarray]:
     """(tokens, X): the (n, d_model) vectors entering layer `layer` (0 to 5), or 6 for the last ones."""
-    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer <= LAYERS:
-        raise ValueError(f"layer must be a whole number from 0 to {LAYERS} (the last hidden states), not {layer!r}")
+    layer = check_layer(layer, LAYERS, " (the last hidden states)")
     result = run(sentence)
     return result.tokens, result.H[layer]
 

@@ -99,9 +99,8 @@ def train_lenses(
         optimiser = torch.optim.Adam([W_Q, W_K, W_V], lr=lr)
         history = []
         for _ in range(steps):
-            Z, A = self_attention(
-                X, W_Q, W_K, W_V, mask=mask
-            )  # the weighted sum chapter's function, now with gradients
+            # the weighted sum chapter's function, now with gradients
+            Z, A = self_attention(X, W_Q, W_K, W_V, mask=mask)
             loss = ((Z - target) ** 2).mean()
             optimiser.zero_grad()
             loss.backward()
@@ -112,14 +111,8 @@ def train_lenses(
     finally:
         torch.set_num_threads(threads)
     config = {"steps": steps, "lr": lr, "d_k": d_k, "seed": seed, "masked": masked, "init": init}
-    return Trained(
-        history,
-        W_Q.detach().numpy().copy(),
-        W_K.detach().numpy().copy(),
-        W_V.detach().numpy().copy(),
-        A.numpy().copy(),
-        config,
-    )
+    lenses = (W.detach().numpy().copy() for W in (W_Q, W_K, W_V))
+    return Trained(history, *lenses, A.numpy().copy(), config)
 
 
 def initial_lenses(task: Task, d_k: int = 2, seed: int = 0, init: float = 0.3) -> tuple[Any, Any, Any]:

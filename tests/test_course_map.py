@@ -11,7 +11,7 @@ import numpy as np
 import yaml
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from attnlib import course, plot
+from attnlib import course
 
 matplotlib.use("Agg")
 
@@ -59,7 +59,7 @@ def test_prerequisite_map_labels_are_typeset():
 
 def test_prerequisite_map_in_the_book_is_up_to_date(tmp_path):
     fresh = tmp_path / "map.svg"
-    plot.save_svg(course_map.prerequisite_map(TOC), str(fresh))
+    course_map.save_svg(course_map.prerequisite_map(TOC), str(fresh))
     committed = ROOT / "_static" / "prerequisite_map.svg"
     assert fresh.read_bytes() == committed.read_bytes(), "run `make figures` and commit _static/prerequisite_map.svg"
 

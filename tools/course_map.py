@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path
 
-from attnlib.plot.style import BLUE, GREEN, ORANGE, PURPLE, SKY, STYLE, figure, tint
+from attnlib.plot.style import BLUE, GREEN, ORANGE, PURPLE, SKY, STYLE, SVG_STYLE, figure, tint
 
 # The label in a chapter's box (typeset as mathtext), by the chapter's file name without its number.
 # A chapter missing here is labelled by its file name ("13_word_order" -> "word order").
@@ -141,7 +141,15 @@ def prerequisite_map(toc: Any) -> Any:
     return fig
 
 
-if __name__ == "__main__":
-    from attnlib.plot import save_svg
+def save_svg(fig: Any, path: str) -> None:
+    """Save a figure as SVG with no date and a fixed id salt, so the same drawing gives the same bytes.
 
+    A saved file gets a white background (it may be opened in any viewer); figures shown in a
+    notebook keep STYLE's transparent one.
+    """
+    with plt.rc_context(SVG_STYLE):
+        fig.savefig(path, format="svg", metadata={"Date": None}, facecolor="white")
+
+
+if __name__ == "__main__":
     save_svg(prerequisite_map("_toc.yml"), "_static/prerequisite_map.svg")

@@ -11,11 +11,7 @@ from .page import InteractiveFigure, esc, f2, fig_id, radios, word_span, wrap
 from .stretch import running_scaled_scores
 
 #: The three ways to hide a key, and what each does to a row of weights.
-MODES = {
-    "minus_inf": "−∞ before softmax",
-    "zero_before": "0 before softmax",
-    "zero_after": "zero after softmax",
-}
+MODES = {"minus_inf": "−∞ before softmax", "zero_before": "0 before softmax", "zero_after": "zero after softmax"}
 
 
 def masked_weights(allowed: np.ndarray, mode: str) -> np.ndarray:

@@ -90,15 +90,11 @@ def esc(text: Any) -> str:
 # --- colours that read on both pages ----------------------------------------------------
 
 
-def _luminance(colour: str) -> float:
-    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-
 def contrast(a: str, b: str) -> float:
     """The WCAG 2.1 contrast ratio of two colours written #rrggbb."""
-    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    from ..plot.style import luminance
+
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
     return (la + 0.05) / (lb + 0.05)
 
 
@@ -111,7 +107,9 @@ def _mix(colour: str, towards: str, amount: float) -> str:
 def readable(colour: str, background: str) -> str:
     """The colour itself, or the least darkened (light page) or lightened (dark page) version of it
     that has a contrast of at least 4.5:1 on the background."""
-    towards = "#000000" if _luminance(background) > 0.5 else "#ffffff"
+    from ..plot.style import luminance
+
+    towards = "#000000" if luminance(background) > 0.5 else "#ffffff"
     for step in range(101):
         mixed = _mix(colour.lower(), towards, step / 100)
         if contrast(mixed, background) >= MIN_CONTRAST + 0.05:

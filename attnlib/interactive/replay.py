@@ -37,28 +37,25 @@ def sci(x: float) -> str:
 
 
 @cache
-def replay(
-    checkpoints: tuple[int, ...] = CHECKPOINTS, steps: int = 200, lr: float = 0.1, d_k: int = 2, seed: int = 0
-) -> dict:
-    """The learning the lenses chapter's training (128 sentences, seed 0): the loss after every step, and the running sentence's A
-    and the average weight on the word before after each checkpoint (the learning the lenses chapter)."""
+def replay() -> dict:
+    """The learning the lenses chapter's training (128 sentences, seed 0, train_lenses' defaults): the loss after every
+    step, and the running sentence's A and the average weight on the word before after each of the CHECKPOINTS."""
     from .. import training
 
-    if max(checkpoints) != steps:
-        raise ValueError(f"replay: the last checkpoint must be the last step, {steps}, not {max(checkpoints)}")
+    steps = CHECKPOINTS[-1]
     task = training.make_task(n_sentences=128, n=6, seed=0)
-    full = training.train_lenses(task, steps=steps, lr=lr, d_k=d_k, seed=seed)
+    full = training.train_lenses(task, steps=steps)
     X_run = training.task_input(RUNNING_SENTENCE)
     mask = causal_mask(len(X_run))
     A_run, on_previous, losses = [], [], []
-    for k in checkpoints:
-        run = full if k == steps else training.train_lenses(task, steps=k, lr=lr, d_k=d_k, seed=seed)
+    for k in CHECKPOINTS:
+        run = full if k == steps else training.train_lenses(task, steps=k)
         Z, _ = self_attention(task.X, run.W_Q, run.W_K, run.W_V, mask=mask)
         losses.append(float(((np.asarray(Z) - task.targets) ** 2).mean()))  # the loss of these lenses
         A = np.asarray(self_attention(X_run, run.W_Q, run.W_K, run.W_V, mask=mask)[1])
         A_run.append(A.tolist())
         on_previous.append(training.weight_on_keys(A, task.keys, range(1, len(X_run))))
-    return {"steps": list(checkpoints), "history": full.history, "loss": losses, "A": A_run, "previous": on_previous}
+    return {"steps": list(CHECKPOINTS), "history": full.history, "loss": losses, "A": A_run, "previous": on_previous}
 
 
 #: The loss curve's geometry in the SVG's units: width, height, left edge of the plot, top edge.
@@ -166,19 +163,7 @@ def training_replay(step: int = 0) -> InteractiveFigure:
     heat = _heat(np.array(data["A"][s]), words(RUNNING_SENTENCE))
     colours = [viridis_hex(x / 100)[0] for x in range(101)]  # the heatmap's colour for weights 0.00 … 1.00
     body = _body(p, data, step, points, ticks, heat)
-    payload = {
-        "steps": data["steps"],
-        "loss": data["loss"],
-        "A": data["A"],
-        "previous": data["previous"],
-        "points": points,
-        "colours": colours,
-        "x0": CURVE_X0,
-        "W": CURVE_W,
-        "top": CURVE_TOP,
-        "H": CURVE_H,
-        "lo": lo,
-        "hi": hi,
-        "last": data["steps"][-1],
-    }
+    payload = {key: data[key] for key in ("steps", "loss", "A", "previous")}
+    payload.update(points=points, colours=colours, x0=CURVE_X0, W=CURVE_W, top=CURVE_TOP, H=CURVE_H, lo=lo, hi=hi)
+    payload["last"] = data["steps"][-1]
     return wrap(p, "replay", "Replay the training: the lenses learn to look one word back", body, payload, "replay.js")

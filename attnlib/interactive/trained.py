@@ -16,11 +16,7 @@ SENTENCES = (
     "the kitten sat on the mat because it was soft",
 )
 #: the causal model chapter's texts: its prompt, a sentence with a pronoun, and three words written twice
-TEXTS = (
-    "The capital of France is",
-    "The kitten sat on the mat because it was tired",
-    "red blue green red blue green",
-)
+TEXTS = ("The capital of France is", "The kitten sat on the mat because it was tired", "red blue green red blue green")
 NAMES = ("previous token", "itself", "first token")
 
 
@@ -90,7 +86,7 @@ def causal_heads(texts: Sequence[str] = TEXTS, layer: int = 16, head: int = 0) -
 
     _checked("causal_heads", texts, "text", causal_lm, layer, head)
     runs = [causal_lm.attention_maps(t) for t in texts]
-    shown = [[p.replace(" ", "␣").replace("\n", "⏎") for p in pieces] for pieces, _ in runs]
+    shown = [[causal_lm.label(p) for p in pieces] for pieces, _ in runs]
     hundredths = [np.rint(A.astype(float) * 100).astype(int) for _, A in runs]
     p = fig_id("causal", [list(texts), layer, head])
     A = hundredths[0][layer, head] / 100

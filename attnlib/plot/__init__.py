@@ -21,13 +21,7 @@ from .arrows import arrow_parts, arrows, arrows_to_rows, dot_cases, dot_projecti
 from .blocks import projections, shape_blocks
 from .causal import head_scores, next_token_bars
 from .curves import blend, lines, loss_curve, position_waves, softmax_shares, timings
-from .geometry import (
-    angle_between,
-    moved_arrows,
-    query_key_arrows,
-    row_combination,
-    transpose_mirror,
-)
+from .geometry import angle_between, moved_arrows, query_key_arrows, row_combination, transpose_mirror
 from .heatmaps import attention_maps, before_after, heatmap, labelled_panels, word_heatmap
 from .learning import heads_flow, turning_arrows, weight_by_position
 from .roofline import roofline, roofline_limit
@@ -49,7 +43,6 @@ from .style import (
     colour_scale,
     colour_words,
     math_label,
-    save_svg,
     show_svg_inline,
     word_colour,
     word_ticks,
@@ -58,67 +51,24 @@ from .tables import grid, labelled_grids, matmul_cell, stacked_rows, transpose_r
 from .toolbox import cosine_triangle, page_grid, sum_axes
 from .trained import all_heads
 
+# One line per module, as imported above.
+# fmt: off
 __all__ = [
-    "cosine_triangle",
-    "page_grid",
-    "sum_axes",
-    "arrow_parts",
-    "arrows",
-    "arrows_to_rows",
-    "dot_cases",
-    "dot_projection",
-    "angle_between",
-    "moved_arrows",
-    "query_key_arrows",
-    "row_combination",
-    "transpose_mirror",
-    "blend",
-    "lines",
-    "loss_curve",
-    "position_waves",
-    "softmax_shares",
-    "timings",
-    "roofline",
-    "roofline_limit",
-    "attention_maps",
-    "before_after",
-    "grid",
-    "heatmap",
-    "labelled_grids",
-    "labelled_panels",
-    "matmul_cell",
-    "projections",
-    "shape_blocks",
-    "stacked_rows",
-    "transpose_reflection",
-    "word_heatmap",
-    "heads_flow",
-    "turning_arrows",
-    "weight_by_position",
+    "arrow_parts", "arrows", "arrows_to_rows", "dot_cases", "dot_projection",
+    "projections", "shape_blocks",
+    "head_scores", "next_token_bars",
+    "blend", "lines", "loss_curve", "position_waves", "softmax_shares", "timings",
+    "angle_between", "moved_arrows", "query_key_arrows", "row_combination", "transpose_mirror",
+    "attention_maps", "before_after", "heatmap", "labelled_panels", "word_heatmap",
+    "heads_flow", "turning_arrows", "weight_by_position",
+    "roofline", "roofline_limit",
+    "BLACK", "BLUE", "DIVERGING", "GREEN", "HEATMAP", "ORANGE", "PALETTE", "PURPLE", "SKY", "STYLE", "SVG_STYLE",
+    "VERMILLION", "WORD_COLOURS", "YELLOW", "colour_scale", "colour_words", "math_label", "show_svg_inline",
+    "word_colour", "word_ticks",
+    "grid", "labelled_grids", "matmul_cell", "stacked_rows", "transpose_reflection",
+    "cosine_triangle", "page_grid", "sum_axes",
     "all_heads",
-    "head_scores",
-    "next_token_bars",
-    "BLACK",
-    "BLUE",
-    "DIVERGING",
-    "GREEN",
-    "HEATMAP",
-    "ORANGE",
-    "PALETTE",
-    "PURPLE",
-    "SKY",
-    "STYLE",
-    "SVG_STYLE",
-    "VERMILLION",
-    "WORD_COLOURS",
-    "YELLOW",
-    "colour_scale",
-    "colour_words",
-    "math_label",
-    "save_svg",
-    "show_svg_inline",
-    "word_colour",
-    "word_ticks",
 ]
+# fmt: on
 
 show_svg_inline()

@@ -11,37 +11,12 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from ..arrays import to_numpy
-from .style import (
-    BLUE,
-    GREEN,
-    ORANGE,
-    PALETTE,
-    STYLE,
-    figure,
-    math_label,
-)
+from .style import BLUE, GREEN, ORANGE, PALETTE, STYLE, figure, math_label
 
 
-def _box(
-    ax: Any,
-    x: float,
-    y: float,
-    w: float,
-    h: float,
-    text: str,
-    colour: str,
-    alpha: float = 1.0,
-) -> None:
+def _box(ax: Any, x: float, y: float, w: float, h: float, text: str, colour: str, alpha: float = 1.0) -> None:
     ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, alpha=alpha, edgecolor="0.2", lw=1.2))
-    ax.text(
-        x + w / 2,
-        y + h / 2,
-        text,
-        ha="center",
-        va="center",
-        fontsize=12,
-        fontweight="bold",
-    )
+    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=12, fontweight="bold")
 
 
 def _rows_cols(M: np.ndarray) -> tuple[int, int]:
@@ -57,32 +32,16 @@ def projections(n: int, d_model: int, d_k: int, d_v: int) -> Any:
         ax.set_ylim(0, 6)
         ax.axis("off")
         _box(ax, 0.3, 2.4, 1.8, 1.2, f"$X$\n{n}×{d_model}", "0.85")
-        outs = [
-            ("Q", "W_Q", d_k, 4.6, BLUE),
-            ("K", "W_K", d_k, 2.6, ORANGE),
-            ("V", "W_V", d_v, 0.6, GREEN),
-        ]
+        outs = [("Q", "W_Q", d_k, 4.6, BLUE), ("K", "W_K", d_k, 2.6, ORANGE), ("V", "W_V", d_v, 0.6, GREEN)]
         for name, w, width, y, colour in outs:
             _box(ax, 4.2, y, 1.7, 1.0, f"${w}$\n{d_model}×{width}", colour, alpha=0.35)
             _box(ax, 7.8, y, 1.8, 1.0, f"${name}$\n{n}×{width}", colour, alpha=0.7)
             ax.add_patch(
-                FancyArrowPatch(
-                    (2.1, 3.0),
-                    (4.2, y + 0.5),
-                    arrowstyle="-|>",
-                    mutation_scale=16,
-                    color="0.3",
-                    lw=1.5,
-                )
+                FancyArrowPatch((2.1, 3.0), (4.2, y + 0.5), arrowstyle="-|>", mutation_scale=16, color="0.3", lw=1.5)
             )
             ax.add_patch(
                 FancyArrowPatch(
-                    (5.9, y + 0.5),
-                    (7.8, y + 0.5),
-                    arrowstyle="-|>",
-                    mutation_scale=16,
-                    color="0.3",
-                    lw=1.5,
+                    (5.9, y + 0.5), (7.8, y + 0.5), arrowstyle="-|>", mutation_scale=16, color="0.3", lw=1.5
                 )
             )
             ax.text(6.85, y + 0.62, f"$X{w}$", ha="center", fontsize=12)

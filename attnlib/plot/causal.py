@@ -9,12 +9,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..arrays import to_numpy
+from ..causal_lm import label
 from .style import BLUE, HEATMAP, STYLE, VERMILLION, figure, wrap
-
-
-def _shown(piece: str) -> str:
-    """A token's text as a label: a leading space as ␣, a new line as ⏎, so that no piece looks empty."""
-    return piece.replace(" ", "␣").replace("\n", "⏎")
 
 
 def next_token_bars(steps: Sequence[tuple[str, Sequence[tuple[str, float]]]], title: str = "") -> Any:
@@ -27,7 +23,7 @@ def next_token_bars(steps: Sequence[tuple[str, Sequence[tuple[str, float]]]], ti
     fig, axes = figure(5.6, k * (0.34 * top + 0.9) + (0.5 if title else 0.1), nrows=k, squeeze=False)
     with plt.rc_context(STYLE):
         for ax, (context, candidates) in zip(axes[:, 0], steps):
-            labels = [_shown(p) for p, _ in candidates]
+            labels = [label(p) for p, _ in candidates]
             probs = [float(p) for _, p in candidates]
             at = np.arange(len(labels))[::-1]
             ax.barh(at, probs, color=[VERMILLION] + [BLUE] * (len(probs) - 1))
@@ -36,7 +32,7 @@ def next_token_bars(steps: Sequence[tuple[str, Sequence[tuple[str, float]]]], ti
             ax.set_yticks(at)
             ax.set_yticklabels(labels)
             ax.set_xlim(0, 1)
-            ax.set_title(wrap(f"after …{_shown(context)}", 44), fontsize=11, loc="left")
+            ax.set_title(wrap(f"after …{label(context)}", 44), fontsize=11, loc="left")
         axes[-1, 0].set_xlabel("probability of the next token")
         if title:
             fig.suptitle(wrap(title, 44))

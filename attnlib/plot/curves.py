@@ -10,18 +10,7 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch
 
 from ..arrays import to_numpy
-from .style import (
-    BLACK,
-    BLUE,
-    DIVERGING,
-    PALETTE,
-    STYLE,
-    colour_words,
-    figure,
-    vec_text,
-    word_colour,
-    wrap,
-)
+from .style import BLACK, BLUE, DIVERGING, PALETTE, STYLE, colour_words, figure, vec_text, word_colour, wrap
 
 
 def lines(
@@ -65,10 +54,7 @@ def lines(
 
 
 def softmax_shares(
-    row_scores: Sequence[float],
-    labels: Sequence[str],
-    title: str = "",
-    size: tuple[float, float] = (5.4, 5.6),
+    row_scores: Sequence[float], labels: Sequence[str], title: str = "", size: tuple[float, float] = (5.4, 5.6)
 ) -> Any:
     """One row of scores above the shares softmax makes of it, as bars that add up to 1 (the softmax chapter).
 
@@ -88,13 +74,7 @@ def softmax_shares(
         axes[1].set_ylim(0, 1.12)
         axes[1].set_title(r"weights $\mathrm{softmax}(x)[j]$")
         for b, v in zip(bars, w):
-            axes[1].text(
-                b.get_x() + b.get_width() / 2,
-                v + 0.02,
-                f"{v:.2f}",
-                ha="center",
-                fontsize=11,
-            )
+            axes[1].text(b.get_x() + b.get_width() / 2, v + 0.02, f"{v:.2f}", ha="center", fontsize=11)
         for ax in axes:
             ax.set_xticks(at)
             ax.set_xticklabels(labels, rotation=30 if len(labels) > 6 else 0)
@@ -104,11 +84,7 @@ def softmax_shares(
 
 
 def blend(
-    weights: Sequence[float],
-    V: Any,
-    labels: Sequence[str],
-    target: str = "z",
-    size: tuple[float, float] | None = None,
+    weights: Sequence[float], V: Any, labels: Sequence[str], target: str = "z", size: tuple[float, float] | None = None
 ) -> Any:
     """One output row z_i = Σ_j A_ij v_j drawn as value rows flowing in with their weights on the arrows (the weighted sum chapter).
 
@@ -127,14 +103,7 @@ def blend(
         for j in range(n):
             _blend_row(ax, n - 1 - j, labels[j], V[j], w[j], mid)
         ax.text(7.45, mid + 0.35, target, va="bottom", fontsize=13, fontweight="bold")
-        ax.text(
-            7.45,
-            mid - 0.1,
-            vec_text(np.round(z, 2)),
-            va="top",
-            fontsize=11,
-            fontweight="bold",
-        )
+        ax.text(7.45, mid - 0.1, vec_text(np.round(z, 2)), va="top", fontsize=11, fontweight="bold")
         ax.text(
             0.0,
             -0.9,
@@ -197,14 +166,7 @@ def timings(
             top = all_n.max()
             ref = np.array([top / 4, top])  # a slope-2 guide ending at the largest n, mid-height
             level = np.exp(np.log(all_t[all_n == top]).mean())
-            ax.plot(
-                ref,
-                level * (ref / top) ** 2,
-                ":",
-                color=BLACK,
-                lw=2,
-                label="slope 2 (time ∝ n²)",
-            )
+            ax.plot(ref, level * (ref / top) ** 2, ":", color=BLACK, lw=2, label="slope 2 (time ∝ n²)")
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
@@ -213,13 +175,7 @@ def timings(
             ax.set_ylabel(ylabel)
             ax.set_title(textwrap.fill(panel, 62), fontsize=11)
             ax.grid(alpha=0.3, which="major")
-            ax.legend(
-                fontsize=11,
-                loc="upper center",
-                bbox_to_anchor=(0.5, -0.18),
-                ncols=2,
-                frameon=False,
-            )
+            ax.legend(fontsize=11, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2, frameon=False)
         for ax in list(axes.flat)[len(runs) :]:
             ax.axis("off")
         if title:
@@ -243,9 +199,7 @@ def position_waves(PE: Any, title: str = "Sinusoidal positional encoding") -> An
 
 
 def loss_curve(
-    history: Sequence[float],
-    title: str = "Training: the loss falls",
-    ylabel: str = "loss (mean squared error)",
+    history: Sequence[float], title: str = "Training: the loss falls", ylabel: str = "loss (mean squared error)"
 ) -> Any:
     """The loss at every training step, on a log scale so the late, small improvements stay visible (the learning the lenses chapter).
 

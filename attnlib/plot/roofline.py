@@ -16,9 +16,7 @@ def roofline_limit(intensity: float | Sequence[float], peak: float, bandwidth: f
 
 
 def roofline(
-    points: dict[str, tuple[float, float]],
-    ceilings: dict[str, tuple[float, float]],
-    title: str = "",
+    points: dict[str, tuple[float, float]], ceilings: dict[str, tuple[float, float]], title: str = ""
 ) -> object:
     """Kernels as points (FLOPs per byte, achieved FLOP/s) under each machine's roof (the counting and timing chapter).
 

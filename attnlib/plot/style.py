@@ -46,11 +46,16 @@ def colour_scale(lo: float, hi: float) -> tuple[str, float, float]:
     return HEATMAP, lo, hi
 
 
+def luminance(colour: Any) -> float:
+    """The WCAG 2.1 relative luminance of a colour (#rrggbb or any colour matplotlib reads): 0 black, 1 white."""
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in matplotlib.colors.to_rgb(colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
 def text_colour_on(face: Any) -> str:
     """ "black" or "white", whichever reads better on a cell of colour `face` (by its relative luminance)."""
-    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in matplotlib.colors.to_rgb(face))
-    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"
+    lum = luminance(face)
+    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
 
 
 # One colour per word, the same in every chapter and every figure.
@@ -275,16 +280,6 @@ def word_ticks(fig: Any) -> Any:
     for ax in fig.axes:
         colour_words(ax.get_xticklabels() + ax.get_yticklabels())
     return fig
-
-
-def save_svg(fig: Any, path: str) -> None:
-    """Save a figure as SVG with no date and a fixed id salt, so the same drawing gives the same bytes.
-
-    A saved file gets a white background (it may be opened in any viewer); figures shown in a
-    notebook keep STYLE's transparent one.
-    """
-    with plt.rc_context(SVG_STYLE):
-        fig.savefig(path, format="svg", metadata={"Date": None}, facecolor="white")
 
 
 def wrap(text: str, width: int = 48) -> str:
