@@ -1,4 +1,4 @@
-"""attnlib.bench (chapter 16): the stopwatch and the FLOP and byte counts.
+"""attnlib.bench (chapter 17): the stopwatch and the FLOP and byte counts.
 
 No timing assertions here: how fast things are is measured in benchmarks/, not tested.
 """

@@ -1,4 +1,4 @@
-"""attnlib.machine (chapter 16): the CPU's description, the threads the libraries report, the two ceilings.
+"""attnlib.machine (chapter 17): the CPU's description, the threads the libraries report, the two ceilings.
 
 No timing assertions here: how fast things are is measured in benchmarks/, not tested.
 """

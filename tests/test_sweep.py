@@ -1,4 +1,4 @@
-"""attnlib.sweep and its command line, benchmarks/sweep.py (chapter 16): the sweep's rows and skips,
+"""attnlib.sweep and its command line, benchmarks/sweep.py (chapter 17): the sweep's rows and skips,
 the interleaved rounds, the table, and the command line end to end.
 
 No timing assertions here: how fast things are is measured in benchmarks/, not tested.

@@ -10,7 +10,8 @@ The figures live in modules by kind: `style` (palette, word colours, the matplot
 output, the helpers every kind of figure uses), `arrows`, `geometry`, `tables` (matrices as tables
 of numbers), `heatmaps` (matrices as coloured cells), `blocks` (shapes as blocks), `curves`,
 `roofline`, `learning` (Part IV), and `trained` and `causal` (the two real models); every figure is
-reachable as `plot.NAME`.
+reachable as `plot.NAME`. The real models' figures round their float32 numbers to two decimals
+(`style.two_decimals`), so a notebook re-run on another processor stores the same bytes.
 
 Importing `attnlib.plot` inside a Jupyter kernel switches that kernel's inline figures to SVG
 (`style.show_svg_inline`), so every figure of the course is stored sharp at any width; outside a

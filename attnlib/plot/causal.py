@@ -10,7 +10,7 @@ import numpy as np
 
 from ..arrays import to_numpy
 from ..causal_lm import label
-from .style import BLUE, HEATMAP, STYLE, VERMILLION, figure, wrap
+from .style import BLUE, HEATMAP, STYLE, VERMILLION, figure, two_decimals, wrap
 
 
 def next_token_bars(steps: Sequence[tuple[str, Sequence[tuple[str, float]]]], title: str = "") -> Any:
@@ -24,7 +24,7 @@ def next_token_bars(steps: Sequence[tuple[str, Sequence[tuple[str, float]]]], ti
     with plt.rc_context(STYLE):
         for ax, (context, candidates) in zip(axes[:, 0], steps):
             labels = [label(p) for p, _ in candidates]
-            probs = [float(p) for _, p in candidates]
+            probs = two_decimals([p for _, p in candidates]).tolist()  # the same bars on any processor
             at = np.arange(len(labels))[::-1]
             ax.barh(at, probs, color=[VERMILLION] + [BLUE] * (len(probs) - 1))
             for y, p in zip(at, probs):
@@ -51,7 +51,7 @@ def head_scores(
     fig, axes = figure(5.8, 7.2, ncols=k, squeeze=False, sharey=True)
     with plt.rc_context(STYLE):
         for ax, (name, S) in zip(axes[0], scores.items()):
-            S = to_numpy(S)
+            S = two_decimals(to_numpy(S))  # the same colours on any processor
             layers, heads = S.shape
             im = ax.imshow(S, cmap=HEATMAP, vmin=0.0, vmax=1.0, aspect="auto")
             for layer, head in marked.get(name, []):

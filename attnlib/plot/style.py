@@ -152,6 +152,17 @@ def show_svg_inline() -> bool:
     return True
 
 
+def two_decimals(values: Any) -> np.ndarray:
+    """A model's numbers as a figure draws them: rounded to two decimals (the two real-model chapters).
+
+    A float32 forward pass ends in different last digits on different processors (their matrix
+    routines add in different orders). Drawn raw, those digits reach the stored figure's coordinates
+    and colours, and a notebook re-run on another machine no longer matches its stored output.
+    Two decimals are what the figures print as labels, and finer than the eye reads a bar or a colour.
+    """
+    return np.round(np.asarray(values, dtype=float), 2)
+
+
 def figure(width: float = 6.0, height: float = 4.0, ncols: int = 1, nrows: int = 1, **subplots: Any) -> tuple[Any, Any]:
     """The one way every figure of the course is made: the course style, and inline display kept on."""
     with plt.rc_context(STYLE):

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from ..arrays import to_numpy
-from .style import HEATMAP, STYLE, colour_words, figure, wrap
+from .style import HEATMAP, STYLE, colour_words, figure, two_decimals, wrap
 
 #: The layout, in inches: figure width, height of a row of small maps, a small map's side, left margin,
 #: the large map's side. Placed by hand: a layout engine takes seconds over 73 axes.
@@ -134,7 +134,7 @@ def all_heads(
     {"previous word": ((layer, head), colour), ...}, each framed in its colour, with a legend; a colour
     the heatmap itself uses (YELLOW, the colour of weight 1) raises ValueError.
     """
-    A = to_numpy(A)
+    A = two_decimals(to_numpy(A))  # the same colours on any processor
     layers, heads, n, _ = A.shape
     marked = marked or {}
     for name, (_, colour) in marked.items():
