@@ -1,4 +1,4 @@
-"""The live figures of the two real models (the trained model and the causal model chapters): pick a
+"""The live figures of the two real models (the trained model and causal model chapters): pick a
 sentence, a layer and a head; read that head's weights A, token by token."""
 
 from __future__ import annotations
