@@ -64,10 +64,12 @@ lab: $(STAMP) $(LAB_OVERRIDES)
 	$(VENV)/bin/jupyter trust chapters/[0-9][0-9]_*.ipynb > /dev/null
 	$(VENV)/bin/jupyter lab chapters
 
+# one thread per library, as `make test` runs them (tests/conftest.py): the same sums in the same order
 execute: $(STAMP) course-data
 	$(PY) tools/prepare_notebooks.py
 	for nb in chapters/[0-9][0-9]_*.ipynb; do \
-		ATTNLIB_PROGRESS=off $(VENV)/bin/jupyter execute --inplace "$$nb" || exit 1; \
+		ATTNLIB_PROGRESS=off OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+			$(VENV)/bin/jupyter execute --inplace "$$nb" || exit 1; \
 	done
 	$(PY) tools/lab_solutions.py chapters/[0-9][0-9]_*.ipynb
 

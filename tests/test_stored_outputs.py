@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from course_map import save_svg  # tools/course_map.py (tests/conftest.py puts tools/ on the path)
 
 from attnlib import plot
-from attnlib.plot.style import save_svg
 
 CHAPTERS = sorted((Path(__file__).resolve().parents[1] / "chapters").glob("[0-9][0-9]_*.ipynb"))
 #: a line about how far apart two results are: a difference, an error, or |A - B|

@@ -315,11 +315,13 @@ def test_cli_cpu_sweep_peak_memory_part_runs_sweep_s_kernel_in_a_fresh_process(i
 def test_every_sample_records_its_page_faults_and_system_time():
     import numpy as np
 
-    calls = {"fresh": lambda: np.ones(2**22).sum(), "kept": lambda: None}
+    # 64 MiB: above glibc's largest mmap threshold (32 MiB), so every call maps new pages; a 32 MiB array
+    # could come back from the heap after the threshold rises, with no new page at all
+    calls = {"fresh": lambda: np.ones(2**23).sum(), "kept": lambda: None}
     usage = {}
     samples = sweep.interleaved(calls, rounds=3, warmup=1, usage=usage)
     assert set(usage) == {"fresh", "kept"}
     for name in calls:
         assert len(usage[name]["page_faults"]) == len(usage[name]["system_s"]) == len(samples[name]) == 3
         assert all(f >= 0 for f in usage[name]["page_faults"])
-    assert min(usage["fresh"]["page_faults"]) > max(usage["kept"]["page_faults"])  # 32 MiB of new pages each call
+    assert min(usage["fresh"]["page_faults"]) > max(usage["kept"]["page_faults"])  # 64 MiB of new pages each call
