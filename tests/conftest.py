@@ -207,9 +207,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = start_order(items)
 
 
+#: The first files handed out, in this order. xdist gives each worker one file, and the next file in line
+#: once at most two of its tests are left: worker 0 builds the book (every book test waits for that build,
+#: two to three minutes) and sweeps the desktop views; meanwhile worker 1 runs the JupyterLab test, which
+#: needs no book, and then the phone sweep, by when the book is built. Handed out together, as before,
+#: both sweeps waited on one build and a core sat idle for its whole length.
+FIRST = ("tests/test_browser.py", "tests/test_jupyterlab.py", "tests/test_browser_phone.py")
+
+
 def start_order(items: list[pytest.Item]) -> list[pytest.Item]:
-    """The files that open a browser first, then those that build the book or run a whole program,
-    then the notebooks, then the rest; within each group, and within each file, the order stays.
+    """FIRST's files first, then the files that open a browser, then those that build the book or run a
+    whole program, then the notebooks, then the rest; within each group, and within each file, the order
+    stays.
 
     `make test` hands out whole files to its workers in this order (pytest-xdist's --dist loadfile
     with --no-loadscope-reorder). Started last, the minutes-long browser sweeps (tests/test_browser.py
@@ -224,12 +233,13 @@ def start_order(items: list[pytest.Item]) -> list[pytest.Item]:
             return 1
         return 2 if item.nodeid.endswith(".ipynb") or ".ipynb::" in item.nodeid else 3
 
-    files: dict[str, int] = {}
+    files: dict[str, tuple[int, int]] = {}
     for item in items:
         path = item.nodeid.split("::")[0]
-        files[path] = min(files.get(path, 3), group(item))
+        first = FIRST.index(path) - len(FIRST) if path in FIRST else 0
+        files[path] = min(files.get(path, (0, 3)), (first, group(item)))
     position = {path: i for i, path in enumerate(files)}
-    return sorted(items, key=lambda item: (files[item.nodeid.split("::")[0]], position[item.nodeid.split("::")[0]]))
+    return sorted(items, key=lambda item: (*files[item.nodeid.split("::")[0]], position[item.nodeid.split("::")[0]]))
 
 
 # ----------------------------------------------------------------------------- the browser
