@@ -56,6 +56,20 @@ def embedded(fig: interactive.InteractiveFigure) -> dict:
     return json.loads(match.group(1).replace("<\\/", "</"))
 
 
+def assert_weights_are_fresh(fig: interactive.InteractiveFigure, runs: list, causal: bool = False) -> None:
+    """The hundredths a real model's figure embeds (read from attnlib/figure_weights.npz for its default texts)
+    are the ones `runs` (attnlib.interactive.trained.hundredths, run now) holds: each within one hundredth, a
+    value on a rounding edge going either way on another processor, and at most 0.1 % of them differing."""
+    data, differ, total = embedded(fig), 0, 0
+    for k, (_, A) in enumerate(runs):
+        n = A.shape[-1]
+        stored = np.array([x for heads in data["A"][k] for M in heads for row in M for x in row])
+        fresh = A[(..., *np.tril_indices(n, 0 if causal else n))].ravel().astype(int)  # row by row, as stored
+        assert stored.shape == fresh.shape and np.abs(stored - fresh).max() <= 1
+        differ, total = differ + np.count_nonzero(stored != fresh), total + stored.size
+    assert differ <= total // 1000, f"{differ} of {total} stored hundredths differ from the model's now"
+
+
 def chapter_12_heads() -> dict:
     """Chapter 12's two heads, "who?" (chapter 5's lenses) and "where?", with W_V = W_O = I."""
     X = attnlib.sentence_matrix(attnlib.RUNNING_SENTENCE)

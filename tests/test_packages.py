@@ -240,7 +240,9 @@ WHEEL_RUN = """
     print(len(attncheck.exercise_ids()), refused, registry.FAILED)
     print(shown.exercises["weighted_sum.z_row"])
     print(shown.next_where)
-    print(trained.REFERENCE.is_file())
+    from attnlib.interactive.trained import STORED  # the live figures' weights
+
+    print(trained.REFERENCE.is_file() and STORED.is_file())
 """
 
 

@@ -51,6 +51,12 @@ def write(path: str | Path, sentences=SENTENCES) -> str:
     arrays = {"sentences": np.array(sentences)}
     for k, sentence in enumerate(sentences):
         arrays.update({f"{name}_{k}": value for name, value in outputs(sentence).items()})
+    return write_npz(path, arrays)
+
+
+def write_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> str:
+    """Store `arrays` in one compressed .npz, byte for byte the same for the same arrays (fixed zip dates);
+    return its sha256."""
     with zipfile.ZipFile(path, "w") as z:
         for name, value in arrays.items():
             buffer = io.BytesIO()
