@@ -925,3 +925,13 @@ def test_the_starting_picture_is_drawn_by_python(name):
             f"{name}: {len(empty)} of {len(shapes)} shapes wait for the script: "
             f"{[e.getAttribute('class') or e.tagName for e in empty]}"
         )
+
+
+def test_the_stored_figure_weights_are_for_the_figures_default_texts():
+    """Change SENTENCES or TEXTS without rewriting attnlib/figure_weights.npz (tools/figure_weights.py) and
+    the figures would quietly run the model again, on any processor's last digits: this fails instead."""
+    from attnlib.interactive import trained
+
+    with np.load(trained.STORED) as data:
+        assert data["trained_texts"].tolist() == list(trained.SENTENCES)
+        assert data["causal_texts"].tolist() == list(trained.TEXTS)
