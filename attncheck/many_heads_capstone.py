@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from attnlib.core import softmax as _softmax
+from attnlib.course import chapter_ref
 from attnlib.heads import multi_head_attention as _reference
 
 from . import Wrong, call, exercise, expect_array, expect_pair, to_numpy
@@ -28,6 +29,8 @@ SLIPS: dict = {}
 # of W_Q, W_K and W_V), and `mask` the masks chapter's b × 1 × n padding mask (True: a real key). The scores
 # are b × h × n × n, so the mask must become b × 1 × 1 × n. Each sentence's first word is real, so no
 # row is hidden whole. Two cases have b = h, where a mask lined up with the head axis raises nothing.
+# The last case has scores in the thousands (up to 3,410 in size, spread over up to 4,399 inside a row,
+# rows far apart): a softmax that does not shift each row by its own max gives inf or nan there.
 
 BM_SIZES = [  # (lengths of the b sentences, n, d_model, h)
     ([4, 2], 4, 4, 2),  # b = h = 2: the classic silent case
@@ -53,6 +56,9 @@ def _bm_cases() -> list[tuple[Any, ...]]:
     first = out[0]
     out.append((first[0], *[rng.normal(size=W.shape) for W in first[1:5]], first[5], first[6]))
     out.append((*first[:6], _bm_mask([1, 3], first[0].shape[1])))
+    # the first case with W_Q and W_K times 15, so its scores times 225: no shift, the whole array's max,
+    # each row's min and each row's mean each leave their own entries inf or nan
+    out.append((first[0], first[1] * 15, first[2] * 15, *first[3:]))
     return out
 
 
@@ -156,6 +162,40 @@ def _bm_mask_after_softmax(X, W_Q, W_K, W_V, W_O, h, mask):
     return _bm_merge(A @ V, W_O)
 
 
+def _bm_shifted(X, W_Q, W_K, W_V, W_O, h, mask, shift):
+    """The softmax shifted by `shift` of the masked scores instead of by each row's own max."""
+    S, V = _bm_parts(X, W_Q, W_K, W_V, h)
+    S = np.where(mask[:, None], S, -np.inf)
+    E = np.exp(S - shift(S))
+    return _bm_merge(E / E.sum(axis=-1, keepdims=True) @ V, W_O)
+
+
+def _bm_no_shift(X, W_Q, W_K, W_V, W_O, h, mask):
+    return _bm_shifted(X, W_Q, W_K, W_V, W_O, h, mask, lambda S: 0.0)
+
+
+def _bm_whole_max_shift(X, W_Q, W_K, W_V, W_O, h, mask):
+    return _bm_shifted(X, W_Q, W_K, W_V, W_O, h, mask, np.max)  # every sentence, head and row together
+
+
+def _bm_min_shift(X, W_Q, W_K, W_V, W_O, h, mask):  # each row's smallest real score
+    return _bm_shifted(
+        X, W_Q, W_K, W_V, W_O, h, mask, lambda S: np.where(S > -np.inf, S, np.inf).min(-1, keepdims=True)
+    )
+
+
+def _bm_mean_shift(X, W_Q, W_K, W_V, W_O, h, mask):  # each row's mean real score
+    return _bm_shifted(X, W_Q, W_K, W_V, W_O, h, mask, lambda S: S.mean(-1, keepdims=True, where=S > -np.inf))
+
+
+_BM_SHIFTS = [  # (slip, what it did): the softmax's shift, told apart by the hidden case of large scores
+    (_bm_no_shift, "your softmax shifts the scores by nothing"),
+    (_bm_whole_max_shift, "you shifted by the largest score of the whole array"),
+    (_bm_min_shift, "you shifted each row by its smallest score"),
+    (_bm_mean_shift, "you shifted each row by its mean score"),
+]
+
+
 def _bm_no_mask(X, W_Q, W_K, W_V, W_O, h, mask):
     S, V = _bm_parts(X, W_Q, W_K, W_V, h)
     return _bm_merge(_softmax(S) @ V, W_O)
@@ -213,11 +253,13 @@ _BM_HINTS = [  # (slip, hint): each names what went wrong, not the line that put
     (_bm_no_w_o, "The heads were concatenated but never mixed: W_O is missing."),
 ]
 
+_BM_LARGE = "scores in the thousands, rows far apart, a large spread inside a row"
 EDGES["many_heads.batched_masked"] = (
     "b = h, where a mask on the wrong axis raises nothing",
     "b ≠ h, h = 1 and h = d_model",
     "a sentence of one word",
     "the same X again with other weights or another mask",
+    _BM_LARGE,
 )
 SLIPS["many_heads.batched_masked"] = [
     (_bm_mask_on_heads, "met the head axis", "b = h, where a mask on the wrong axis raises nothing"),
@@ -228,6 +270,10 @@ SLIPS["many_heads.batched_masked"] = [
     (_bm_mask_after_softmax, "after the softmax", "a sentence of one word"),
     (_bm_no_mask, "mask was not used", "a sentence of one word"),
     (_bm_cached_by_x, "keeps results between calls", "the same X again with other weights or another mask"),
+    (_bm_no_shift, "shifts the scores by nothing", _BM_LARGE),
+    (_bm_whole_max_shift, "the largest score of the whole array", _BM_LARGE),
+    (_bm_min_shift, "each row by its smallest score", _BM_LARGE),
+    (_bm_mean_shift, "each row by its mean score", _BM_LARGE),
 ]
 _BM_FORBIDDEN = {"attnlib.multi_head_attention": _reference}  # the statement: build it yourself
 
@@ -255,11 +301,16 @@ def _bm_caught_by_cache(got: np.ndarray, earlier: list[np.ndarray]) -> bool:
 @exercise(
     "many_heads.batched_masked",
     right=[_bm_solution, _bm_output_only, _bm_loops, _bm_torch],
-    wrong=[*(slip for slip, _ in _BM_HINTS), _bm_reshapes_mask_in_place, _bm_cached_by_x],
+    wrong=[
+        *(slip for slip, _ in _BM_HINTS + _BM_SHIFTS),
+        _bm_reshapes_mask_in_place,
+        _bm_cached_by_x,
+    ],
     catches="the b × 1 × n mask put on the scores as it is (its b meets the head axis; silent when b = h), the mask "
     "over the query axis, no √d_k or √d_model, the softmax over the queries, the heads concatenated in "
     "reverse order or merged without the swap, the mask applied after the softmax, no mask, no W_O, the "
-    "caller's mask reshaped in place, a result kept between calls; cases "
+    "caller's mask reshaped in place, a result kept between calls, a softmax shifted by nothing, by the whole "
+    "array's max or by each row's min or mean (a case with scores in the thousands); cases "
     "include b = h, b ≠ h, h = 1, h = d_model and a sentence of one word",
     solution="A = softmax(np.where(mask[:, None], S, -np.inf))",
 )
@@ -293,10 +344,20 @@ def _batched_masked(fn: Any) -> None:
                 f"{label} has shape {got.shape}, but it should be (b, n, d_model) = {want.shape}. "
                 "Print the shape after every step: the scores are b × h × n × n."
             )
+        with np.errstate(all="ignore"):
+            shifted = [words for slip, words in _BM_SHIFTS if np.allclose(got, slip(*case), equal_nan=True)]
+        if len(shifted) == 1:  # one shift alone explains these numbers
+            raise Wrong(
+                f"{label}: {shifted[0]}. One hidden case has scores in the thousands, rows far apart and "
+                "a spread of thousands inside a row: each row's softmax must subtract that row's own "
+                f"largest score before np.exp, as in {chapter_ref('softmax')}, so that every e^x is at most 1."
+            )
         if not np.all(np.isfinite(got)):
             raise Wrong(
                 f"{label} contains inf or nan. A hidden score is -inf (or a large negative number) "
-                "BEFORE the softmax, and every sentence's first word is real, so no row is hidden whole."
+                "BEFORE the softmax, and every sentence's first word is real, so no row is hidden whole. "
+                "Then each row's softmax subtracts that row's own largest score before np.exp: its smallest "
+                "or mean score is -inf in a row with a hidden key, and one hidden case has scores in the thousands."
             )
         for slip, hint in _BM_HINTS:
             with np.errstate(all="ignore"):

@@ -368,14 +368,33 @@ def test_sizes_are_whole_numbers_in_the_statement_the_chapter_and_the_grader():
 # --- every softmax of the course is safe on large scores: chapters 10 and 12 say so and try it -------
 
 
-def _softmax_unshifted(S):
-    E = np.exp(S)
-    return E / E.sum(axis=-1, keepdims=True)
+def _softmax_shifted_by(shift):
+    def softmax(S):
+        E = np.exp(S - shift(S))
+        return E / E.sum(axis=-1, keepdims=True)
+
+    softmax.__name__ = shift.__name__
+    return softmax
 
 
-def _softmax_whole_max(S):
-    E = np.exp(S - S.max())
-    return E / E.sum(axis=-1, keepdims=True)
+def _each_row_s_max(S):
+    return S.max(axis=-1, keepdims=True)
+
+
+def _nothing(S):
+    return 0.0
+
+
+def _whole_array_s_max(S):
+    return S.max()
+
+
+def _each_row_s_min(S):
+    return S.min(axis=-1, keepdims=True)
+
+
+def _each_row_s_mean(S):
+    return S.mean(axis=-1, keepdims=True)
 
 
 def _attention(softmax):
@@ -397,14 +416,44 @@ def _heads(softmax):
     return multi_head_attention
 
 
-def test_the_softmax_inside_attention_must_shift_each_row_by_its_own_max():
-    for exercise_id, build in [("weighted_sum.self_attention", _attention), ("many_heads.multi_head", _heads)]:
-        statement = _statement(registry.get(exercise_id))
-        assert "(09_softmax.ipynb)" in statement and "max" in statement, exercise_id
-        assert judge(exercise_id, build(lambda S: _softmax_whole_max(S - S.max(axis=-1, keepdims=True)))).ok
-        for softmax in (_softmax_unshifted, _softmax_whole_max):
-            hint = _fails(exercise_id, build(softmax))
-            assert "largest score" in hint, (exercise_id, softmax.__name__, hint)
+def _batched_heads(softmax):
+    def batched_attention(X, W_Q, W_K, W_V, W_O, h, mask):
+        b, n, d_model = X.shape
+        d_k = d_model // h
+        Q, K, V = ((X @ W).reshape(b, n, h, d_k).transpose(0, 2, 1, 3) for W in (W_Q, W_K, W_V))
+        S = Q @ K.swapaxes(-1, -2) / np.sqrt(d_k)
+        A = softmax(np.where(mask[:, None], S, -np.inf))
+        return (A @ V).transpose(0, 2, 1, 3).reshape(b, n, d_model) @ W_O
+
+    return batched_attention
+
+
+# every function exercise whose answer writes a softmax, with the answer built around a given softmax
+SOFTMAX_WRITERS = {
+    "softmax.stable_softmax": lambda softmax: softmax,
+    "weighted_sum.self_attention": _attention,
+    "many_heads.multi_head": _heads,
+    "many_heads.batched_masked": _batched_heads,
+}
+NOT_A_WHOLE_SOFTMAX = {"cpu_vs_gpu.online_step"}  # one step of the online softmax: its own slips, tested above
+
+
+def test_every_exercise_that_writes_a_softmax_is_tried_with_each_wrong_shift():
+    said = {ex_id for ex_id in FUNCTION_EXERCISES if "softmax" in _statement(registry.get(ex_id)).lower()}
+    assert said <= set(SOFTMAX_WRITERS) | NOT_A_WHOLE_SOFTMAX, said - set(SOFTMAX_WRITERS)
+
+
+@pytest.mark.parametrize("exercise_id", list(SOFTMAX_WRITERS))
+def test_the_softmax_inside_attention_must_shift_each_row_by_its_own_max(exercise_id):
+    build = SOFTMAX_WRITERS[exercise_id]
+    statement = _statement(registry.get(exercise_id))
+    assert "max" in statement or "largest" in statement, exercise_id
+    if not exercise_id.startswith("softmax."):
+        assert "(09_softmax.ipynb)" in statement, exercise_id
+    assert judge(exercise_id, build(_softmax_shifted_by(_each_row_s_max))).ok
+    for shift in (_nothing, _whole_array_s_max, _each_row_s_min, _each_row_s_mean):
+        hint = _fails(exercise_id, build(_softmax_shifted_by(shift)))
+        assert "largest score" in hint, (exercise_id, shift.__name__, hint)
 
 
 def test_every_registered_online_step_slip_hears_a_step_not_a_plain_not_right():
