@@ -313,15 +313,22 @@ def test_cli_cpu_sweep_peak_memory_part_runs_sweep_s_kernel_in_a_fresh_process(i
 
 
 def test_every_sample_records_its_page_faults_and_system_time():
+    import mmap
+
     import numpy as np
 
-    # 64 MiB: above glibc's largest mmap threshold (32 MiB), so every call maps new pages; a 32 MiB array
-    # could come back from the heap after the threshold rises, with no new page at all
-    calls = {"fresh": lambda: np.ones(2**23).sum(), "kept": lambda: None}
+    def fresh():  # a new anonymous mapping, every page written: new pages on any allocator, in any process
+        pages = mmap.mmap(-1, 2**25)
+        view = np.frombuffer(pages, dtype=np.uint8)
+        view[:: mmap.PAGESIZE] = 1
+        del view
+        pages.close()
+
+    calls = {"fresh": fresh, "kept": lambda: None}
     usage = {}
     samples = sweep.interleaved(calls, rounds=3, warmup=1, usage=usage)
     assert set(usage) == {"fresh", "kept"}
     for name in calls:
         assert len(usage[name]["page_faults"]) == len(usage[name]["system_s"]) == len(samples[name]) == 3
         assert all(f >= 0 for f in usage[name]["page_faults"])
-    assert min(usage["fresh"]["page_faults"]) > max(usage["kept"]["page_faults"])  # 64 MiB of new pages each call
+    assert min(usage["fresh"]["page_faults"]) > max(usage["kept"]["page_faults"])  # 32 MiB of new pages each call
