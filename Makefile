@@ -1,6 +1,6 @@
 # Two commands from a fresh clone:  make book   and   make test
 # Both create .venv and install the locked requirements the first time; later runs reuse them.
-# While changing the library or a checker: make check (the fast tier, under a minute) and make lint.
+# While changing the library or a checker: make check (the fast tier, about a minute) and make lint.
 
 PYTHON ?= python3
 VENV   := .venv
