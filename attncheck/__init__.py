@@ -63,6 +63,7 @@ from .calling import call, expect_value_error, mentions_shape
 from .expectations import (
     counted_from_one,
     expect_array,
+    expect_layer_head,
     expect_no_slip,
     expect_number,
     expect_pair,
@@ -87,6 +88,7 @@ __all__ = [
     "exercise",
     "exercise_ids",
     "expect_array",
+    "expect_layer_head",
     "expect_no_slip",
     "expect_number",
     "expect_pair",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import Wrong, counted_from_one, exercise, expect_no_slip, expect_number, one_number, to_count, to_numpy
+from . import counted_from_one, exercise, expect_layer_head, expect_no_slip, expect_number, one_number
 
 # the chapter's subject (its file's name without the number) and its title
 CHAPTER = "causal_model", "inside a model that writes: the causal mask at work"
@@ -89,22 +89,14 @@ SLIPS["causal_model.duplicate_head"] = [
     solution="dup = A_rep[:, :, second, second - 40].mean(-1)",
 )
 def _duplicate_head(answer: Any) -> None:
-    values = to_numpy(answer, "Your answer, (layer, head),")
-    if values.shape != (2,):
-        raise Wrong(
-            f"Your answer holds {values.size} number(s); two are wanted, the layer and the head: (layer, head)."
-        )
-    layer = to_count(values[0], "the layer of your answer")
-    head = to_count(values[1], "the head of your answer")
-    got = (layer, head)
-    if got == _HEAD:
-        return
-    expect_no_slip(got, _HEAD_SLIPS)
-    if layer >= _LAYERS or head >= _HEADS:
-        raise Wrong(f"The model has layers 0 to {_LAYERS - 1} and heads 0 to {_HEADS - 1}; {got} is not one of them.")
-    raise Wrong(
-        f"Layer {layer}, head {head} is not the one: in every head, average the weight each row of the second "
-        "copy puts on the same token 40 places back, and take the largest."
+    expect_layer_head(
+        answer,
+        _HEAD,
+        _HEAD_SLIPS,
+        _LAYERS,
+        _HEADS,
+        "in every head, average the weight each row of the second copy puts on the same token 40 places back, "
+        "and take the largest.",
     )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .answers import normal_word, to_number, to_numpy, to_shape
+from .answers import normal_word, to_count, to_number, to_numpy, to_shape
 from .hints import Wrong, describe, fmt, is_array, position_words, sentence_start, shape_words, show
 
 # --- rounding -----------------------------------------------------------------------
@@ -412,6 +412,23 @@ def expect_no_slip(answer: Any, slips: Sequence, rtol: float = 1e-6, atol: float
     for slip, hint, *_ in slips:
         if same_answer(answer, slip, rtol, atol):
             raise Wrong(hint)
+
+
+def expect_layer_head(answer: Any, right: tuple[int, int], slips: Sequence, layers: int, heads: int, hint: str) -> None:
+    """A (layer, head) answer about a real model: its form, then the registered slips of the whole pair, then
+    the model's range; a pair in range that is no slip is told `hint` (what to compute again)."""
+    values = to_numpy(answer, "Your answer, (layer, head),")
+    if values.shape != (2,):
+        raise Wrong(
+            f"Your answer holds {values.size} number(s); two are wanted, the layer and the head: (layer, head)."
+        )
+    got = (to_count(values[0], "the layer of your answer"), to_count(values[1], "the head of your answer"))
+    if got == right:
+        return
+    expect_no_slip(got, slips)
+    if got[0] >= layers or got[1] >= heads:
+        raise Wrong(f"The model has layers 0 to {layers - 1} and heads 0 to {heads - 1}; {got} is not one of them.")
+    raise Wrong(f"Layer {got[0]}, head {got[1]} is not the one: {hint}")
 
 
 def same_answer(answer: Any, slip: Any, rtol: float = 1e-6, atol: float = 1e-9) -> bool:

@@ -15,11 +15,10 @@ from . import (
     Wrong,
     counted_from_one,
     exercise,
+    expect_layer_head,
     expect_no_slip,
     expect_number,
-    to_count,
     to_number,
-    to_numpy,
     torch_form,
 )
 
@@ -106,20 +105,7 @@ SLIPS["trained_model.find_head"] = [
     solution="answer = np.unravel_index(A[:, :, 6, 2].argmax(), A.shape[:2])",
 )
 def _find_head(answer: Any) -> None:
-    values = to_numpy(answer, "Your answer, (layer, head),")
-    if values.shape != (2,):
-        raise Wrong(
-            f"Your answer holds {values.size} number(s); two are wanted, the layer and the head: (layer, head)."
-        )
-    layer = to_count(values[0], "the layer of your answer")
-    head = to_count(values[1], "the head of your answer")
-    got = (layer, head)
-    if got == _HEAD:
-        return
-    expect_no_slip(got, _HEAD_SLIPS)
-    if layer >= _LAYERS or head >= _HEADS:
-        raise Wrong(f"The model has layers 0 to {_LAYERS - 1} and heads 0 to {_HEADS - 1}; {got} is not one of them.")
-    raise Wrong(f"Layer {layer}, head {head} is not the one: read A[layer, head, i, j] with i the row of mat.")
+    expect_layer_head(answer, _HEAD, _HEAD_SLIPS, _LAYERS, _HEADS, "read A[layer, head, i, j] with i the row of mat.")
 
 
 # --- trained_model.score: one real score, scaled ------------------------------------------------
