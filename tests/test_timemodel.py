@@ -1,24 +1,13 @@
 """attnlib.timemodel: the time model's arithmetic, on made-up constants (nothing is timed here)."""
 
 import pytest
+from test_phases import RATES as MEASURED
 
 from attnlib import counting, timemodel
 
-RATES = {
-    "thin product": 50e9,
-    "square product": 100e9,
-    "in place (memory)": 40e9,
-    "in place (cache)": 80e9,
-    "by row (memory)": 20e9,
-    "by row (cache)": 40e9,
-    "read (memory)": 10e9,
-    "read (cache)": 20e9,
-    "exp (memory)": 1e9,
-    "exp (cache)": 2e9,
-    "copy below": 10e9,
-    "fresh": 5e9,
+RATES = {  # the phase run's measured rates (tests/test_phases.py) and what the model adds to them
+    **MEASURED,
     "fused exp": 2e9,
-    "call": 1e-6,
     "cache_bytes": 2**20,
     "kernel call": {"naive-numpy": 50e-6, "plain-numpy": 60e-6, "tiled-numpy": 80e-6, "sdpa-torch": 5e-6},
 }

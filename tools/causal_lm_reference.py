@@ -15,12 +15,11 @@ end-to-end test.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
-from reference_outputs import write_npz  # tools/, beside this file
+from reference_outputs import command, write_npz  # tools/, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 #: texts the chapter never prints (prose, digits and punctuation, code with new lines and spaces), for the
@@ -87,12 +86,7 @@ def write(path: str | Path, texts=TEXTS) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "attnlib" / "smollm2_reference.npz"))
-    args = parser.parse_args(argv)
-    digest = write(args.out)
-    print(f"wrote {args.out} ({Path(args.out).stat().st_size} bytes), sha256 {digest}")
-    return 0
+    return command(write, ROOT / "attnlib" / "smollm2_reference.npz", __doc__, argv)
 
 
 if __name__ == "__main__":

@@ -14,12 +14,11 @@ tests/test_causal_lm.py recompute the weights and check that the file still hold
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
-from reference_outputs import write_npz  # tools/, beside this file
+from reference_outputs import command, write_npz  # tools/, beside this file
 
 from attnlib import causal_lm, trained
 from attnlib.interactive.trained import SENTENCES, TEXTS, hundredths
@@ -40,12 +39,7 @@ def arrays() -> dict[str, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "attnlib" / "figure_weights.npz"))
-    args = parser.parse_args(argv)
-    digest = write_npz(args.out, arrays())
-    print(f"wrote {args.out} ({Path(args.out).stat().st_size} bytes), sha256 {digest}")
-    return 0
+    return command(lambda out: write_npz(out, arrays()), ROOT / "attnlib" / "figure_weights.npz", __doc__, argv)
 
 
 if __name__ == "__main__":

@@ -66,13 +66,19 @@ def write_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "attnlib" / "minilm_reference.npz"))
+def command(write_to, default: Path, about: str, argv: list[str] | None = None) -> int:
+    """The command line of a tool that writes one stored file: --out (default `default`), then the file's
+    size and the sha256 to record in the package. `write_to(path)` writes it and returns that sha256."""
+    parser = argparse.ArgumentParser(description=about.splitlines()[0])
+    parser.add_argument("--out", default=str(default))
     args = parser.parse_args(argv)
-    digest = write(args.out)
+    digest = write_to(args.out)
     print(f"wrote {args.out} ({Path(args.out).stat().st_size} bytes), sha256 {digest}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return command(write, ROOT / "attnlib" / "minilm_reference.npz", __doc__, argv)
 
 
 if __name__ == "__main__":
