@@ -206,6 +206,21 @@ def run_cell_with(page, exercise_id: str, source: str) -> str:
     return output.inner_text()
 
 
+def arrow_keys_move(page, slider, app: str) -> list[str]:
+    """Focus a live figure's slider and press ArrowRight twice: what went wrong, if anything (the slider
+    did not move, or `app` took the keys and moved the active cell instead)."""
+    slider.scroll_into_view_if_needed()
+    slider.focus()
+    cell_before = page.evaluate(f"() => {CURRENT}.content.activeCellIndex")
+    value = slider.input_value()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    found = [] if slider.input_value() != value else ["ArrowRight did not move the live figure's slider"]
+    if page.evaluate(f"() => {CURRENT}.content.activeCellIndex") != cell_before:
+        found.append(f"{app} took the arrow key: the active cell moved")
+    return found
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[f"ch{n:02d}" for n in CHAPTERS])
 def test_a_learner_in_jupyterlab(browser, chapter):
     lab, chrome = browser
@@ -310,14 +325,7 @@ def test_a_learner_in_jupyterlab(browser, chapter):
         # 5. a live figure's slider, by keyboard and by pointer
         slider = page.locator(".attnfig[data-live] input[type=range]").first
         if slider.count():
-            slider.scroll_into_view_if_needed()
-            slider.focus()
-            cell_before = page.evaluate(f"() => {CURRENT}.content.activeCellIndex")
-            value = slider.input_value()
-            page.keyboard.press("ArrowRight")
-            page.keyboard.press("ArrowRight")
-            expect(slider.input_value() != value, "ArrowRight did not move the live figure's slider")
-            expect(page.evaluate(f"() => {CURRENT}.content.activeCellIndex") == cell_before, "Lab took the arrow key")
+            problems.extend(arrow_keys_move(page, slider, "Lab"))
             box = slider.bounding_box()
             value = slider.input_value()
             page.mouse.click(box["x"] + 3, box["y"] + box["height"] / 2)
@@ -463,16 +471,8 @@ def test_a_learner_in_notebook_7(notebook7):
         if not slider.count():
             problems.append("after Run All no live figure has a slider")
         else:
-            slider.scroll_into_view_if_needed()
-            slider.focus()
-            cell_before = page.evaluate(f"() => {CURRENT}.content.activeCellIndex")
             value = slider.input_value()
-            page.keyboard.press("ArrowRight")
-            page.keyboard.press("ArrowRight")
-            if slider.input_value() == value:
-                problems.append("ArrowRight did not move the live figure's slider")
-            if page.evaluate(f"() => {CURRENT}.content.activeCellIndex") != cell_before:
-                problems.append("Notebook 7 took the arrow key: the active cell moved")
+            problems.extend(arrow_keys_move(page, slider, "Notebook 7"))
             saw.append(f"slider {value} -> {slider.input_value()} by ArrowRight")
     finally:
         page.context.close()
