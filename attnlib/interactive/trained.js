@@ -13,13 +13,18 @@ function update(){
   var top=document.createElement("tr"); top.appendChild(cell("th", "query \\ key"));
   toks.forEach(function(t,j){ top.appendChild(cell("th", t, st[j])); }); table.appendChild(top);
   toks.forEach(function(t,i){ var r=document.createElement("tr"); r.appendChild(cell("th", t, st[i]));
-    A[i].forEach(function(x){ var c=cell("td", f2(x)); c.className="attnfig-a"; r.appendChild(c); }); table.appendChild(r); });
-  var w=[]; for(var i=1;i<n-1;i++) w.push(i);
-  var m=[mean(w.map(function(i){ return A[i][i-1]; })), mean(w.map(function(i){ return A[i][i+1]; })),
-         mean(w.map(function(i){ return A[i][i]; })), mean(w.map(function(i){ return A[i][0]; })),
-         mean(w.map(function(i){ return A[i][n-1]; }))];
-  var names=["previous token", "next token", "itself", "[CLS]", "[SEP]"];
-  set(".attnfig-say", "layer "+l+", head "+h+", weight on: "+names.map(function(k,j){ return k+" "+f2(m[j]); }).join(", "));
+    for(var j=0;j<n;j++){ var c;
+      if(!D.causal || j<=i){ c=cell("td", f2(A[i][j])); c.className="attnfig-a"; } else { c=cell("td", "·"); c.className="attnfig-hid"; }
+      r.appendChild(c); }
+    table.appendChild(r); });
+  /* the word rows: a causal model's row 0 sees only itself; an encoder's first and last rows are [CLS] and [SEP] */
+  var w=[]; for(var i=1;i<(D.causal ? n : n-1);i++) w.push(i);
+  var on=D.causal
+    ? [["previous token", function(i){ return A[i][i-1]; }], ["itself", function(i){ return A[i][i]; }], ["first token", function(i){ return A[i][0]; }]]
+    : [["previous token", function(i){ return A[i][i-1]; }], ["next token", function(i){ return A[i][i+1]; }], ["itself", function(i){ return A[i][i]; }],
+       ["[CLS]", function(i){ return A[i][0]; }], ["[SEP]", function(i){ return A[i][n-1]; }]];
+  var kv=D.causal ? " (key/value head "+Math.floor(h/D.group)+")" : "";
+  set(".attnfig-say", "layer "+l+", head "+h+kv+", weight on: "+on.map(function(p){ return p[0]+" "+f2(mean(w.map(p[1]))); }).join(", "));
 }
 sr.forEach(function(r){ r.addEventListener("change", update); });
 ls.addEventListener("input", update); hs.addEventListener("input", update);

@@ -103,6 +103,7 @@ def trained_heads(sentences: Sequence[str] = SENTENCES, layer: int = 0, head: in
         "tokens": [toks for toks, _ in runs],
         "styles": [[word_style(t) for t in toks] for toks, _ in runs],
         "A": [h.tolist() for _, h in runs],
+        "causal": False,
     }
     return wrap(p, "trained", "Every head of a trained model, one at a time", body, data, "trained.js")
 
@@ -123,12 +124,19 @@ def causal_heads(texts: Sequence[str] = TEXTS, layer: int = 16, head: int = 0) -
     A = runs[0][1][layer, head] / 100
     w = np.arange(1, A.shape[0])  # row 0 can see only itself
     measures = (A[w, w - 1], A[w, w], A[w, 0])
-    say = f"layer {layer}, head {head} (key/value head {head // 3}), weight on: " + ", ".join(
+    say = f"layer {layer}, head {head} (key/value head {head // causal_lm.GROUP}), weight on: " + ", ".join(
         f"{k} {f2(float(v.mean()))}" for k, v in zip(NAMES, measures)
     )
     lower = [[[[row[: i + 1].tolist() for i, row in enumerate(M)] for M in heads] for heads in h] for _, h in runs]
     body = f"""{_controls(p, "text", texts, causal_lm, layer, head)}
 <div class="attnfig-scroll" tabindex="0" role="region" aria-label="this head's weights A, scrollable"><table class="attnfig-atable" aria-label="this head's weights A; a dot marks a weight the causal mask hides">{_table(shown[0], A, causal=True)}</table></div>
 <div class="attnfig-readout" aria-live="polite"><output class="attnfig-say">{say}</output></div>"""
-    data = {"tokens": shown, "styles": [[word_style(t) for t in toks] for toks in shown], "A": lower}
-    return wrap(p, "causal", "Every head of a model that writes, one at a time", body, data, "causal.js")
+    styles = [[word_style(t) for t in toks] for toks in shown]
+    data = {
+        "tokens": shown,
+        "styles": styles,
+        "A": lower,
+        "causal": True,
+        "group": causal_lm.HEADS // causal_lm.KV_HEADS,
+    }
+    return wrap(p, "causal", "Every head of a model that writes, one at a time", body, data, "trained.js")
