@@ -191,20 +191,67 @@ def make_commands(target: str) -> tuple[str, ...]:
 
 
 #: Tests that run a whole program end to end (the GPU script's dry run, the benchmark's command
-#: line, every chapter run again with its solutions): a minute or more on a 2-core machine, so
-#: `make check` leaves them to `make test`.
-END_TO_END = ["tests/test_gpu_run.py::*", "tests/test_sweep.py::test_cli*", "tests/test_solutions_run.py::*"]
+#: line): a minute or more on a 2-core machine, so `make check` leaves them to `make test`.
+END_TO_END = ["tests/test_gpu_run.py::*", "tests/test_sweep.py::test_cli*"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark `book` every test that uses the built book or a headless browser, `end_to_end` those above;
-    then put the slowest files first (see `start_order`)."""
+    """Run each chapter's solutions after it (`with_solutions`); mark `book` every test that uses the built
+    book or a headless browser, `end_to_end` those above; then put the slowest files first (`start_order`)."""
+    items[:] = with_solutions(items)
     for item in items:
         if {"built_book", "browser"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.book)
         if any(fnmatch.fnmatch(item.nodeid, pattern) for pattern in END_TO_END):
             item.add_marker(pytest.mark.end_to_end)
     items[:] = start_order(items)
+
+
+def with_solutions(items: list[pytest.Item]) -> list[pytest.Item]:
+    """After the last cell of a chapter that nbval runs whole, one more nbval cell for each of its solutions.
+
+    A solution is stored as markdown, folded (tools/lab_solutions.py), so a learner's Run All, and nbval's,
+    never runs it. Here each one's code runs in that chapter's kernel once the whole chapter has run, as a
+    learner who copies a solution into a cell of their own after Run All, and nbval compares what it prints
+    with what its folded block says it prints (an error, or anything on stderr, fails it too). A chapter
+    run only in part (one cell named on the command line) gets none."""
+    try:
+        from nbval.plugin import IPyNbCell, IPyNbFile
+    except ImportError:  # nbval is not installed: no notebook runs
+        return items
+    import copy
+    from collections import defaultdict
+
+    import lab_solutions
+
+    chapters = ROOT / "chapters"
+    result = []
+    for index, item in enumerate(items):
+        result.append(item)
+        chapter = item.parent
+        if not isinstance(chapter, IPyNbFile) or chapter.path.parent != chapters:
+            continue
+        if index + 1 < len(items) and items[index + 1].parent is chapter:
+            continue  # not the chapter's last cell
+        cells = [i for i in items if i.parent is chapter]
+        if len(cells) != sum(cell.cell_type == "code" for cell in chapter.nb.cells):
+            continue
+        unfolded = copy.deepcopy(chapter.nb)
+        lab_solutions.unfold(unfolded)
+        solutions = [cell for cell in unfolded.cells if lab_solutions.is_solution_code(cell)]
+        for n, cell in enumerate(solutions, 1):
+            cell.execution_count = len(cells) + n  # nbval refuses a stored output of a cell never run
+        result += [
+            IPyNbCell.from_parent(
+                chapter,
+                name=f"Solution {n}",
+                cell_num=len(cells) - 1 + n,
+                cell=cell,
+                options=defaultdict(bool, check=True),
+            )
+            for n, cell in enumerate(solutions, 1)
+        ]
+    return result
 
 
 #: The first files handed out, in this order. xdist gives each worker one file, and the next file in line

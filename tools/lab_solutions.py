@@ -23,8 +23,8 @@ Every `{solution}` with `:class: dropdown` in a markdown cell, written by hand o
 older version of this script, is put in such a bar too (`bar`).
 
 `unfold` turns a folded block back into the executable gate (tools/prepare_notebooks.py calls it
-first in `make execute`, so a re-run refreshes every solution's output), and
-tests/test_solutions_run.py runs every chapter unfolded to check each stored solution output.
+first in `make execute`, so a re-run refreshes every solution's output), and under nbval each
+solution's code runs after its chapter and is compared with its stored output (tests/conftest.py).
 Both directions are idempotent; fold(unfold(folded)) == folded. The script writes a notebook only
 when it changed. A gate it cannot fold without losing or mixing up text (text before
 `solution-start` or after `solution-end` in the same cell, a ``` fence in an explanation, an output
