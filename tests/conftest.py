@@ -191,8 +191,13 @@ def make_commands(target: str) -> tuple[str, ...]:
 
 
 #: Tests that run a whole program end to end (the GPU script's dry run, the benchmark's command
-#: line): a minute or more on a 2-core machine, so `make check` leaves them to `make test`.
-END_TO_END = ["tests/test_gpu_run.py::*", "tests/test_sweep.py::test_cli*"]
+#: line, pytest collecting a chapter): seconds to a minute on a 2-core machine, so `make check` leaves
+#: them to `make test`.
+END_TO_END = [
+    "tests/test_gpu_run.py::*",
+    "tests/test_sweep.py::test_cli*",
+    "tests/test_solutions_run.py::test_a_chapter_run_whole_runs_each_solution_after_its_last_cell",
+]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

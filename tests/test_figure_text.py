@@ -318,8 +318,9 @@ def _arrows_moved_cases():
 CASES = {**_cases(), **_arrows_moved_cases()}
 
 
-def drawn_texts(fig) -> list[tuple[float, str]]:
-    """(font size in pt, text) of every text the figure really draws (not the hidden ticks of an axis turned off)."""
+def drawn_and_svg(fig) -> tuple[list[tuple[float, str]], str]:
+    """(font size in pt, text) of every text the figure really draws (not the hidden ticks of an axis turned
+    off), and the figure as the notebooks store it (tight SVG): both from one save."""
     drawn: list[tuple[float, str]] = []
     original = matplotlib.text.Text.draw
 
@@ -328,28 +329,31 @@ def drawn_texts(fig) -> list[tuple[float, str]]:
             drawn.append((self.get_fontsize(), self.get_text()))
         return original(self, renderer)
 
+    buf = io.BytesIO()
     matplotlib.text.Text.draw = record
     try:
-        fig.savefig(io.BytesIO(), format="svg")
+        with plt.rc_context(plot.SVG_STYLE):
+            fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     finally:
         matplotlib.text.Text.draw = original
-    return drawn
+    return drawn, buf.getvalue().decode()
 
 
-def smallest_text_px(fig) -> tuple[float, str]:
+def drawn_texts(fig) -> list[tuple[float, str]]:
+    return drawn_and_svg(fig)[0]
+
+
+def smallest_text_px(fig, drawn: list[tuple[float, str]] | None = None) -> tuple[float, str]:
     """The smallest text of a drawn figure, in CSS px at the phone's content width, and that text."""
-    pt, text = min(drawn_texts(fig))
+    pt, text = min(drawn or drawn_texts(fig))
     width_pt = fig.get_figwidth() * 72
     shown = min(PHONE_CONTENT_PX, width_pt * 4 / 3)  # a narrow figure is shown at its own size
     return pt * shown / width_pt, text
 
 
-def svg_smallest_px(fig) -> float:
+def svg_smallest_px(fig, svg: str | None = None) -> float:
     """The same, measured as tests/test_browser.py does: glyph scale over the tight SVG's viewBox."""
-    buf = io.BytesIO()
-    with plt.rc_context(plot.SVG_STYLE):
-        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
-    svg = buf.getvalue().decode()
+    svg = svg or drawn_and_svg(fig)[1]
     width = float(re.search(r'viewBox="[\d.-]+ [\d.-]+ ([\d.]+)', svg).group(1))
     scales = [100 * float(m) for m in re.findall(r"scale\(([\d.]+) -\1\)", svg)]
     return min(scales) * min(PHONE_CONTENT_PX, width * 4 / 3) / width
@@ -359,10 +363,11 @@ def svg_smallest_px(fig) -> float:
 def test_figure_text_legible_on_a_phone(name):
     fig = CASES[name]()
     try:
-        px, text = smallest_text_px(fig)
+        drawn, svg = drawn_and_svg(fig)
+        px, text = smallest_text_px(fig, drawn)
         assert px >= MIN_PX, f"{name}: {text!r} renders at {px:.1f} px on a phone ({fig.get_figwidth():.1f} in wide)"
-        assert svg_smallest_px(fig) >= MIN_PX - 0.05
-        for pt, text in drawn_texts(fig):
+        assert svg_smallest_px(fig, svg) >= MIN_PX - 0.05
+        for pt, text in drawn:
             assert pt >= 10, f"{name}: {text!r} is {pt} pt (< 10 pt)"
     finally:
         plt.close(fig)
