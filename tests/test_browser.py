@@ -807,7 +807,9 @@ def check_collapsed(page, items: str, title: str, button: str, opened: str, what
     found = page.locator(items)
     for i, item in enumerate(before):
         if not (item["open"] or item["shows"]):
-            found.nth(i).locator(button).first.click(force=True)  # no wait for it to be still: a covered button fails below
+            found.nth(i).locator(button).first.click(
+                force=True
+            )  # no wait for it to be still: a covered button fails below
     after = page.evaluate(COLLAPSIBLES, [items, title, opened])
     problems += [
         f"{what} {item['label']!r} does not open on click"
