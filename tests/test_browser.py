@@ -807,9 +807,8 @@ def check_collapsed(page, items: str, title: str, button: str, opened: str, what
     found = page.locator(items)
     for i, item in enumerate(before):
         if not (item["open"] or item["shows"]):
-            found.nth(i).locator(button).first.click(
-                force=True
-            )  # no wait for it to be still: a covered button fails below
+            # force: no wait for the button to be still; a covered one does not open and is reported below
+            found.nth(i).locator(button).first.click(force=True)
     after = page.evaluate(COLLAPSIBLES, [items, title, opened])
     problems += [
         f"{what} {item['label']!r} does not open on click"
