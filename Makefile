@@ -49,16 +49,21 @@ book: $(STAMP) pages course-data
 pdf: book
 	$(PY) tools/build_pdf.py
 
+# The tests' environment: no learner's record written; and Python's own default of caching compiled modules
+# (and pytest's rewritten test modules), which a machine that sets PYTHONDONTWRITEBYTECODE (as this course's
+# CI does) turns off, so that every worker and every kernel compiled them again
+TEST_ENV := ATTNLIB_PROGRESS=off PYTHONDONTWRITEBYTECODE=
+
 # Everything (library, checkers, every notebook under nbval, the book build, the browser), on every
 # core: --dist loadfile keeps a file's tests on one worker (a notebook's cells share one kernel), and
 # --no-loadscope-reorder hands out the files in the order tests/conftest.py gives (slowest first).
 # (Not --dist loadgroup: under pytest 9.2 it silently stops grouping, pytest-dev/pytest-xdist#1386.)
 test: $(STAMP)
-	ATTNLIB_PROGRESS=off $(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder
+	$(TEST_ENV) $(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 # The fast tier: library, checker and property tests; no notebooks, no book build, no browser.
 check: $(STAMP)
-	ATTNLIB_PROGRESS=off $(PY) -m pytest tests -n auto -m "not book and not end_to_end"
+	$(TEST_ENV) $(PY) -m pytest tests -n auto -m "not book and not end_to_end"
 
 # ruff's lint rules and its formatter, as configured in pyproject.toml
 lint: $(STAMP)
