@@ -21,7 +21,8 @@ The rules, in one place:
   the tags wcag2a, wcag2aa, wcag21a or wcag21aa, the experimental ones included, in each view
   (at 1280 px the article's colour contrast is left to the 390 px views, which have the same
   colours; code text's contrast is checked on one element for each look it has on the page, see
-  CODE_LOOKS): every violation, by rule, with the elements.
+  CODE_LOOKS; the 390 px dark view runs the rules that judge colours, and every rule when its
+  visible elements are not the light view's): every violation, by rule, with the elements.
 - Page weight: bytes received (as Chromium counts them, headers included, uncompressed as the
   test server sends them) for a page on a fresh profile, and new bytes for the next page in the
   same browser (the HTTP cache warm).
@@ -153,21 +154,23 @@ CODE_LOOKS = """() => {
     return Array.from(looks.values());
 }"""
 
-#: axe-core's rules with these tags on the page, in one run. Its colour-contrast rule looks only where the view
-#: needs it: in the 1280 px view (skipArticleContrast) not at the article, left to the 390 px views, which have
-#: the same colours; there, at code text on one element per look (CODE_LOOKS, marked data-axe-look) and at
-#: everything else everywhere. (One run: each run of axe-core first reads the whole page again.)
+#: axe-core's rules with these tags on the page, in one run (each run of axe-core first reads the whole page
+#: again), for one of three looks at it. "phone": every rule; colour contrast everywhere, code text on one
+#: element per look (CODE_LOOKS, marked data-axe-look). "desktop": the same, but no colour contrast in the
+#: article, left to the 390 px views, which have the same colours. "colours": only the rules that judge colours
+#: (COLOUR_RULES), as "phone" does, for a dark view whose visible elements are its light view's (VISIBLE):
+#: every other rule reads the same page there and was run in the light view.
 AXE_RUN = (
-    """async ([tags, skipArticleContrast]) => {
+    """async ([tags, look, colourRules]) => {
     let where = ':not(article.bd-article):not(article.bd-article *)';
-    if (!skipArticleContrast) {
+    if (look !== 'desktop') {
         ("""
     + CODE_LOOKS
     + """)().forEach(el => el.setAttribute('data-axe-look', ''));
         where = ':not(.highlight):not(.highlight *), [data-axe-look]';
     }
     axe.configure({rules: [{id: 'color-contrast', selector: where}]});
-    const values = axe.getRules(tags).map(r => r.ruleId);
+    const values = axe.getRules(tags).map(r => r.ruleId).filter(r => look !== 'colours' || colourRules.includes(r));
     const {violations} = await axe.run(document, {resultTypes: ['violations'], runOnly: {type: 'rule', values}});
     document.querySelectorAll('[data-axe-look]').forEach(el => el.removeAttribute('data-axe-look'));
     return violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => {
@@ -177,6 +180,21 @@ AXE_RUN = (
     })}));
 }"""
 )
+
+#: the rules of AXE_TAGS that judge colours: text against its background, a link against the text around it
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+
+#: which elements of the page are visible, one character each in document order, after their count: the same
+#: string in a light and a dark view means the same page to every rule but COLOUR_RULES
+VISIBLE = """() => { const all = document.querySelectorAll('body *');
+    return all.length + ':' + Array.from(all, el =>
+        el.checkVisibility({opacityProperty: true, visibilityProperty: true}) ? '1' : '0').join(''); }"""
+
+
+def axe_args(look: str) -> list:
+    """AXE_RUN's arguments for one look ("desktop", "phone" or "colours")."""
+    return [AXE_TAGS, look, COLOUR_RULES]
+
 
 #: what must not show on paper: the theme's navigation chrome, and any control
 PRINT_CHROME = (

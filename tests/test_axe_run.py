@@ -31,7 +31,7 @@ def page(browser):
 def faint(page, desktop: bool) -> list[str]:
     page.set_content(PAGE)
     page.add_script_tag(content=measures.axe_source())
-    found = page.evaluate(measures.AXE_RUN, [measures.AXE_TAGS, desktop])
+    found = page.evaluate(measures.AXE_RUN, measures.axe_args("desktop" if desktop else "phone"))
     assert {v["id"] for v in found} <= {"color-contrast"}, found
     assert page.evaluate("() => document.querySelectorAll('[data-axe-look]').length") == 0  # the page as it was
     return sorted(node["html"].replace(' data-axe-look=""', "").split(">")[0] for v in found for node in v["nodes"])
@@ -54,3 +54,26 @@ def test_code_looks_are_the_visible_text_elements_that_differ(page):
     page.set_content(PAGE)
     looks = page.evaluate(f"() => ({measures.CODE_LOOKS})().map(el => el.tagName + '.' + el.className)")
     assert looks == ["PRE.", "SPAN.n", "SPAN.k", "SPAN.m"]  # one faint span.n of two; the hidden span left out
+
+
+def test_the_colours_look_runs_only_the_rules_that_judge_colours(page):
+    page.set_content(
+        '<!doctype html><html lang="en"><head><title>t</title></head><body><main>'
+        '<p style="color: #ccc">faint</p><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="9" height="9">'
+        "</main></body></html>"
+    )
+    page.add_script_tag(content=measures.axe_source())
+    found = {
+        look: {v["id"] for v in page.evaluate(measures.AXE_RUN, measures.axe_args(look))}
+        for look in ("phone", "colours")
+    }
+    assert found == {"phone": {"color-contrast", "image-alt"}, "colours": {"color-contrast"}}
+
+
+def test_visible_tells_a_page_whose_elements_show_differently(page):
+    page.set_content(PAGE)
+    before = page.evaluate(measures.VISIBLE)
+    count, bits = before.split(":")
+    assert before == page.evaluate(measures.VISIBLE) and int(count) == len(bits) and "0" in bits  # the hidden span
+    page.evaluate("() => { document.querySelector('#faint').style.display = 'none'; }")
+    assert page.evaluate(measures.VISIBLE) != before
