@@ -125,10 +125,6 @@ PRINTOUTS = """(rowPattern) => {
     return out;
 }"""
 
-#: every axe rule with one of the tags, by name, so that the ones axe marks experimental run too
-#: (among them label-content-name-mismatch, WCAG 2.5.3 Label in Name, which a run by tag skips).
-#: With skipArticleContrast, color-contrast leaves out the article: the desktop view's article has
-#: the colours of the 390 px light view, which checks it (contrast is most of axe's time).
 #: One element for each look that code text has on the page: its colour, size, weight and shadow, and the
 #: colour behind it. axe-core's colour-contrast rule reads each text element's colours from the page, so two
 #: code tokens that look alike pass or fail alike; a long chapter has about 1,400 highlighted tokens in a few
@@ -154,8 +150,9 @@ CODE_LOOKS = """() => {
     return Array.from(looks.values());
 }"""
 
-#: axe-core's rules with these tags on the page, in one run (each run of axe-core first reads the whole page
-#: again), for one of three looks at it. "phone": every rule; colour contrast everywhere, code text on one
+#: axe-core's rules with these tags on the page, by name, so that the ones axe marks experimental run too
+#: (among them label-content-name-mismatch, WCAG 2.5.3 Label in Name, which a run by tag skips); in one run
+#: (each run of axe-core first reads the whole page again), for one of three looks at it. "phone": every rule; colour contrast everywhere, code text on one
 #: element per look (CODE_LOOKS, marked data-axe-look). "desktop": the same, but no colour contrast in the
 #: article, left to the 390 px views, which have the same colours. "colours": only the rules that judge colours
 #: (COLOUR_RULES), as "phone" does, for a dark view whose visible elements are its light view's (VISIBLE):

@@ -345,7 +345,7 @@ def test_all_heads_draws_every_head_legibly_on_a_phone():
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from test_figure_text import MIN_PX, drawn_texts, smallest_text_px, svg_smallest_px
+    from test_figure_text import MIN_PX, drawn_and_svg, smallest_text_px, svg_smallest_px
 
     from attnlib import plot
     from attnlib.plot.style import two_decimals
@@ -360,7 +360,8 @@ def test_all_heads_draws_every_head_legibly_on_a_phone():
         assert [t.get_text() for t in big.get_yticklabels()] == toks
         assert [t.get_text() for t in grid.get_xticklabels()] == [f"layer {k}" for k in range(6)]
         assert len(grid.patches) == 1  # the one marked head is framed
-        assert smallest_text_px(fig)[0] >= MIN_PX and svg_smallest_px(fig) >= MIN_PX - 0.05
-        assert min(pt for pt, _ in drawn_texts(fig)) >= 10
+        drawn, svg = drawn_and_svg(fig)
+        assert smallest_text_px(fig, drawn)[0] >= MIN_PX and svg_smallest_px(fig, svg) >= MIN_PX - 0.05
+        assert min(pt for pt, _ in drawn) >= 10
     finally:
         plt.close(fig)
